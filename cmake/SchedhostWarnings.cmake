@@ -1,0 +1,9 @@
+# Warning and sanitizer flags applied to every target of the project.
+add_compile_options(-Wall -Wextra -Wpedantic -Wshadow -Wno-missing-field-initializers)
+if(SCHEDHOST_WERROR)
+  add_compile_options(-Werror)
+endif()
+if(SCHEDHOST_SANITIZE)
+  add_compile_options(-fsanitize=${SCHEDHOST_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${SCHEDHOST_SANITIZE})
+endif()
