@@ -1,0 +1,29 @@
+#include "host/cli/plugin_dirs.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+namespace sh::cli {
+
+std::vector<std::string> defaultPluginDirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("SCHEDHOST_PLUGIN_DIRS"); env != nullptr && *env != '\0') {
+    std::stringstream ss(env);
+    std::string item;
+    while (std::getline(ss, item, ':')) {
+      if (!item.empty()) {
+        dirs.push_back(item);
+      }
+    }
+    return dirs;
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(SCHEDHOST_BUILD_PLUGIN_DIR, ec)) {
+    dirs.emplace_back(SCHEDHOST_BUILD_PLUGIN_DIR);
+  }
+  dirs.emplace_back(SCHEDHOST_INSTALL_PLUGIN_DIR);
+  return dirs;
+}
+
+}  // namespace sh::cli

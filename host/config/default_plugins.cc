@@ -1,0 +1,37 @@
+#include "host/config/default_plugins.h"
+
+#include <array>
+
+namespace sh::config {
+
+namespace {
+
+// Keep in step with reference/kube-scheduler-1.36.md §3.1.
+constexpr std::array<DefaultPlugin, 20> kDefaultMultiPoint = {{
+    {"SchedulingGates", 0},
+    {"PrioritySort", 0},
+    {"NodeUnschedulable", 0},
+    {"NodeName", 0},
+    {"TaintToleration", 3},
+    {"NodeAffinity", 2},
+    {"NodePorts", 0},
+    {"NodeResourcesFit", 1},
+    {"VolumeRestrictions", 0},
+    {"NodeVolumeLimits", 0},
+    {"VolumeBinding", 0},
+    {"VolumeZone", 0},
+    {"PodTopologySpread", 2},
+    {"InterPodAffinity", 2},
+    {"DynamicResources", 2},
+    {"DefaultPreemption", 0},
+    {"NodeResourcesBalancedAllocation", 1},
+    {"ImageLocality", 1},
+    {"DefaultBinder", 0},
+    {"NodeDeclaredFeatures", 0},
+}};
+
+}  // namespace
+
+std::span<const DefaultPlugin> default_multi_point_plugins() { return kDefaultMultiPoint; }
+
+}  // namespace sh::config

@@ -1,0 +1,55 @@
+// The extension points a profile configures, with their TOML keys, upstream type names and
+// the SH_POINT_* bits of the plugin ABI.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace sh::config {
+
+// The twelve extension points, in the order the scheduler runs them (and upstream's
+// getExtensionPoints order).
+enum class ExtensionPoint {
+  kPreEnqueue,
+  kQueueSort,
+  kPreFilter,
+  kFilter,
+  kPostFilter,
+  kPreScore,
+  kScore,
+  kReserve,
+  kPermit,
+  kPreBind,
+  kBind,
+  kPostBind,
+};
+
+inline constexpr std::size_t kExtensionPointCount = 12;
+
+inline constexpr std::array<ExtensionPoint, kExtensionPointCount> kAllExtensionPoints = {
+    ExtensionPoint::kPreEnqueue, ExtensionPoint::kQueueSort,  ExtensionPoint::kPreFilter,
+    ExtensionPoint::kFilter,     ExtensionPoint::kPostFilter, ExtensionPoint::kPreScore,
+    ExtensionPoint::kScore,      ExtensionPoint::kReserve,    ExtensionPoint::kPermit,
+    ExtensionPoint::kPreBind,    ExtensionPoint::kBind,       ExtensionPoint::kPostBind,
+};
+
+inline constexpr std::size_t index_of(ExtensionPoint point) {
+  return static_cast<std::size_t>(point);
+}
+
+// "preFilter": the key under [plugins] in TOML.
+std::string_view config_key(ExtensionPoint point);
+// "PreFilter": upstream's name, used in messages as "<Name>Plugin".
+std::string_view type_name(ExtensionPoint point);
+// SH_POINT_PRE_FILTER etc.
+uint32_t point_bit(ExtensionPoint point);
+// The point whose config_key is `key`; nullopt for anything else (including "multiPoint").
+std::optional<ExtensionPoint> point_from_config_key(std::string_view key);
+
+// The key of the MultiPoint plugin set under [plugins].
+inline constexpr std::string_view kMultiPointKey = "multiPoint";
+
+}  // namespace sh::config

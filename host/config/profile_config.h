@@ -1,0 +1,98 @@
+// ProfileConfig: one scheduling profile as written by the operator, before the default plugin
+// set is merged in (see profile_resolver.h). The TOML format is docs/spec profile-format.md; it
+// mirrors KubeSchedulerProfile (kubescheduler.config.k8s.io/v1) field for field.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/config/args_tree.h"
+#include "host/config/diagnostics.h"
+#include "host/config/extension_point.h"
+
+namespace sh::config {
+
+inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
+
+// One { name = "...", weight = N } entry of an enabled or disabled list.
+struct PluginRef {
+  std::string name;
+  int64_t weight = 0;  // 0 when unset; only Score and MultiPoint weights mean anything
+  SourceLocation where;
+  std::string key;  // e.g. "plugins.score.enabled[1]"
+};
+
+struct PluginSet {
+  std::vector<PluginRef> enabled;
+  std::vector<PluginRef> disabled;
+};
+
+struct Plugins {
+  std::array<PluginSet, kExtensionPointCount> points;
+  PluginSet multi_point;
+
+  PluginSet& at(ExtensionPoint point) { return points[index_of(point)]; }
+  const PluginSet& at(ExtensionPoint point) const { return points[index_of(point)]; }
+};
+
+// One [[pluginConfig]] entry.
+struct PluginConfigEntry {
+  std::string name;
+  std::shared_ptr<const ArgNode> args;  // nullptr when no args table was written
+  SourceLocation where;
+  std::string key;  // e.g. "pluginConfig[1]"
+};
+
+// One [[libraries]] entry.
+struct LibraryRef {
+  std::string path;    // absolute
+  std::string sha256;  // lowercase hex, or empty when not pinned
+  SourceLocation where;
+  std::string key;
+};
+
+struct ProfileConfig {
+  // Empty when not written; finalize_profiles names a lone profile "default-scheduler".
+  std::string scheduler_name;
+  // The schedulerName value, or the profile's table (inline) or file (1:1) when absent.
+  SourceLocation where;
+  // The profile's own path: "profiles[0]" inline in schedhost.toml, "" for a profile file.
+  std::string key;
+  std::optional<int32_t> percentage_of_nodes_to_score;
+  std::vector<LibraryRef> libraries;
+  Plugins plugins;
+  std::vector<PluginConfigEntry> plugin_config;
+  // A schedulerName was written but rejected (already reported); finalize_profiles does not
+  // report it missing again.
+  bool scheduler_name_rejected = false;
+
+  // The path of one of the profile's fields, e.g. field_key("schedulerName").
+  std::string field_key(std::string_view field) const;
+};
+
+// Reads one profile from a TOML table. `key` is the profile's path ("" for a profile file,
+// "profiles[0]" inline). Problems go to `diags`; what could be read is returned.
+ProfileConfig parse_profile(const TomlValue& table, const std::string& key, Diagnostics& diags);
+
+// Reads a standalone profile file. nullopt when the file cannot be read or is not valid TOML.
+std::optional<ProfileConfig> load_profile_file(const std::filesystem::path& path,
+                                               Diagnostics& diags);
+// The same for text in memory; `file_name` is what diagnostics name.
+std::optional<ProfileConfig> parse_profile_text(std::string_view text, const std::string& file_name,
+                                                Diagnostics& diags);
+
+// Upstream's profile defaulting and name checks, over all profiles of a configuration:
+//   - no profile at all: one profile named "default-scheduler" (located at `where`);
+//   - exactly one profile without schedulerName: it becomes "default-scheduler";
+//   - otherwise every profile needs a schedulerName, and names must be unique (the error names
+//     both places).
+void finalize_profiles(std::vector<ProfileConfig>& profiles, const SourceLocation& where,
+                       Diagnostics& diags);
+
+}  // namespace sh::config

@@ -1,0 +1,20 @@
+// Where a configuration value was written.
+#pragma once
+
+#include <string>
+
+namespace sh::config {
+
+// A position in a configuration file. line and column are 1-based; 0 means unknown (a value
+// that came from JSON, a default, or a whole file).
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+
+  bool has_position() const { return line > 0; }
+  // "file:line:column", or just "file" when the position is unknown.
+  std::string str() const;
+};
+
+}  // namespace sh::config

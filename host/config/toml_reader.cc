@@ -1,0 +1,254 @@
+#include "host/config/toml_reader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "host/config/args_tree.h"
+
+namespace sh::config {
+
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  const auto last = s.find_last_not_of(" \t\r");
+  return std::string(s.substr(first, last - first + 1));
+}
+
+// " 12 | text" -> 12 and the offset of "text"; nullopt for anything else.
+std::optional<std::pair<int, std::size_t>> snippet_line(std::string_view line) {
+  const auto bar = line.find(" | ");
+  if (bar == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const std::string number = trim(line.substr(0, bar));
+  if (number.empty() ||
+      !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::make_pair(std::stoi(number), bar + 3);
+}
+
+}  // namespace
+
+Diagnostic syntax_error_diagnostic(const std::string& what, const SourceLocation& fallback) {
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(what);
+    for (std::string line; std::getline(in, line);) {
+      lines.push_back(line);
+    }
+  }
+  std::string reason = lines.empty() ? std::string("syntax error") : lines.front();
+  if (reason.rfind("[error]", 0) == 0) {
+    reason = trim(reason.substr(7));
+  }
+  // "toml::parse_array: value having ..." -> "value having ...".
+  if (reason.rfind("toml::", 0) == 0) {
+    const auto colon = reason.find(": ");
+    if (colon != std::string::npos) {
+      reason = reason.substr(colon + 2);
+    }
+  }
+
+  SourceLocation where = fallback;
+  std::string label;
+  std::size_t text_offset = 0;
+  bool have_line = false;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const std::string trimmed = trim(line);
+    if (trimmed.rfind("--> ", 0) == 0) {
+      where.file = trim(trimmed.substr(4));
+      have_line = false;
+      continue;
+    }
+    if (auto numbered = snippet_line(line)) {
+      where.line = numbered->first;
+      where.column = 1;
+      text_offset = numbered->second;
+      have_line = true;
+      label.clear();
+      continue;
+    }
+    const auto caret = line.find('^');
+    if (have_line && caret != std::string::npos && trimmed.rfind("|", 0) == 0) {
+      where.column = caret >= text_offset ? static_cast<int>(caret - text_offset) + 1 : 1;
+      std::string rest = trim(std::string_view(line).substr(caret + 1));
+      rest.erase(0, rest.find_first_not_of("-~^"));
+      label = trim(rest);
+    }
+  }
+  if (!label.empty() && label.back() == '.') {
+    label.pop_back();
+  }
+  if (!reason.empty() && reason.back() == '.') {
+    reason.pop_back();
+  }
+  std::string message = "invalid TOML: " + reason;
+  if (!label.empty() && label != reason) {
+    message += " (" + label + ")";
+  }
+  return Diagnostic{std::move(where), std::string(), std::move(message), Severity::kError};
+}
+
+std::optional<TomlValue> parse_toml(std::string_view text, const std::string& file_name,
+                                    Diagnostics& diags) {
+  std::istringstream in{std::string(text)};
+  try {
+    return toml::parse<toml::discard_comments, OrderedTable, std::vector>(in, file_name);
+  } catch (const toml::syntax_error& e) {
+    SourceLocation fallback = SourceLocation{file_name, static_cast<int>(e.location().line()),
+                                             static_cast<int>(e.location().column())};
+    diags.add(syntax_error_diagnostic(e.what(), fallback));
+  } catch (const std::exception& e) {
+    diags.error(SourceLocation{file_name, 0, 0}, {}, std::string("invalid TOML: ") + e.what());
+  }
+  return std::nullopt;
+}
+
+std::optional<TomlValue> parse_toml_file(const std::filesystem::path& path, Diagnostics& diags) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diags.error(SourceLocation{path.string(), 0, 0}, {}, "cannot open file");
+    return std::nullopt;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_toml(buffer.str(), path.string(), diags);
+}
+
+SourceLocation location_of(const TomlValue& value) {
+  const toml::source_location loc = value.location();
+  return SourceLocation{loc.file_name(), static_cast<int>(loc.line()),
+                        static_cast<int>(loc.column())};
+}
+
+std::string toml_type_name(const TomlValue& value) {
+  switch (value.type()) {
+    case toml::value_t::empty:
+      return "nothing";
+    case toml::value_t::boolean:
+      return "a boolean";
+    case toml::value_t::integer:
+      return "an integer";
+    case toml::value_t::floating:
+      return "a float";
+    case toml::value_t::string:
+      return "a string";
+    case toml::value_t::offset_datetime:
+    case toml::value_t::local_datetime:
+    case toml::value_t::local_date:
+    case toml::value_t::local_time:
+      return "a date/time";
+    case toml::value_t::array:
+      return "an array";
+    case toml::value_t::table:
+      return "a table";
+  }
+  return "an unknown type";
+}
+
+TableReader::TableReader(const TomlValue& table, std::string path, Diagnostics& diags)
+    : table_(table), path_(std::move(path)), diags_(diags) {}
+
+std::string TableReader::path_of(std::string_view key) const {
+  return ArgNode::member_path(path_, key);
+}
+
+void TableReader::wrong_type(Diagnostics& diags, const TomlValue& value, const std::string& path,
+                             std::string_view what) {
+  diags.error(location_of(value), path,
+              "expected " + std::string(what) + ", got " + toml_type_name(value));
+}
+
+const TomlValue* TableReader::find(std::string_view key) {
+  known_.emplace_back(key);
+  if (!table_.is_table()) {
+    return nullptr;
+  }
+  const auto& table = table_.as_table();
+  const auto it = table.find(std::string(key));
+  return it == table.end() ? nullptr : &it->second;
+}
+
+std::optional<int64_t> TableReader::integer(std::string_view key) {
+  const TomlValue* value = find(key);
+  if (value == nullptr) {
+    return std::nullopt;
+  }
+  if (!value->is_integer()) {
+    wrong_type(diags_, *value, path_of(key), "an integer");
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(value->as_integer());
+}
+
+std::optional<std::string> TableReader::string(std::string_view key) {
+  const TomlValue* value = find(key);
+  if (value == nullptr) {
+    return std::nullopt;
+  }
+  if (!value->is_string()) {
+    wrong_type(diags_, *value, path_of(key), "a string");
+    return std::nullopt;
+  }
+  return value->as_string().str;
+}
+
+const TomlValue* TableReader::table(std::string_view key) {
+  const TomlValue* value = find(key);
+  if (value != nullptr && !value->is_table()) {
+    wrong_type(diags_, *value, path_of(key), "a table");
+    return nullptr;
+  }
+  return value;
+}
+
+const TomlValue* TableReader::array(std::string_view key) {
+  const TomlValue* value = find(key);
+  if (value != nullptr && !value->is_array()) {
+    wrong_type(diags_, *value, path_of(key), "an array");
+    return nullptr;
+  }
+  return value;
+}
+
+std::optional<std::vector<std::string>> TableReader::string_array(std::string_view key) {
+  const TomlValue* value = find(key);
+  if (value == nullptr) {
+    return std::nullopt;
+  }
+  if (!value->is_array()) {
+    wrong_type(diags_, *value, path_of(key), "an array of strings");
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  const auto& items = value->as_array();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!items[i].is_string()) {
+      wrong_type(diags_, items[i], ArgNode::element_path(path_of(key), i), "a string");
+      continue;
+    }
+    out.push_back(items[i].as_string().str);
+  }
+  return out;
+}
+
+void TableReader::finish() {
+  if (!table_.is_table()) {
+    return;
+  }
+  for (const auto& [key, value] : table_.as_table()) {
+    if (std::find(known_.begin(), known_.end(), key) == known_.end()) {
+      diags_.error(location_of(value), path_of(key), "unknown field \"" + key + "\"");
+    }
+  }
+}
+
+}  // namespace sh::config

@@ -1,0 +1,304 @@
+#include "host/evaluate/evaluate.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <boost/json.hpp>
+
+#include "host/cache/snapshot.h"
+#include "host/config/args_tree.h"
+#include "host/config/diagnostics.h"
+#include "host/cycle/select_host.h"
+#include "host/framework/fit_error.h"
+#include "host/framework/framework.h"
+#include "host/framework/host_services.h"
+#include "host/plugin/registry.h"
+
+namespace sh::evaluate {
+namespace {
+
+PluginStatus toPluginStatus(const Status& s) {
+  PluginStatus out;
+  out.code = std::string(codeName(s.code()));
+  out.reasons = s.reasons();
+  return out;
+}
+
+std::string podKey(const sh_pod& p) {
+  return std::string(p.namespace_.ptr, p.namespace_.len) + "/" +
+         std::string(p.name.ptr, p.name.len);
+}
+
+// Loads and creates the scenario's plugins: each at every point it implements, in the
+// order given, weight 1; PrioritySort and DefaultBinder implied.
+std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
+                                          const plugin::PluginRegistry& registry,
+                                          HostServices* services) {
+  std::vector<PluginSpec> specs = scenario.plugins;
+  auto implements = [&](const std::string& name, uint32_t bit) {
+    auto lib = registry.find(name);
+    return lib != nullptr && (lib->points & bit) != 0;
+  };
+  bool haveSort = false;
+  bool haveBind = false;
+  for (const PluginSpec& s : specs) {
+    haveSort = haveSort || implements(s.name, SH_POINT_QUEUE_SORT);
+    haveBind = haveBind || implements(s.name, SH_POINT_BIND);
+  }
+  if (!haveSort && registry.find("PrioritySort") != nullptr) {
+    specs.push_back(PluginSpec{"PrioritySort", ""});
+  }
+  if (!haveBind && registry.find("DefaultBinder") != nullptr) {
+    specs.push_back(PluginSpec{"DefaultBinder", ""});
+  }
+
+  Framework::Config config;
+  config.profileName = "evaluate";
+  config::Diagnostics diags;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const PluginSpec& spec = specs[i];
+    std::string path = "plugins[" + std::to_string(i) + "]";
+    auto lib = registry.find(spec.name);
+    if (lib == nullptr) {
+      diags.error({}, path + ".name", "plugin \"" + spec.name + "\" does not exist");
+      continue;
+    }
+    std::string err;
+    auto defaults = config::ArgNode::from_json_text(
+        lib->descriptor->default_args_json != nullptr ? lib->descriptor->default_args_json : "{}",
+        path + ".args", {}, &err);
+    if (!defaults) {
+      diags.error({}, path + ".args", "plugin \"" + spec.name + "\" has invalid default args: " + err);
+      continue;
+    }
+    config::ArgNode args = defaults->clone();
+    if (!spec.argsJson.empty()) {
+      auto user = config::ArgNode::from_json_text(spec.argsJson, path + ".args", {}, &err);
+      if (!user) {
+        diags.error({}, path + ".args", err);
+        continue;
+      }
+      args = config::merge_defaults(*defaults, *user);
+    }
+    auto argsHolder = std::make_shared<config::ArgNode>(std::move(args));
+    auto inst = PluginInstance::create(lib, *argsHolder, services, diags);
+    if (inst == nullptr) {
+      continue;
+    }
+    for (std::size_t p = 0; p < kPointCount; ++p) {
+      if ((inst->points() & pointBit(static_cast<Point>(p))) != 0) {
+        config.plugins[p].push_back(inst);
+      }
+    }
+  }
+  if (diags.has_errors()) {
+    throw std::runtime_error(diags.str());
+  }
+  config.scoreWeights.assign(config.plugins[static_cast<std::size_t>(Point::kScore)].size(), 1);
+  return std::make_shared<Framework>(std::move(config));
+}
+
+}  // namespace
+
+Result run(const Scenario& scenario, const Options& options) {
+  plugin::PluginRegistry registry;
+  std::vector<plugin::ScanError> loadErrors;
+  registry.scanDirs(options.pluginDirs, loadErrors);
+  NullHostServices services;
+  std::shared_ptr<Framework> fw = buildFramework(scenario, registry, &services);
+
+  Result result;
+  const sh_pod& pod = scenario.pod->view();
+  result.pod = podKey(pod);
+
+  auto snapshot = cache::buildSnapshot(scenario.nodes, scenario.pods);
+  const std::size_t numAll = snapshot->views.size();
+  CycleState cycle;
+  cycle.snapshot = snapshot.get();
+
+  FitError fitError;
+  fitError.numAllNodes = numAll;
+  Diagnosis& diagnosis = fitError.diagnosis;
+
+  std::vector<PluginTrace> preTrace;
+  PreFilterOutcome pre;
+  Status preStatus = fw->runPreFilter(cycle, pod, pre, &preTrace);
+  for (const PluginTrace& t : preTrace) {
+    PluginStatus ps = toPluginStatus(t.status);
+    ps.nodeNames = t.nodeNames;
+    result.preFilter[t.plugin] = std::move(ps);
+  }
+  if (preStatus.code() == SH_ERROR) {
+    throw std::runtime_error(preStatus.message());
+  }
+
+  std::vector<const sh_node_info*> feasible;
+  if (numAll == 0) {
+    result.message = kNoNodesAvailable;
+    return result;
+  }
+  if (!preStatus.ok()) {
+    diagnosis.nodeToStatus.setAbsent(preStatus);
+    diagnosis.preFilterMsg = preStatus.message();
+    diagnosis.addPluginStatus(preStatus);
+    for (const sh_node_info* ni : snapshot->views) {
+      result.nodes[std::string(ni->node->name.ptr, ni->node->name.len)].feasible = false;
+    }
+  } else {
+    std::vector<const sh_node_info*> candidates;
+    if (pre.restricted) {
+      Status absent(SH_UNSCHEDULABLE_AND_UNRESOLVABLE);
+      std::vector<std::string> names = pre.restrictingPlugins;
+      std::sort(names.begin(), names.end());
+      std::string list = "[";
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        list += (i > 0 ? " " : "") + names[i];
+      }
+      absent.addReason("node(s) didn't satisfy plugin(s) " + list + "]");
+      diagnosis.nodeToStatus.setAbsent(absent);
+      for (const sh_node_info* ni : snapshot->views) {
+        std::string name(ni->node->name.ptr, ni->node->name.len);
+        if (std::binary_search(pre.nodeNames.begin(), pre.nodeNames.end(), name)) {
+          candidates.push_back(ni);
+        }
+      }
+    } else {
+      candidates = snapshot->views;
+    }
+    std::size_t wanted = cycle::numFeasibleNodesToFind(scenario.percentageOfNodesToScore, -1,
+                                                       numAll);
+    for (const sh_node_info* ni : candidates) {
+      if (feasible.size() >= wanted) {
+        break;
+      }
+      std::string name(ni->node->name.ptr, ni->node->name.len);
+      std::vector<PluginTrace> trace;
+      Status s = fw->runFilter(cycle, pod, *ni, &trace);
+      NodeResult& nr = result.nodes[name];
+      for (const PluginTrace& t : trace) {
+        nr.filter[t.plugin] = toPluginStatus(t.status);
+      }
+      if (s.code() == SH_ERROR) {
+        throw std::runtime_error(s.message());
+      }
+      nr.feasible = s.ok();
+      if (s.ok()) {
+        feasible.push_back(ni);
+      } else {
+        diagnosis.addPluginStatus(s);
+        diagnosis.nodeToStatus.set(name, std::move(s));
+      }
+    }
+  }
+
+  if (feasible.empty()) {
+    if (fw->hasPostFilterPlugins()) {
+      std::optional<std::string> nominated;
+      Status pf = fw->runPostFilter(cycle, pod, diagnosis.nodeToStatus, &nominated);
+      diagnosis.postFilterMsg = pf.ok() ? std::string() : pf.message();
+      result.nominatedNodeName = nominated;
+    }
+    result.message = fitError.message();
+    return result;
+  }
+
+  Status ps = fw->runPreScore(cycle, pod, feasible);
+  if (!ps.ok()) {
+    throw std::runtime_error(ps.message());
+  }
+  std::vector<NodeScore> scores;
+  Status ss = fw->runScore(cycle, pod, feasible, scores,
+                           [](std::size_t n, const std::function<void(std::size_t)>& fn) {
+                             for (std::size_t i = 0; i < n; ++i) {
+                               fn(i);
+                             }
+                           });
+  if (!ss.ok()) {
+    throw std::runtime_error(ss.message());
+  }
+  const auto& scorers = fw->plugins(Point::kScore);
+  for (const NodeScore& ns : scores) {
+    NodeResult& nr = result.nodes[std::string(ns.node->node->name.ptr, ns.node->node->name.len)];
+    for (std::size_t i = 0; i < scorers.size(); ++i) {
+      if (cycle.skipScoreMask.size() == scorers.size() && cycle.skipScoreMask[i] != 0) {
+        continue;
+      }
+      nr.scores[scorers[i]->name()] = ns.perPlugin[i];
+    }
+    nr.total = ns.total;
+  }
+  std::size_t chosen = cycle::selectHost(scores, options.seed);
+  const sh_node* node = scores[chosen].node->node;
+  result.selected = std::string(node->name.ptr, node->name.len);
+  return result;
+}
+
+boost::json::value toJson(const Result& r) {
+  boost::json::object out;
+  out["pod"] = r.pod;
+  boost::json::object pre;
+  for (const auto& [name, st] : r.preFilter) {
+    boost::json::object o;
+    o["code"] = st.code;
+    boost::json::array reasons;
+    for (const auto& x : st.reasons) {
+      reasons.emplace_back(x);
+    }
+    o["reasons"] = std::move(reasons);
+    boost::json::array names;
+    for (const auto& x : st.nodeNames) {
+      names.emplace_back(x);
+    }
+    o["nodeNames"] = std::move(names);
+    pre[name] = std::move(o);
+  }
+  out["preFilter"] = std::move(pre);
+  boost::json::object nodes;
+  for (const auto& [name, nr] : r.nodes) {
+    boost::json::object n;
+    boost::json::object filter;
+    for (const auto& [plugin, st] : nr.filter) {
+      boost::json::object o;
+      o["code"] = st.code;
+      boost::json::array reasons;
+      for (const auto& x : st.reasons) {
+        reasons.emplace_back(x);
+      }
+      o["reasons"] = std::move(reasons);
+      filter[plugin] = std::move(o);
+    }
+    n["filter"] = std::move(filter);
+    n["feasible"] = nr.feasible;
+    boost::json::object scores;
+    for (const auto& [plugin, v] : nr.scores) {
+      scores[plugin] = v;
+    }
+    n["scores"] = std::move(scores);
+    n["total"] = nr.total;
+    nodes[name] = std::move(n);
+  }
+  out["nodes"] = std::move(nodes);
+  if (r.selected) {
+    out["selected"] = *r.selected;
+  } else {
+    out["selected"] = nullptr;
+  }
+  boost::json::object post;
+  if (r.nominatedNodeName) {
+    post["nominatedNodeName"] = *r.nominatedNodeName;
+  } else {
+    post["nominatedNodeName"] = nullptr;
+  }
+  boost::json::array victims;
+  for (const auto& v : r.victims) {
+    victims.emplace_back(v);
+  }
+  post["victims"] = std::move(victims);
+  out["postFilter"] = std::move(post);
+  if (!r.message.empty()) {
+    out["message"] = r.message;
+  }
+  return out;
+}
+
+}  // namespace sh::evaluate

@@ -1,0 +1,71 @@
+// schedhost evaluate: one scheduling decision, explained plugin by plugin and node by node.
+// The contract of the input and output is ../shared/spec/scenario-format.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+#include "host/model/node.h"
+#include "host/model/pod.h"
+
+namespace sh::evaluate {
+
+struct PluginSpec {
+  std::string name;
+  std::string argsJson;  // "" = defaults
+};
+
+struct Scenario {
+  std::string name;
+  std::vector<std::shared_ptr<const model::Node>> nodes;
+  std::vector<std::shared_ptr<const model::Pod>> pods;  // already placed
+  std::shared_ptr<const model::Pod> pod;                 // the pending pod
+  std::vector<PluginSpec> plugins;
+  int percentageOfNodesToScore = 100;
+};
+
+struct PluginStatus {
+  std::string code;  // "Success", "Skip", "Unschedulable", "UnschedulableAndUnresolvable", "Error"
+  std::vector<std::string> reasons;
+  std::vector<std::string> nodeNames;  // PreFilter only: the restricted node set, if any
+};
+
+struct NodeResult {
+  std::map<std::string, PluginStatus> filter;  // Filter plugins that ran (failures always present)
+  bool feasible = false;
+  std::map<std::string, int64_t> scores;  // after NormalizeScore, before weight
+  int64_t total = 0;
+};
+
+struct Result {
+  std::string pod;  // "namespace/name"
+  std::map<std::string, PluginStatus> preFilter;
+  std::map<std::string, NodeResult> nodes;
+  std::optional<std::string> selected;
+  std::optional<std::string> nominatedNodeName;
+  std::vector<std::string> victims;
+  std::string message;  // the FitError text when nothing fits ("0/3 nodes are available: ...")
+};
+
+struct Options {
+  std::vector<std::string> pluginDirs;  // where plugin .so files are found
+  uint64_t seed = 0;
+};
+
+// Parses a scenario document; on failure returns nullopt and sets `error` to a message
+// naming the JSON path of the bad field.
+std::optional<Scenario> parseScenario(const boost::json::value& doc, std::string& error);
+
+// Runs the scenario. Throws std::runtime_error with a precise message for
+// configuration problems (unknown plugin, bad args).
+Result run(const Scenario& scenario, const Options& options);
+
+boost::json::value toJson(const Result& result);
+
+}  // namespace sh::evaluate

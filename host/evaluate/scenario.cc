@@ -1,0 +1,112 @@
+// Reading a scenario document (../shared/spec/scenario-format.md).
+#include <boost/json.hpp>
+
+#include "host/evaluate/evaluate.h"
+#include "host/model/node.h"
+#include "host/model/pod.h"
+
+namespace sh::evaluate {
+namespace {
+
+bool parseObjects(const boost::json::object& doc, const char* field, bool pods,
+                  std::vector<std::shared_ptr<const model::Pod>>* podsOut,
+                  std::vector<std::shared_ptr<const model::Node>>* nodesOut, std::string& error) {
+  auto it = doc.find(field);
+  if (it == doc.end() || it->value().is_null()) {
+    return true;
+  }
+  if (!it->value().is_array()) {
+    error = std::string(field) + ": expected array";
+    return false;
+  }
+  const auto& arr = it->value().get_array();
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    std::string prefix = std::string(field) + "[" + std::to_string(i) + "]";
+    std::string err;
+    if (pods) {
+      auto pod = model::parse_pod(arr[i], err);
+      if (!pod) {
+        error = prefix + "." + err;
+        return false;
+      }
+      podsOut->push_back(std::move(pod));
+    } else {
+      auto node = model::parse_node(arr[i], err);
+      if (!node) {
+        error = prefix + "." + err;
+        return false;
+      }
+      nodesOut->push_back(std::move(node));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Scenario> parseScenario(const boost::json::value& doc, std::string& error) {
+  if (!doc.is_object()) {
+    error = "scenario: expected a JSON object";
+    return std::nullopt;
+  }
+  const auto& obj = doc.get_object();
+  Scenario s;
+  if (auto it = obj.find("name"); it != obj.end() && it->value().is_string()) {
+    s.name = std::string(it->value().get_string());
+  }
+  if (!parseObjects(obj, "nodes", false, nullptr, &s.nodes, error) ||
+      !parseObjects(obj, "pods", true, &s.pods, nullptr, error)) {
+    return std::nullopt;
+  }
+  auto pit = obj.find("pod");
+  if (pit == obj.end() || !pit->value().is_object()) {
+    error = "pod: required (the pending pod)";
+    return std::nullopt;
+  }
+  std::string err;
+  s.pod = model::parse_pod(pit->value(), err);
+  if (!s.pod) {
+    error = "pod." + err;
+    return std::nullopt;
+  }
+  if (auto it = obj.find("plugins"); it != obj.end()) {
+    if (!it->value().is_array()) {
+      error = "plugins: expected array";
+      return std::nullopt;
+    }
+    const auto& arr = it->value().get_array();
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      std::string at = "plugins[" + std::to_string(i) + "]";
+      if (!arr[i].is_object()) {
+        error = at + ": expected object";
+        return std::nullopt;
+      }
+      const auto& p = arr[i].get_object();
+      auto name = p.find("name");
+      if (name == p.end() || !name->value().is_string() || name->value().get_string().empty()) {
+        error = at + ".name: required";
+        return std::nullopt;
+      }
+      PluginSpec spec;
+      spec.name = std::string(name->value().get_string());
+      if (auto args = p.find("args"); args != p.end() && !args->value().is_null()) {
+        if (!args->value().is_object()) {
+          error = at + ".args: expected object";
+          return std::nullopt;
+        }
+        spec.argsJson = boost::json::serialize(args->value());
+      }
+      s.plugins.push_back(std::move(spec));
+    }
+  }
+  if (auto it = obj.find("percentageOfNodesToScore"); it != obj.end() && !it->value().is_null()) {
+    if (!it->value().is_int64() || it->value().get_int64() < 0 || it->value().get_int64() > 100) {
+      error = "percentageOfNodesToScore: must be an integer in [0, 100]";
+      return std::nullopt;
+    }
+    s.percentageOfNodesToScore = static_cast<int>(it->value().get_int64());
+  }
+  return s;
+}
+
+}  // namespace sh::evaluate

@@ -1,0 +1,69 @@
+// CycleState: what plugins carry from one extension point to the next within one
+// scheduling cycle (reference §2.1). Write-once in the serial phases (PreFilter,
+// PreScore, Reserve, Permit), read-many in the parallel ones (Filter, Score).
+//
+//   entries    key (interned id) -> plugin-owned data freed through its sh_state_ops
+//   clone()    deep: every entry through ops->clone (shared when clone is NULL);
+//              the skip sets, the snapshot and the node statuses are shared
+#pragma once
+
+#include <schedhost/plugin.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct sh_snapshot;
+
+namespace sh {
+class NodeToStatus;
+}
+
+struct sh_cycle {
+ public:
+  sh_cycle() = default;
+  ~sh_cycle();
+  sh_cycle(const sh_cycle&) = delete;
+  sh_cycle& operator=(const sh_cycle&) = delete;
+
+  // Stores data under key, freeing a previous entry. Refused (data freed, false
+  // returned) while the cycle is in a parallel phase.
+  bool write(sh_id key, void* data, const sh_state_ops* ops);
+  void* read(sh_id key) const;
+
+  std::unique_ptr<sh_cycle> clone() const;
+
+  const sh_snapshot* snapshot = nullptr;
+  // Filter statuses of this cycle, for PostFilter (NULL outside PostFilter).
+  const sh::NodeToStatus* nodeStatuses = nullptr;
+  // Set by PostFilter plugins through postfilter_nominate.
+  std::optional<std::string> nominatedNode;
+
+  std::set<std::string> skipFilterPlugins;
+  std::set<std::string> skipScorePlugins;
+  // The same sets as masks over the framework's Filter and Score plugin lists, so the
+  // per-node loops test a byte instead of a name.
+  std::vector<uint8_t> skipFilterMask;
+  std::vector<uint8_t> skipScoreMask;
+
+  // True while Filter or Score run concurrently; writes are refused then.
+  std::atomic<bool> parallelPhase{false};
+
+ private:
+  struct Entry {
+    sh_id key;
+    void* data;
+    const sh_state_ops* ops;
+  };
+  void freeEntry(Entry& e);
+  std::vector<Entry> entries_;
+};
+
+namespace sh {
+using CycleState = ::sh_cycle;
+}

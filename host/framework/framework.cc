@@ -1,0 +1,552 @@
+#include "host/framework/framework.h"
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <unordered_set>
+
+namespace sh {
+namespace {
+
+constexpr int64_t kMaxPermitTimeoutMs = 15 * 60 * 1000;
+
+// Calls fn with the plugin's serializer held when it asked for one.
+template <typename Fn>
+auto callPlugin(const PluginInstance& p, Fn&& fn) {
+  if (std::mutex* m = p.serializer()) {
+    std::lock_guard<std::mutex> lock(*m);
+    return fn();
+  }
+  return fn();
+}
+
+std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+
+// Go's %v of a sorted string slice: [A B].
+std::string goList(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  std::string out = "[";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) {
+      out += " ";
+    }
+    out += names[i];
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+Status checkedStatus(const PluginInstance& plugin, int code, sh_status& raw) {
+  if (code < 0 || code >= SH_CODE_COUNT) {
+    const_cast<PluginInstance&>(plugin).countFailure();
+    Status s(SH_ERROR, "plugin " + quoted(plugin.name()) + " returned an invalid status code " +
+                           std::to_string(code));
+    s.setPlugin(plugin.name());
+    return s;
+  }
+  Status s = std::move(raw.status);
+  s.setCode(static_cast<sh_code>(code));
+  if (s.code() == SH_ERROR) {
+    const_cast<PluginInstance&>(plugin).countFailure();
+  }
+  return s;
+}
+
+Framework::Framework(Config config) : config_(std::move(config)) {
+  auto& weights = config_.scoreWeights;
+  weights.resize(plugins(Point::kScore).size(), 1);
+  for (int64_t& w : weights) {
+    if (w <= 0) {
+      w = 1;
+    }
+  }
+}
+
+std::vector<PluginPtr> Framework::allPlugins() const {
+  std::vector<PluginPtr> out;
+  std::unordered_set<const PluginInstance*> seen;
+  for (const auto& list : config_.plugins) {
+    for (const PluginPtr& p : list) {
+      if (seen.insert(p.get()).second) {
+        out.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
+Status Framework::runPreEnqueue(const sh_pod& pod) const {
+  for (const PluginPtr& p : plugins(Point::kPreEnqueue)) {
+    sh_status raw;
+    int code = callPlugin(*p, [&] { return p->vtable().pre_enqueue(p->self(), &pod, &raw); });
+    Status s = checkedStatus(*p, code, raw);
+    if (!s.ok()) {
+      s.setPlugin(p->name());
+      return s;
+    }
+  }
+  return Status();
+}
+
+bool Framework::queueSortLess(const sh_queued_pod& a, const sh_queued_pod& b) const {
+  const auto& qs = plugins(Point::kQueueSort);
+  if (qs.empty()) {
+    return false;
+  }
+  const PluginPtr& p = qs.front();
+  return callPlugin(*p, [&] { return p->vtable().queue_sort_less(p->self(), &a, &b); }) != 0;
+}
+
+Status Framework::runPreFilter(CycleState& cycle, const sh_pod& pod, PreFilterOutcome& outcome,
+                               std::vector<PluginTrace>* trace) const {
+  const auto& list = plugins(Point::kPreFilter);
+  outcome = PreFilterOutcome();
+  std::set<std::string> merged;
+  Status returnStatus;
+  std::set<std::string> skipped;
+  for (const PluginPtr& p : list) {
+    sh_prefilter_result result;
+    sh_status raw;
+    int code = callPlugin(
+        *p, [&] { return p->vtable().pre_filter(p->self(), &cycle, &pod, &result, &raw); });
+    Status s = checkedStatus(*p, code, raw);
+    if (trace != nullptr) {
+      PluginTrace t{p->name(), s, {}};
+      if (s.ok() && result.restricted) {
+        t.nodeNames = result.nodes;
+        std::sort(t.nodeNames.begin(), t.nodeNames.end());
+      }
+      trace->push_back(std::move(t));
+    }
+    if (s.isSkip()) {
+      skipped.insert(p->name());
+      continue;
+    }
+    if (!s.ok()) {
+      s.setPlugin(p->name());
+      if (s.code() == SH_UNSCHEDULABLE_AND_UNRESOLVABLE) {
+        return s;
+      }
+      if (s.code() == SH_UNSCHEDULABLE) {
+        returnStatus = std::move(s);
+        continue;
+      }
+      s.wrap("running PreFilter plugin " + quoted(p->name()) + ": ");
+      s.setCode(SH_ERROR);
+      return s;
+    }
+    if (!result.restricted) {
+      continue;
+    }
+    std::set<std::string> names(result.nodes.begin(), result.nodes.end());
+    if (!outcome.restricted) {
+      merged = std::move(names);
+      outcome.restricted = true;
+    } else {
+      std::set<std::string> both;
+      std::set_intersection(merged.begin(), merged.end(), names.begin(), names.end(),
+                            std::inserter(both, both.end()));
+      merged = std::move(both);
+    }
+    outcome.restrictingPlugins.push_back(p->name());
+    if (merged.empty()) {
+      std::string msg = outcome.restrictingPlugins.size() == 1
+                            ? "node(s) didn't satisfy plugin " + outcome.restrictingPlugins[0]
+                            : "node(s) didn't satisfy plugin(s) " +
+                                  goList(outcome.restrictingPlugins) + " simultaneously";
+      Status u(SH_UNSCHEDULABLE_AND_UNRESOLVABLE, msg);
+      u.setPlugin(p->name());
+      return u;
+    }
+  }
+  outcome.nodeNames.assign(merged.begin(), merged.end());
+
+  cycle.skipFilterPlugins = skipped;
+  const auto& filters = plugins(Point::kFilter);
+  cycle.skipFilterMask.assign(filters.size(), 0);
+  for (std::size_t i = 0; i < filters.size(); ++i) {
+    cycle.skipFilterMask[i] = skipped.count(filters[i]->name()) != 0 ? 1 : 0;
+  }
+  return returnStatus;
+}
+
+Status Framework::runPreFilterAddPod(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
+                                     const sh_node_info& node) const {
+  for (const PluginPtr& p : plugins(Point::kPreFilter)) {
+    if (p->vtable().pre_filter_add_pod == nullptr || cycle.skipFilterPlugins.count(p->name())) {
+      continue;
+    }
+    sh_status raw;
+    int code = callPlugin(*p, [&] {
+      return p->vtable().pre_filter_add_pod(p->self(), &cycle, &pod, &other, &node, &raw);
+    });
+    Status s = checkedStatus(*p, code, raw);
+    if (!s.ok()) {
+      s.wrap("running AddPod on PreFilter plugin " + quoted(p->name()) + ": ");
+      s.setCode(SH_ERROR);
+      return s;
+    }
+  }
+  return Status();
+}
+
+Status Framework::runPreFilterRemovePod(CycleState& cycle, const sh_pod& pod,
+                                        const sh_pod& other, const sh_node_info& node) const {
+  for (const PluginPtr& p : plugins(Point::kPreFilter)) {
+    if (p->vtable().pre_filter_remove_pod == nullptr ||
+        cycle.skipFilterPlugins.count(p->name())) {
+      continue;
+    }
+    sh_status raw;
+    int code = callPlugin(*p, [&] {
+      return p->vtable().pre_filter_remove_pod(p->self(), &cycle, &pod, &other, &node, &raw);
+    });
+    Status s = checkedStatus(*p, code, raw);
+    if (!s.ok()) {
+      s.wrap("running RemovePod on PreFilter plugin " + quoted(p->name()) + ": ");
+      s.setCode(SH_ERROR);
+      return s;
+    }
+  }
+  return Status();
+}
+
+Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_info& node,
+                            std::vector<PluginTrace>* trace) const {
+  const auto& list = plugins(Point::kFilter);
+  const bool haveMask = cycle.skipFilterMask.size() == list.size();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (haveMask && cycle.skipFilterMask[i] != 0) {
+      continue;
+    }
+    const PluginPtr& p = list[i];
+    sh_status raw;
+    int code = callPlugin(
+        *p, [&] { return p->vtable().filter(p->self(), &cycle, &pod, &node, &raw); });
+    if (code == SH_SUCCESS && raw.status.reasons().empty()) {
+      if (trace != nullptr) {
+        trace->push_back(PluginTrace{p->name(), Status(), {}});
+      }
+      continue;
+    }
+    Status s = checkedStatus(*p, code, raw);
+    if (trace != nullptr) {
+      trace->push_back(PluginTrace{p->name(), s, {}});
+    }
+    if (s.ok()) {
+      continue;
+    }
+    s.setPlugin(p->name());
+    if (!s.isRejected()) {
+      s.wrap("running " + quoted(p->name()) + " filter plugin: ");
+      s.setCode(SH_ERROR);
+    }
+    return s;
+  }
+  return Status();
+}
+
+Status Framework::runPostFilter(CycleState& cycle, const sh_pod& pod,
+                                const NodeToStatus& statuses,
+                                std::optional<std::string>* nominated) const {
+  cycle.nodeStatuses = &statuses;
+  std::vector<std::string> reasons;
+  std::string rejector;
+  std::optional<std::string> lastNomination;
+  for (const PluginPtr& p : plugins(Point::kPostFilter)) {
+    cycle.nominatedNode.reset();
+    sh_status raw;
+    int code =
+        callPlugin(*p, [&] { return p->vtable().post_filter(p->self(), &cycle, &pod, &raw); });
+    Status s = checkedStatus(*p, code, raw);
+    if (s.ok()) {
+      cycle.nodeStatuses = nullptr;
+      if (nominated != nullptr) {
+        *nominated = cycle.nominatedNode;
+      }
+      s.setPlugin(p->name());
+      return s;
+    }
+    if (s.code() == SH_UNSCHEDULABLE_AND_UNRESOLVABLE || s.code() == SH_ERROR) {
+      cycle.nodeStatuses = nullptr;
+      s.setPlugin(p->name());
+      return s;
+    }
+    for (const std::string& r : s.reasons()) {
+      reasons.push_back(r);
+    }
+    if (rejector.empty()) {
+      rejector = p->name();
+    }
+    if (cycle.nominatedNode) {
+      lastNomination = cycle.nominatedNode;
+    }
+  }
+  cycle.nodeStatuses = nullptr;
+  if (nominated != nullptr) {
+    *nominated = lastNomination;
+  }
+  Status out(SH_UNSCHEDULABLE);
+  for (std::string& r : reasons) {
+    out.addReason(std::move(r));
+  }
+  out.setPlugin(rejector);
+  return out;
+}
+
+Status Framework::runPreScore(CycleState& cycle, const sh_pod& pod,
+                              const std::vector<const sh_node_info*>& nodes) const {
+  std::set<std::string> skipped;
+  for (const PluginPtr& p : plugins(Point::kPreScore)) {
+    sh_status raw;
+    int code = callPlugin(*p, [&] {
+      return p->vtable().pre_score(p->self(), &cycle, &pod, nodes.data(), nodes.size(), &raw);
+    });
+    Status s = checkedStatus(*p, code, raw);
+    if (s.isSkip()) {
+      skipped.insert(p->name());
+      continue;
+    }
+    if (!s.ok()) {
+      s.wrap("running PreScore plugin " + quoted(p->name()) + ": ");
+      s.setCode(SH_ERROR);
+      s.setPlugin(p->name());
+      return s;
+    }
+  }
+  cycle.skipScorePlugins = skipped;
+  const auto& scorers = plugins(Point::kScore);
+  cycle.skipScoreMask.assign(scorers.size(), 0);
+  for (std::size_t i = 0; i < scorers.size(); ++i) {
+    cycle.skipScoreMask[i] = skipped.count(scorers[i]->name()) != 0 ? 1 : 0;
+  }
+  return Status();
+}
+
+Status Framework::runScore(
+    CycleState& cycle, const sh_pod& pod, const std::vector<const sh_node_info*>& nodes,
+    std::vector<NodeScore>& scores,
+    const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& forEach)
+    const {
+  const auto& scorers = plugins(Point::kScore);
+  const std::size_t np = scorers.size();
+  const bool haveMask = cycle.skipScoreMask.size() == np;
+  scores.assign(nodes.size(), NodeScore());
+  // plugin-major score lists, as NormalizeScore wants them
+  std::vector<std::vector<sh_node_score>> lists(np, std::vector<sh_node_score>(nodes.size()));
+  std::vector<Status> errors(nodes.size());
+  std::atomic<bool> failed{false};
+
+  cycle.parallelPhase.store(true);
+  forEach(nodes.size(), [&](std::size_t n) {
+    if (failed.load(std::memory_order_relaxed)) {
+      return;
+    }
+    for (std::size_t i = 0; i < np; ++i) {
+      lists[i][n].node = nodes[n];
+      lists[i][n].score = 0;
+      if (haveMask && cycle.skipScoreMask[i] != 0) {
+        continue;
+      }
+      const PluginPtr& p = scorers[i];
+      sh_status raw;
+      int64_t value = 0;
+      int code = callPlugin(*p, [&] {
+        return p->vtable().score(p->self(), &cycle, &pod, nodes[n], &value, &raw);
+      });
+      Status s = checkedStatus(*p, code, raw);
+      if (!s.ok()) {
+        s.wrap("running Score plugins: plugin " + quoted(p->name()) + " failed with: ");
+        s.setCode(SH_ERROR);
+        s.setPlugin(p->name());
+        errors[n] = std::move(s);
+        failed.store(true);
+        return;
+      }
+      lists[i][n].score = value;
+    }
+  });
+  cycle.parallelPhase.store(false);
+  if (failed.load()) {
+    for (Status& e : errors) {
+      if (!e.ok()) {
+        return std::move(e);
+      }
+    }
+  }
+
+  for (std::size_t i = 0; i < np; ++i) {
+    if (haveMask && cycle.skipScoreMask[i] != 0) {
+      continue;
+    }
+    const PluginPtr& p = scorers[i];
+    if (p->vtable().normalize_score != nullptr && !nodes.empty()) {
+      sh_status raw;
+      int code = callPlugin(*p, [&] {
+        return p->vtable().normalize_score(p->self(), &cycle, &pod, lists[i].data(),
+                                           lists[i].size(), &raw);
+      });
+      Status s = checkedStatus(*p, code, raw);
+      if (!s.ok()) {
+        s.wrap("running Normalize on Score plugins: plugin " + quoted(p->name()) +
+               " failed with: ");
+        s.setCode(SH_ERROR);
+        s.setPlugin(p->name());
+        return s;
+      }
+    }
+  }
+
+  const auto& weights = config_.scoreWeights;
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    NodeScore& ns = scores[n];
+    ns.node = nodes[n];
+    ns.perPlugin.assign(np, 0);
+    for (std::size_t i = 0; i < np; ++i) {
+      int64_t v = lists[i][n].score;
+      if (v < SH_MIN_NODE_SCORE || v > SH_MAX_NODE_SCORE) {
+        scorers[i]->countFailure();
+        Status s(SH_ERROR, "plugin " + quoted(scorers[i]->name()) + " returns an invalid score " +
+                               std::to_string(v) +
+                               ", it should in the range of [0, 100] after normalizing");
+        s.setPlugin(scorers[i]->name());
+        return s;
+      }
+      ns.perPlugin[i] = v;
+      ns.total += v * weights[i];
+    }
+  }
+  return Status();
+}
+
+Status Framework::runReserve(CycleState& cycle, const sh_pod& pod,
+                             const std::string& node) const {
+  sh_str name{node.data(), node.size()};
+  for (const PluginPtr& p : plugins(Point::kReserve)) {
+    sh_status raw;
+    int code = callPlugin(
+        *p, [&] { return p->vtable().reserve(p->self(), &cycle, &pod, name, &raw); });
+    Status s = checkedStatus(*p, code, raw);
+    if (!s.ok()) {
+      s.setPlugin(p->name());
+      if (!s.isRejected()) {
+        s.wrap("running Reserve plugin " + quoted(p->name()) + ": ");
+        s.setCode(SH_ERROR);
+      }
+      return s;
+    }
+  }
+  return Status();
+}
+
+void Framework::runUnreserve(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+  sh_str name{node.data(), node.size()};
+  const auto& list = plugins(Point::kReserve);
+  for (auto it = list.rbegin(); it != list.rend(); ++it) {
+    const PluginPtr& p = *it;
+    if (p->vtable().unreserve != nullptr) {
+      callPlugin(*p, [&] {
+        p->vtable().unreserve(p->self(), &cycle, &pod, name);
+        return 0;
+      });
+    }
+  }
+}
+
+Status Framework::runPermit(CycleState& cycle, const sh_pod& pod, const std::string& node,
+                            std::vector<std::pair<std::string, int64_t>>* waits) const {
+  sh_str name{node.data(), node.size()};
+  bool anyWait = false;
+  for (const PluginPtr& p : plugins(Point::kPermit)) {
+    sh_status raw;
+    int64_t timeoutMs = 0;
+    int code = callPlugin(*p, [&] {
+      return p->vtable().permit(p->self(), &cycle, &pod, name, &timeoutMs, &raw);
+    });
+    Status s = checkedStatus(*p, code, raw);
+    if (s.ok()) {
+      continue;
+    }
+    if (s.isRejected()) {
+      s.setPlugin(p->name());
+      return s;
+    }
+    if (s.isWait()) {
+      anyWait = true;
+      timeoutMs = std::clamp<int64_t>(timeoutMs, 0, kMaxPermitTimeoutMs);
+      if (waits != nullptr) {
+        waits->emplace_back(p->name(), timeoutMs);
+      }
+      continue;
+    }
+    s.wrap("running Permit plugin " + quoted(p->name()) + ": ");
+    s.setCode(SH_ERROR);
+    s.setPlugin(p->name());
+    return s;
+  }
+  if (anyWait) {
+    return Status(SH_WAIT, "one or more plugins asked to wait and no plugin rejected pod");
+  }
+  return Status();
+}
+
+Status Framework::runPreBind(CycleState& cycle, const sh_pod& pod,
+                             const std::string& node) const {
+  sh_str name{node.data(), node.size()};
+  for (const PluginPtr& p : plugins(Point::kPreBind)) {
+    sh_status raw;
+    int code = callPlugin(
+        *p, [&] { return p->vtable().pre_bind(p->self(), &cycle, &pod, name, &raw); });
+    Status s = checkedStatus(*p, code, raw);
+    if (s.ok() || s.isSkip()) {
+      continue;
+    }
+    s.setPlugin(p->name());
+    if (!s.isRejected()) {
+      s.wrap("running PreBind plugin " + quoted(p->name()) + ": ");
+      s.setCode(SH_ERROR);
+    }
+    return s;
+  }
+  return Status();
+}
+
+Status Framework::runBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+  sh_str name{node.data(), node.size()};
+  const auto& list = plugins(Point::kBind);
+  if (list.empty()) {
+    return Status(SH_SKIP);
+  }
+  for (const PluginPtr& p : list) {
+    sh_status raw;
+    int code =
+        callPlugin(*p, [&] { return p->vtable().bind(p->self(), &cycle, &pod, name, &raw); });
+    Status s = checkedStatus(*p, code, raw);
+    if (s.isSkip()) {
+      continue;
+    }
+    if (!s.ok()) {
+      s.setPlugin(p->name());
+      if (!s.isRejected()) {
+        s.wrap("running Bind plugin " + quoted(p->name()) + ": ");
+        s.setCode(SH_ERROR);
+      }
+    }
+    return s;
+  }
+  return Status(SH_SKIP);
+}
+
+void Framework::runPostBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+  sh_str name{node.data(), node.size()};
+  for (const PluginPtr& p : plugins(Point::kPostBind)) {
+    callPlugin(*p, [&] {
+      p->vtable().post_bind(p->self(), &cycle, &pod, name);
+      return 0;
+    });
+  }
+}
+
+}  // namespace sh

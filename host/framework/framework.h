@@ -1,0 +1,118 @@
+// Framework: one profile's plugins, ready to run (reference §1–§2).
+//
+// A Framework is immutable once built and shared by reference: a scheduling or
+// binding cycle holds the framework it started with, so a profile swap never changes
+// the plugins under a running cycle. Every run* method applies upstream's rules for
+// its extension point (ordering, Skip, short-circuit, error wrapping) and never lets
+// a plugin's misbehaviour (an invalid code, a score out of range) past as success:
+// that becomes an Error status and counts as a failure of the plugin.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <schedhost/plugin.h>
+
+#include "host/framework/cycle_state.h"
+#include "host/framework/extension_point.h"
+#include "host/framework/node_to_status.h"
+#include "host/framework/plugin_instance.h"
+#include "host/framework/status.h"
+
+namespace sh {
+
+using PluginPtr = std::shared_ptr<PluginInstance>;
+
+struct ScoreWeight {
+  PluginPtr plugin;
+  int64_t weight = 1;
+};
+
+// What PreFilter produced for the cycle.
+struct PreFilterOutcome {
+  bool restricted = false;             // false: all nodes
+  std::vector<std::string> nodeNames;  // sorted, when restricted
+  std::vector<std::string> restrictingPlugins;
+};
+
+// Per-plugin observations, for explanations (schedhost evaluate). Optional everywhere.
+struct PluginTrace {
+  std::string plugin;
+  Status status;
+  std::vector<std::string> nodeNames;  // PreFilter
+};
+
+struct NodeScore {
+  const sh_node_info* node = nullptr;
+  int64_t total = 0;
+  std::vector<int64_t> perPlugin;  // in scorePlugins() order, after normalisation, before weight
+};
+
+class Framework {
+ public:
+  struct Config {
+    std::string profileName;
+    PerPoint<std::vector<PluginPtr>> plugins;
+    std::vector<int64_t> scoreWeights;  // parallel to plugins[Score]
+    int percentageOfNodesToScore = -1;  // -1: use the global value
+  };
+  explicit Framework(Config config);
+
+  const std::string& profileName() const { return config_.profileName; }
+  const std::vector<PluginPtr>& plugins(Point p) const {
+    return config_.plugins[static_cast<std::size_t>(p)];
+  }
+  const std::vector<int64_t>& scoreWeights() const { return config_.scoreWeights; }
+  int percentageOfNodesToScore() const { return config_.percentageOfNodesToScore; }
+  bool hasFilterPlugins() const { return !plugins(Point::kFilter).empty(); }
+  bool hasScorePlugins() const { return !plugins(Point::kScore).empty(); }
+  bool hasPostFilterPlugins() const { return !plugins(Point::kPostFilter).empty(); }
+  // Every distinct plugin of the profile, in first-seen order.
+  std::vector<PluginPtr> allPlugins() const;
+
+  Status runPreEnqueue(const sh_pod& pod) const;
+  bool queueSortLess(const sh_queued_pod& a, const sh_queued_pod& b) const;
+
+  // Runs PreFilter; records Skip into cycle.skipFilterPlugins.
+  Status runPreFilter(CycleState& cycle, const sh_pod& pod, PreFilterOutcome& outcome,
+                      std::vector<PluginTrace>* trace = nullptr) const;
+  Status runPreFilterAddPod(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
+                            const sh_node_info& node) const;
+  Status runPreFilterRemovePod(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
+                               const sh_node_info& node) const;
+  // Filter on one node; thread-safe across nodes. The first failure ends it.
+  Status runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_info& node,
+                   std::vector<PluginTrace>* trace = nullptr) const;
+  // PostFilter after the pod fit nowhere; *nominated is set when a plugin nominated.
+  Status runPostFilter(CycleState& cycle, const sh_pod& pod, const NodeToStatus& statuses,
+                       std::optional<std::string>* nominated) const;
+  // Records Skip into cycle.skipScorePlugins.
+  Status runPreScore(CycleState& cycle, const sh_pod& pod,
+                     const std::vector<const sh_node_info*>& nodes) const;
+  // Score, NormalizeScore, range check and weights. `scores` gets one entry per node.
+  // `forEach(n, fn)` runs fn(i) for i in [0, n), possibly in parallel.
+  Status runScore(CycleState& cycle, const sh_pod& pod,
+                  const std::vector<const sh_node_info*>& nodes, std::vector<NodeScore>& scores,
+                  const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>&
+                      forEach) const;
+  Status runReserve(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
+  void runUnreserve(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
+  // Permit. On Wait, `waits` gets (plugin, timeout ms) for every plugin that asked.
+  Status runPermit(CycleState& cycle, const sh_pod& pod, const std::string& node,
+                   std::vector<std::pair<std::string, int64_t>>* waits) const;
+  Status runPreBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
+  Status runBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
+  void runPostBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
+
+ private:
+  Config config_;
+};
+
+// A plugin's answer, checked: an out-of-range code becomes an Error naming the plugin.
+Status checkedStatus(const PluginInstance& plugin, int code, sh_status& raw);
+
+}  // namespace sh

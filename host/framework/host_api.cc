@@ -1,0 +1,247 @@
+// The sh_host_api table: every service of plugin.h §6, forwarding to the host's own
+// objects. The opaque handles are the host's types (sh_status, sh_cycle, sh_snapshot,
+// sh_prefilter_result, sh_host) or, for args, config::ArgNode.
+#include <cstring>
+#include <string_view>
+
+#include <spdlog/spdlog.h>
+
+#include "host/cache/snapshot.h"
+#include "host/config/args_tree.h"
+#include "host/framework/cycle_state.h"
+#include "host/framework/node_to_status.h"
+#include "host/framework/plugin_instance.h"
+#include "host/framework/status.h"
+#include "host/model/interner.h"
+
+namespace sh {
+namespace {
+
+using config::ArgNode;
+
+std::string_view sv(const char* p, size_t n) { return n == 0 ? std::string_view() : std::string_view(p, n); }
+
+void apiLog(sh_host* host, int level, const char* msg, size_t len) {
+  const std::string& who = host != nullptr ? host->pluginName : std::string();
+  auto lvl = spdlog::level::info;
+  switch (level) {
+    case SH_LOG_TRACE: lvl = spdlog::level::trace; break;
+    case SH_LOG_DEBUG: lvl = spdlog::level::debug; break;
+    case SH_LOG_INFO: lvl = spdlog::level::info; break;
+    case SH_LOG_WARN: lvl = spdlog::level::warn; break;
+    default: lvl = spdlog::level::err; break;
+  }
+  spdlog::log(lvl, "plugin {}: {}", who, sv(msg, len));
+}
+
+void apiStatusAddReason(sh_status* st, const char* reason, size_t len) {
+  if (st != nullptr) {
+    st->status.addReason(std::string(sv(reason, len)));
+  }
+}
+
+sh_id apiIntern(sh_host*, const char* s, size_t len) {
+  return model::interner().intern(sv(s, len));
+}
+sh_str apiIdStr(sh_host*, sh_id id) { return model::interner().str(id); }
+
+const ArgNode* node(const sh_args* a) { return ArgNode::from_sh_args(a); }
+
+int apiArgsType(const sh_args* a) {
+  const ArgNode* n = node(a);
+  if (n == nullptr) {
+    return SH_ARGS_NULL;
+  }
+  switch (n->kind()) {
+    case ArgNode::Kind::kNull: return SH_ARGS_NULL;
+    case ArgNode::Kind::kBool: return SH_ARGS_BOOL;
+    case ArgNode::Kind::kInt: return SH_ARGS_INT;
+    case ArgNode::Kind::kDouble: return SH_ARGS_DOUBLE;
+    case ArgNode::Kind::kString: return SH_ARGS_STRING;
+    case ArgNode::Kind::kArray: return SH_ARGS_ARRAY;
+    case ArgNode::Kind::kObject: return SH_ARGS_OBJECT;
+  }
+  return SH_ARGS_NULL;
+}
+const sh_args* apiArgsGet(const sh_args* obj, const char* key) {
+  const ArgNode* n = node(obj);
+  if (n == nullptr || key == nullptr) {
+    return nullptr;
+  }
+  const ArgNode* c = n->get(key);
+  return c == nullptr ? nullptr : c->as_sh_args();
+}
+size_t apiArgsSize(const sh_args* a) { return node(a) == nullptr ? 0 : node(a)->size(); }
+const sh_args* apiArgsAt(const sh_args* arr, size_t i) {
+  const ArgNode* n = node(arr);
+  const ArgNode* c = n == nullptr ? nullptr : n->at(i);
+  return c == nullptr ? nullptr : c->as_sh_args();
+}
+sh_str apiArgsKeyAt(const sh_args* obj, size_t i) {
+  const ArgNode* n = node(obj);
+  if (n == nullptr) {
+    return sh_str{nullptr, 0};
+  }
+  std::string_view k = n->key_at(i);
+  return sh_str{k.data(), k.size()};
+}
+int64_t apiArgsInt(const sh_args* a) { return node(a) == nullptr ? 0 : node(a)->as_int(); }
+double apiArgsDouble(const sh_args* a) { return node(a) == nullptr ? 0 : node(a)->as_double(); }
+int apiArgsBool(const sh_args* a) { return node(a) != nullptr && node(a)->as_bool() ? 1 : 0; }
+sh_str apiArgsString(const sh_args* a) {
+  if (node(a) == nullptr || !node(a)->is_string()) {
+    return sh_str{nullptr, 0};
+  }
+  const std::string& s = node(a)->as_string();
+  return sh_str{s.data(), s.size()};
+}
+void apiArgsError(sh_host* host, const sh_args* a, const char* msg, size_t len) {
+  std::string message(sv(msg, len));
+  if (host == nullptr || host->argsErrors == nullptr) {
+    spdlog::error("plugin args error outside create: {}", message);
+    return;
+  }
+  const ArgNode* n = node(a);
+  config::SourceLocation where = n != nullptr ? n->where() : config::SourceLocation{};
+  std::string key = n != nullptr ? n->path() : std::string();
+  host->argsErrors->error(where, key, std::move(message));
+}
+
+void apiCycleWrite(sh_cycle* c, sh_id key, void* data, const sh_state_ops* ops) {
+  if (c == nullptr) {
+    return;
+  }
+  if (!c->write(key, data, ops)) {
+    spdlog::error("cycle state write refused during a parallel phase (key {})", key);
+  }
+}
+void* apiCycleRead(sh_cycle* c, sh_id key) { return c == nullptr ? nullptr : c->read(key); }
+const sh_snapshot* apiCycleSnapshot(sh_cycle* c) { return c == nullptr ? nullptr : c->snapshot; }
+
+size_t apiSnapNodeCount(const sh_snapshot* s) { return s == nullptr ? 0 : s->views.size(); }
+const sh_node_info* apiSnapNodeAt(const sh_snapshot* s, size_t i) {
+  return s == nullptr || i >= s->views.size() ? nullptr : s->views[i];
+}
+const sh_node_info* apiSnapNodeByName(const sh_snapshot* s, const char* name, size_t len) {
+  return s == nullptr ? nullptr : s->find(sv(name, len));
+}
+size_t apiSnapWithAffinity(const sh_snapshot* s, const sh_node_info* const** out) {
+  if (s == nullptr) {
+    *out = nullptr;
+    return 0;
+  }
+  *out = s->withAffinity.data();
+  return s->withAffinity.size();
+}
+size_t apiSnapWithAntiAffinity(const sh_snapshot* s, const sh_node_info* const** out) {
+  if (s == nullptr) {
+    *out = nullptr;
+    return 0;
+  }
+  *out = s->withRequiredAntiAffinity.data();
+  return s->withRequiredAntiAffinity.size();
+}
+
+void apiPrefilterAddNode(sh_prefilter_result* r, const char* name, size_t len) {
+  if (r != nullptr) {
+    r->restricted = true;
+    r->nodes.emplace_back(sv(name, len));
+  }
+}
+
+int apiNodeFilterCode(sh_cycle* c, const char* name, size_t len) {
+  if (c == nullptr || c->nodeStatuses == nullptr) {
+    return SH_SUCCESS;
+  }
+  return c->nodeStatuses->get(std::string(sv(name, len))).code();
+}
+void apiPostfilterNominate(sh_cycle* c, const char* name, size_t len) {
+  if (c != nullptr) {
+    c->nominatedNode = std::string(sv(name, len));
+  }
+}
+
+int apiWaitingAllow(sh_host* h, const char* uid, size_t ulen, const char* pl, size_t plen) {
+  if (h == nullptr || h->services == nullptr) {
+    return 0;
+  }
+  return h->services->allowWaitingPod(sv(uid, ulen), sv(pl, plen)) ? 1 : 0;
+}
+int apiWaitingReject(sh_host* h, const char* uid, size_t ulen, const char* pl, size_t plen,
+                     const char* msg, size_t mlen) {
+  if (h == nullptr || h->services == nullptr) {
+    return 0;
+  }
+  return h->services->rejectWaitingPod(sv(uid, ulen), sv(pl, plen), sv(msg, mlen)) ? 1 : 0;
+}
+
+sh_code apiBindPod(sh_host* h, const sh_pod* pod, const char* node, size_t len, sh_status* st) {
+  if (h == nullptr || h->services == nullptr || pod == nullptr) {
+    apiStatusAddReason(st, "no cluster connector to bind with", 33);
+    return SH_ERROR;
+  }
+  Status s = h->services->bindPod(*pod, sv(node, len));
+  if (st != nullptr) {
+    for (const std::string& r : s.reasons()) {
+      st->status.addReason(r);
+    }
+  }
+  return s.code();
+}
+
+size_t copyOut(const std::string& text, char* buf, size_t cap) {
+  if (buf != nullptr && cap > 0) {
+    std::memcpy(buf, text.data(), std::min(cap, text.size()));
+  }
+  return text.size();
+}
+size_t apiPodJson(const sh_pod* pod, char* buf, size_t cap) {
+  const model::Pod* p = model::Pod::from_view(pod);
+  return p == nullptr ? 0 : copyOut(p->json(), buf, cap);
+}
+size_t apiNodeJson(const sh_node* node, char* buf, size_t cap) {
+  const model::Node* n = model::Node::from_view(node);
+  return n == nullptr ? 0 : copyOut(n->json(), buf, cap);
+}
+
+const sh_host_api kApi = {
+    sizeof(sh_host_api),
+    SH_ABI_MAJOR,
+    SH_ABI_MINOR,
+    &apiLog,
+    &apiStatusAddReason,
+    &apiIntern,
+    &apiIdStr,
+    &apiArgsType,
+    &apiArgsGet,
+    &apiArgsSize,
+    &apiArgsAt,
+    &apiArgsKeyAt,
+    &apiArgsInt,
+    &apiArgsDouble,
+    &apiArgsBool,
+    &apiArgsString,
+    &apiArgsError,
+    &apiCycleWrite,
+    &apiCycleRead,
+    &apiCycleSnapshot,
+    &apiSnapNodeCount,
+    &apiSnapNodeAt,
+    &apiSnapNodeByName,
+    &apiSnapWithAffinity,
+    &apiSnapWithAntiAffinity,
+    &apiPrefilterAddNode,
+    &apiNodeFilterCode,
+    &apiPostfilterNominate,
+    &apiWaitingAllow,
+    &apiWaitingReject,
+    &apiBindPod,
+    &apiPodJson,
+    &apiNodeJson,
+};
+
+}  // namespace
+
+const sh_host_api* hostApi() { return &kApi; }
+
+}  // namespace sh

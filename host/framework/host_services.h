@@ -1,0 +1,35 @@
+// HostServices: what the running host offers plugins beyond the cycle itself — binding
+// through the cluster connector and the waiting-pods map. The framework forwards the
+// matching sh_host_api calls here.
+#pragma once
+
+#include <schedhost/plugin.h>
+
+#include <string_view>
+
+#include "host/framework/status.h"
+
+namespace sh {
+
+class HostServices {
+ public:
+  virtual ~HostServices() = default;
+  // Binds the pod to the node through the cluster connector.
+  virtual Status bindPod(const sh_pod& pod, std::string_view nodeName) = 0;
+  virtual bool allowWaitingPod(std::string_view uid, std::string_view plugin) = 0;
+  virtual bool rejectWaitingPod(std::string_view uid, std::string_view plugin,
+                                std::string_view message) = 0;
+};
+
+// Services for a host that never binds (schedhost evaluate, tests): binding succeeds
+// without effect and no pod ever waits.
+class NullHostServices : public HostServices {
+ public:
+  Status bindPod(const sh_pod&, std::string_view) override { return Status(); }
+  bool allowWaitingPod(std::string_view, std::string_view) override { return false; }
+  bool rejectWaitingPod(std::string_view, std::string_view, std::string_view) override {
+    return false;
+  }
+};
+
+}  // namespace sh

@@ -1,0 +1,69 @@
+// PluginInstance: one plugin created from a loaded library with a profile's args.
+// It owns the plugin's `self` and destroys it (through the plugin's own destroy)
+// when the last framework using it lets go. The library outlives it.
+#pragma once
+
+#include <schedhost/plugin.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "host/config/args_tree.h"
+#include "host/config/diagnostics.h"
+#include "host/framework/host_services.h"
+#include "host/plugin/loader.h"
+
+// The per-instance context handed to a plugin as sh_host.
+struct sh_host {
+  std::string pluginName;
+  sh::HostServices* services = nullptr;
+  sh::config::Diagnostics* argsErrors = nullptr;  // set only while `create` runs
+};
+
+namespace sh {
+
+class PluginInstance {
+ public:
+  // Creates the plugin with `args` (already merged over its defaults). Errors the plugin
+  // reports about its args, or its refusal to start, go to `diags`; returns nullptr then.
+  static std::shared_ptr<PluginInstance> create(
+      std::shared_ptr<const plugin::LoadedPlugin> library, const config::ArgNode& args,
+      HostServices* services, config::Diagnostics& diags);
+
+  ~PluginInstance();
+  PluginInstance(const PluginInstance&) = delete;
+  PluginInstance& operator=(const PluginInstance&) = delete;
+
+  const std::string& name() const { return library_->name; }
+  const sh_plugin_vtable& vtable() const { return *library_->vtable; }
+  uint32_t points() const { return library_->points; }
+  void* self() const { return self_; }
+  const plugin::LoadedPlugin& library() const { return *library_; }
+  // Non-null when the plugin asked to be called by one thread at a time.
+  std::mutex* serializer() const { return serializer_.get(); }
+
+  // The cluster events the plugin registered (EnqueueExtensions).
+  const std::vector<sh_event_registration>& events() const { return events_; }
+  bool hasEventsToRegister() const { return library_->vtable->events_to_register != nullptr; }
+
+  // Run-time failures of this plugin (errors, exceptions, invalid answers).
+  void countFailure() { failures_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t failures() const { return failures_.load(std::memory_order_relaxed); }
+
+ private:
+  PluginInstance() = default;
+  std::shared_ptr<const plugin::LoadedPlugin> library_;
+  std::unique_ptr<sh_host> host_;
+  void* self_ = nullptr;
+  std::unique_ptr<std::mutex> serializer_;
+  std::vector<sh_event_registration> events_;
+  std::atomic<uint64_t> failures_{0};
+};
+
+// The host function table given to every plugin.
+const sh_host_api* hostApi();
+
+}  // namespace sh

@@ -1,0 +1,159 @@
+#include "host/model/field_parsers.h"
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+
+#include "host/model/interner.h"
+#include "host/model/rfc3339.h"
+
+namespace sh::model {
+namespace {
+
+std::string_view trim_space(std::string_view s) {
+  auto space = [](char ch) {
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
+  };
+  while (!s.empty() && space(s.front())) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && space(s.back())) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::optional<Quantity> parse_quantity_text(const Cursor& c, std::string_view text) {
+  std::string why;
+  std::optional<Quantity> q = parse_quantity(text, &why);
+  if (!q) {
+    std::string msg = "unable to parse quantity \"";
+    msg.append(text.substr(0, 64));
+    msg += text.size() > 64 ? "...\": " : "\": ";
+    msg += why;
+    c.fail(msg);
+  }
+  return q;
+}
+
+}  // namespace
+
+std::vector<sh_label> parse_string_map(const Cursor& c) {
+  std::vector<sh_label> out;
+  c.members([&](std::string_view key, const Cursor& value) {
+    // Go decodes a null map value as "".
+    if (value.present() && !value.string()) {
+      return;
+    }
+    Interner& in = interner();
+    sh_id k = in.intern(key);
+    sh_id val = in.intern(value.string_or(""));
+    out.push_back(sh_label{k, val, in.str(k), in.str(val)});
+  });
+  std::sort(out.begin(), out.end(),
+            [](const sh_label& a, const sh_label& b) { return a.key < b.key; });
+  return out;
+}
+
+std::vector<sh_str> parse_string_list(const Cursor& c, Arena& arena) {
+  std::vector<sh_str> out;
+  c.each([&](const Cursor& item) {
+    if (!item.present() || item.string()) {
+      out.push_back(arena.str(item.string_or("")));
+    }
+  });
+  return out;
+}
+
+std::vector<sh_id> parse_interned_list(const Cursor& c) {
+  std::vector<sh_id> out;
+  c.each([&](const Cursor& item) {
+    if (!item.present() || item.string()) {
+      out.push_back(intern(item.string_or("")));
+    }
+  });
+  return out;
+}
+
+std::optional<Quantity> parse_quantity_field(const Cursor& c) {
+  const boost::json::value* v = c.raw();
+  if (v == nullptr) {
+    return Quantity();
+  }
+  switch (v->kind()) {
+    case boost::json::kind::string: {
+      const auto& s = v->get_string();
+      return parse_quantity_text(c, trim_space(std::string_view(s.data(), s.size())));
+    }
+    case boost::json::kind::int64:
+      return Quantity::from_int(v->get_int64());
+    case boost::json::kind::uint64:
+    case boost::json::kind::double_:
+      // The JSON text of the number is what Quantity.UnmarshalJSON would parse.
+      return parse_quantity_text(c, boost::json::serialize(*v));
+    default:
+      c.fail("expected quantity (string or number), got " + std::string(json_kind_name(*v)));
+      return std::nullopt;
+  }
+}
+
+ResourceList parse_resource_list(const Cursor& c) {
+  ResourceList out;
+  c.members([&](std::string_view name, const Cursor& value) {
+    std::optional<Quantity> q = parse_quantity_field(value);
+    if (!q) {
+      return;
+    }
+    if (q->negative()) {
+      value.fail("must be non-negative");
+      return;
+    }
+    // SetDefaults_ResourceList rounds every entry up to milli precision.
+    out.set(intern(name), q->milli_ceil());
+  });
+  return out;
+}
+
+int64_t parse_time_field(const Cursor& c) {
+  std::optional<std::string_view> s = c.string();
+  if (!s || s->empty()) {
+    return 0;
+  }
+  std::optional<int64_t> t = parse_rfc3339_nanos(*s);
+  if (!t) {
+    c.fail("invalid RFC 3339 time \"" + std::string(s->substr(0, 64)) + "\"");
+    return 0;
+  }
+  return *t;
+}
+
+void fail_unsupported(const Cursor& c, std::string_view value, std::string_view supported) {
+  std::string msg = "unsupported value \"";
+  msg.append(value.substr(0, 64));
+  msg += "\"; supported values: ";
+  msg += supported;
+  c.fail(msg);
+}
+
+sh_taint_effect parse_taint_effect(const Cursor& c, bool allow_empty) {
+  std::string_view e = c.string_or("");
+  if (e == "NoSchedule") {
+    return SH_EFFECT_NO_SCHEDULE;
+  }
+  if (e == "PreferNoSchedule") {
+    return SH_EFFECT_PREFER_NO_SCHEDULE;
+  }
+  if (e == "NoExecute") {
+    return SH_EFFECT_NO_EXECUTE;
+  }
+  if (e.empty()) {
+    if (!allow_empty) {
+      c.fail("required");  // suppressed when the field already has a type error
+    }
+    return SH_EFFECT_NONE;
+  }
+  fail_unsupported(c, e, "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+  return SH_EFFECT_NONE;
+}
+
+}  // namespace sh::model

@@ -1,0 +1,46 @@
+// Field readers shared by the Pod and Node parsers: string maps (labels), string lists,
+// quantities and ResourceLists, timestamps and taint effects. Each reports malformed input
+// through the cursor's ParseContext and returns a neutral value.
+#ifndef SCHEDHOST_HOST_MODEL_FIELD_PARSERS_H
+#define SCHEDHOST_HOST_MODEL_FIELD_PARSERS_H
+
+#include <schedhost/plugin.h>
+
+#include <optional>
+#include <vector>
+
+#include "host/model/arena.h"
+#include "host/model/json_cursor.h"
+#include "host/model/quantity.h"
+#include "host/model/resource_list.h"
+
+namespace sh::model {
+
+inline std::string_view sv(sh_str s) { return {s.ptr, s.len}; }
+
+// A map[string]string (labels, nodeSelector, matchLabels), interned, sorted by key id.
+std::vector<sh_label> parse_string_map(const Cursor& c);
+// A []string copied into `arena`.
+std::vector<sh_str> parse_string_list(const Cursor& c, Arena& arena);
+// A []string, interned.
+std::vector<sh_id> parse_interned_list(const Cursor& c);
+
+// A Quantity as Quantity.UnmarshalJSON reads it: a string (surrounding spaces trimmed) or a
+// bare JSON number; null reads as zero. nullopt (and an error) when malformed.
+std::optional<Quantity> parse_quantity_field(const Cursor& c);
+// A v1.ResourceList of non-negative quantities ("must be non-negative" otherwise).
+ResourceList parse_resource_list(const Cursor& c);
+
+// A metav1.Time as unix nanos; 0 when absent or empty.
+int64_t parse_time_field(const Cursor& c);
+
+// A taint effect: NoSchedule, PreferNoSchedule or NoExecute; "" (and absent) only when
+// `allow_empty`, giving SH_EFFECT_NONE.
+sh_taint_effect parse_taint_effect(const Cursor& c, bool allow_empty);
+
+// Reports `unsupported value "<v>"; supported values: <list>`.
+void fail_unsupported(const Cursor& c, std::string_view value, std::string_view supported);
+
+}  // namespace sh::model
+
+#endif  // SCHEDHOST_HOST_MODEL_FIELD_PARSERS_H

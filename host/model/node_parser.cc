@@ -1,0 +1,98 @@
+// parse_node: v1.Node JSON -> Node: name, labels, unschedulable, taints, allocatable
+// (capacity when allocatable is absent, as SetDefaults_NodeStatus) and images.
+#include <boost/json/serialize.hpp>
+
+#include <exception>
+
+#include "host/model/field_parsers.h"
+#include "host/model/interner.h"
+#include "host/model/node.h"
+
+namespace sh::model {
+
+class NodeParser {
+ public:
+  static std::shared_ptr<const Node> run(const boost::json::value& json, std::string& error) {
+    try {
+      auto node = std::make_shared<Node>(Node::Key{});
+      ParseContext ctx;
+      NodeParser(*node).parse(Cursor(ctx, &json));
+      if (!ctx.ok()) {
+        error = ctx.message();
+        return nullptr;
+      }
+      node->json_ = boost::json::serialize(json);
+      return node;
+    } catch (const std::exception& e) {
+      // Only allocation failure can get here; nothing escapes the parser.
+      error = std::string("parsing node: ") + e.what();
+      return nullptr;
+    }
+  }
+
+ private:
+  explicit NodeParser(Node& node) : node_(node), arena_(node.arena_), v_(node.block_.view) {}
+
+  void parse(const Cursor& root) {
+    v_.struct_size = sizeof(sh_node);
+    if (!root.object()) {
+      if (!root.present()) {
+        root.fail("expected object, got null");
+      }
+      return;
+    }
+    Cursor meta = root["metadata"];
+    std::string_view name = meta["name"].required_string();
+    v_.name = arena_.str(name);
+    v_.name_id = intern(name);
+    node_.uid_ = arena_.str(meta["uid"].string_or(""));
+    std::vector<sh_label> labels = parse_string_map(meta["labels"]);
+    v_.labels = arena_.array(labels);
+    v_.label_count = static_cast<uint32_t>(labels.size());
+
+    Cursor spec = root["spec"];
+    v_.unschedulable = spec["unschedulable"].boolean().value_or(false) ? 1 : 0;
+    std::vector<sh_taint> taints;
+    spec["taints"].each_object([&](const Cursor& item) {
+      sh_taint t{};
+      t.key = intern(item["key"].required_string());
+      t.value = intern(item["value"].string_or(""));
+      t.effect = parse_taint_effect(item["effect"], false);
+      taints.push_back(t);
+    });
+    v_.taints = arena_.array(taints);
+    v_.taint_count = static_cast<uint32_t>(taints.size());
+
+    Cursor status = root["status"];
+    Cursor allocatable = status["allocatable"];
+    ResourceList list = parse_resource_list(allocatable.present() ? allocatable
+                                                                  : status["capacity"]);
+    ResourceValues values = to_resource_values(list, true);
+    v_.allocatable.milli_cpu = values.milli_cpu;
+    v_.allocatable.memory = values.memory;
+    v_.allocatable.ephemeral_storage = values.ephemeral_storage;
+    v_.allocatable.allowed_pod_number = values.allowed_pod_number;
+    v_.allocatable.scalars = arena_.array(values.scalars);
+    v_.allocatable.scalar_count = static_cast<uint32_t>(values.scalars.size());
+
+    std::vector<sh_image> images;
+    status["images"].each_object([&](const Cursor& item) {
+      int64_t size = item["sizeBytes"].integer().value_or(0);
+      for (sh_id name_id : parse_interned_list(item["names"])) {
+        images.push_back(sh_image{name_id, 0, size});
+      }
+    });
+    v_.images = arena_.array(images);
+    v_.image_count = static_cast<uint32_t>(images.size());
+  }
+
+  Node& node_;
+  Arena& arena_;
+  sh_node& v_;
+};
+
+std::shared_ptr<const Node> parse_node(const boost::json::value& json, std::string& error) {
+  return NodeParser::run(json, error);
+}
+
+}  // namespace sh::model

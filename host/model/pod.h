@@ -1,0 +1,89 @@
+// A pod as the host models it: an immutable object that owns every byte its sh_pod view
+// points at, so the view can be handed to plugins without copying.
+//
+// Lifecycle: parse_pod() builds a Pod once and hands it out as shared_ptr<const Pod>; a
+// changed pod is a new Pod. A Pod never moves (no copy, no move), so its view stays valid for
+// as long as any shared_ptr to it lives. Safe to read from any thread.
+#ifndef SCHEDHOST_HOST_MODEL_POD_H
+#define SCHEDHOST_HOST_MODEL_POD_H
+
+#include <schedhost/plugin.h>
+
+#include <boost/json/value.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "host/model/arena.h"
+
+namespace sh::model {
+
+class Pod {
+  struct Key {
+    explicit Key() = default;
+  };
+
+ public:
+  explicit Pod(Key) { holder_.owner = this; }
+  Pod(const Pod&) = delete;
+  Pod& operator=(const Pod&) = delete;
+
+  // The ABI view; every pointer in it points into this Pod or the interner.
+  const sh_pod& view() const { return block_.view; }
+
+  // The Pod that owns a view handed out by view() (plugins pass views back to the host).
+  // `v` must come from a Pod's view(); nullptr gives nullptr.
+  static const Pod* from_view(const sh_pod* v) {
+    return v == nullptr ? nullptr : reinterpret_cast<const ViewBlock*>(v)->owner;
+  }
+
+  std::string_view uid() const { return {block_.view.uid.ptr, block_.view.uid.len}; }
+  std::string_view name() const { return {block_.view.name.ptr, block_.view.name.len}; }
+  std::string_view namespace_name() const { return {block_.view.namespace_.ptr, block_.view.namespace_.len}; }
+  std::string_view node_name() const { return {block_.view.node_name.ptr, block_.view.node_name.len}; }
+  // Whether spec.priority was set (view().priority is 0 otherwise).
+  bool has_priority() const { return has_priority_; }
+  // spec.priorityClassName, for resolving the priority when spec.priority is unset.
+  std::string_view priority_class_name() const {
+    return {priority_class_name_.ptr, priority_class_name_.len};
+  }
+  // Pods with any pod affinity or anti-affinity (NodeInfo.PodsWithAffinity).
+  bool has_affinity() const {
+    return block_.view.pod_affinity != nullptr || block_.view.pod_anti_affinity != nullptr;
+  }
+  // Pods with at least one required anti-affinity term (PodsWithRequiredAntiAffinity).
+  bool has_required_anti_affinity() const {
+    return block_.view.pod_anti_affinity != nullptr && block_.view.pod_anti_affinity->required_count > 0;
+  }
+  // The manifest this pod was parsed from, serialised.
+  const std::string& json() const { return json_; }
+
+ private:
+  friend class PodParser;
+
+  Arena arena_;
+  // The view comes first in a standard-layout block, so a view pointer converts back to its
+  // block and from there to its owner.
+  struct ViewBlock {
+    sh_pod view{};
+    const Pod* owner = nullptr;
+  };
+  ViewBlock block_;
+  std::string json_;
+  bool has_priority_ = false;
+  sh_str priority_class_name_{"", 0};
+};
+
+// Parses a v1.Pod. On malformed input returns nullptr and sets `error` to every problem
+// found, each prefixed by its JSON path ("spec.priority: expected integer, got string").
+// Never throws.
+std::shared_ptr<const Pod> parse_pod(const boost::json::value& json, std::string& error);
+// Same, from JSON text; malformed JSON gives "invalid JSON: <reason>".
+std::shared_ptr<const Pod> parse_pod_json(std::string_view json_text, std::string& error);
+// JSON text goes to parse_pod_json; a literal here would parse as a JSON string.
+std::shared_ptr<const Pod> parse_pod(const char* json_text, std::string& error) = delete;
+
+}  // namespace sh::model
+
+#endif  // SCHEDHOST_HOST_MODEL_POD_H

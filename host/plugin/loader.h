@@ -1,0 +1,93 @@
+// Loading one plugin shared object, refusing anything that does not keep the ABI contract.
+//
+// loadPlugin() goes through these steps and stops at the first failure with a LoadError
+// whose message names the file, the item and what was expected versus found:
+//
+//   1. path      made absolute and canonical; never searched in system folders, never
+//                decorated ("x" does not become "libx.so").
+//   2. file      opened once (O_RDONLY|O_CLOEXEC|O_NOFOLLOW), fstat'ed, read and hashed
+//                through that descriptor; optional owner/mode check; optional sha256 pin.
+//   3. ELF       read by our own parser, without running anything: an ET_DYN for the host's
+//                machine, a valid .shmeta record of ABI major 1 and a minor the host knows,
+//                and an exported schedhost_plugin_v1.
+//   4. dlopen    of /proc/self/fd/N (the descriptor of step 2) with RTLD_NOW | RTLD_LOCAL,
+//                through Boost.DLL's throwing overload so dlerror's text survives. Never
+//                RTLD_GLOBAL or RTLD_DEEPBIND.
+//   5. entry     schedhost_plugin_v1() must return a descriptor of at least the v1 size, of
+//                ABI major 1 and a minor <= the host's, with a name equal to the .shmeta
+//                name, create, destroy and a vtable of at least the v1 size whose slots are
+//                coherent.
+//
+// Residency: a library, once dlopened, stays loaded for the life of the process (the
+// "keep resident" policy of plugin-abi.md §9.10), whether or not it passed step 5. Loading
+// the same file again, by any path, reuses it: libraries are keyed by (device, inode), and a
+// file whose content changed under the same inode is refused. Every LoadedPlugin also holds
+// its library, so a later unload policy can never pull code from under a live plugin.
+//
+// Each resident library keeps the descriptor it was opened through: glibc knows it by the name
+// /proc/self/fd/N, and would hand the old library back for a later dlopen of that name if N
+// were ever reused. So a process that loads plugins must not close descriptors it did not
+// open (no closefrom() sweeps after startup).
+//
+// Thread-safe: loadPlugin may be called from several threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <schedhost/plugin.h>
+
+namespace sh::plugin {
+
+// Sizes of the ABI 1.0 structs. A plugin's struct_size is at least this; later minors only
+// append fields, so these never change within major 1.
+inline constexpr std::uint32_t kDescriptorV1Size =
+    offsetof(sh_plugin_descriptor, vtable) + sizeof(sh_plugin_descriptor::vtable);
+inline constexpr std::uint32_t kVtableV1Size =
+    offsetof(sh_plugin_vtable, queueing_hint) + sizeof(sh_plugin_vtable::queueing_hint);
+
+// Shared and immutable once loaded.
+struct LoadedPlugin {
+  std::string path;  // absolute, canonical
+  std::string name, version;
+  std::uint16_t abiMajor = 0, abiMinor = 0;
+  std::uint32_t points = 0;  // SH_POINT_* derived from the non-NULL vtable slots
+  std::uint32_t flags = 0;   // SH_PLUGIN_*
+  // Both valid while `library` is alive. Never read a field past their struct_size.
+  const sh_plugin_descriptor* descriptor = nullptr;
+  const sh_plugin_vtable* vtable = nullptr;
+  std::string sha256;             // hex digest of the file loaded
+  std::shared_ptr<void> library;  // keeps the boost::dll::shared_library alive (type-erased)
+  // Disagreements between .shmeta and the descriptor that do not prevent loading.
+  std::vector<std::string> warnings;
+};
+
+struct LoadOptions {
+  // 64 hex digits (either case) the file's SHA-256 must equal; "" means not pinned.
+  std::string expectedSha256;
+  // Refuse a file that the permission check (permissions.h) finds replaceable by others.
+  bool requireSafePermissions = false;
+};
+
+class LoadError : public std::runtime_error {
+ public:
+  LoadError(std::string path, const std::string& message)
+      : std::runtime_error(message), path_(std::move(path)) {}
+
+  // The plugin file, absolute (canonical when it exists).
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Loads and checks the plugin at `path`; see the steps above. Throws LoadError.
+std::shared_ptr<const LoadedPlugin> loadPlugin(const std::string& path,
+                                               const LoadOptions& opts = {});
+
+}  // namespace sh::plugin

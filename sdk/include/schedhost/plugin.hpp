@@ -1,0 +1,731 @@
+// schedhost C++ SDK: a thin, header-only layer over plugin.h.
+//
+// A plugin author writes an ordinary class that derives from one tag per extension
+// point it implements, and registers it with one macro:
+//
+//   class Fit : public schedhost::PreFilterPlugin, public schedhost::FilterPlugin {
+//    public:
+//     Fit(schedhost::Host& host, const schedhost::Args& args);
+//     schedhost::Status preFilter(schedhost::Cycle& cycle, const sh_pod& pod,
+//                                 schedhost::PreFilterResult& result);
+//     schedhost::Status filter(schedhost::Cycle& cycle, const sh_pod& pod,
+//                              const sh_node_info& node);
+//   };
+//   SCHEDHOST_PLUGIN(Fit, "NodeResourcesFit", "1.36.0")
+//
+// The tags are empty; the macro checks at compile time that each tagged method exists
+// with the right signature and calls it directly (no virtual dispatch). Every
+// trampoline is noexcept: an exception thrown by plugin code becomes an Error status
+// carrying the exception's message and never unwinds into the host.
+//
+// Requires C++17. The same source links statically into a host test when
+// SCHEDHOST_PLUGIN_STATIC_ENTRY is defined to a function name: the entry point then
+// gets that name instead of schedhost_plugin_v1 and is not exported.
+#ifndef SCHEDHOST_PLUGIN_HPP
+#define SCHEDHOST_PLUGIN_HPP
+
+#include <schedhost/plugin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace schedhost {
+
+inline std::string_view view(sh_str s) noexcept {
+  return s.len == 0 ? std::string_view() : std::string_view(s.ptr, s.len);
+}
+
+// ---------------------------------------------------------------------------
+// Status: a code plus reasons. Reasons given as string literals are kept as views
+// (no allocation on the Filter hot path); others are owned.
+// ---------------------------------------------------------------------------
+class Status {
+ public:
+  Status() noexcept = default;
+  explicit Status(sh_code code) noexcept : code_(code) {}
+
+  static Status success() noexcept { return Status(); }
+  static Status skip() noexcept { return Status(SH_SKIP); }
+  template <std::size_t N>
+  static Status make(sh_code code, const char (&literal)[N]) {
+    Status s(code);
+    s.addReason(std::string_view(literal, N - 1));
+    return s;
+  }
+  static Status make(sh_code code, std::string reason) {
+    Status s(code);
+    s.addReason(std::move(reason));
+    return s;
+  }
+  template <typename R>
+  static Status unschedulable(R&& reason) { return make(SH_UNSCHEDULABLE, std::forward<R>(reason)); }
+  template <typename R>
+  static Status unresolvable(R&& reason) {
+    return make(SH_UNSCHEDULABLE_AND_UNRESOLVABLE, std::forward<R>(reason));
+  }
+  template <typename R>
+  static Status error(R&& reason) { return make(SH_ERROR, std::forward<R>(reason)); }
+
+  // A literal (static storage) reason: stored as a view.
+  template <std::size_t N>
+  void addReason(const char (&literal)[N]) { addReason(std::string_view(literal, N - 1)); }
+  void addReason(std::string_view staticReason) {
+    if (viewCount_ < kInline) {
+      views_[viewCount_++] = staticReason;
+    } else {
+      owned_.emplace_back(staticReason);
+    }
+  }
+  void addReason(std::string reason) { owned_.push_back(std::move(reason)); }
+
+  sh_code code() const noexcept { return code_; }
+  void setCode(sh_code code) noexcept { code_ = code; }
+  bool ok() const noexcept { return code_ == SH_SUCCESS; }
+  bool rejected() const noexcept {
+    return code_ == SH_UNSCHEDULABLE || code_ == SH_UNSCHEDULABLE_AND_UNRESOLVABLE ||
+           code_ == SH_PENDING;
+  }
+
+  // Hands the reasons to the host (which copies them) and returns the code.
+  sh_code deliver(const sh_host_api* api, sh_status* out) const noexcept {
+    for (std::size_t i = 0; i < viewCount_; ++i) {
+      api->status_add_reason(out, views_[i].data(), views_[i].size());
+    }
+    for (const std::string& r : owned_) {
+      api->status_add_reason(out, r.data(), r.size());
+    }
+    return code_;
+  }
+
+ private:
+  static constexpr std::size_t kInline = 4;
+  sh_code code_ = SH_SUCCESS;
+  std::size_t viewCount_ = 0;
+  std::string_view views_[kInline];
+  std::vector<std::string> owned_;
+};
+
+// ---------------------------------------------------------------------------
+// Args: a read-only view of the plugin's args tree, valid during construction.
+// ---------------------------------------------------------------------------
+class Host;
+class Cycle;
+
+class Args {
+ public:
+  // `errors` counts the errors reported through this tree (shared by its children).
+  Args(const sh_host_api* api, sh_host* host, const sh_args* node, int* errors) noexcept
+      : api_(api), host_(host), node_(node), errors_(errors) {}
+
+  bool present() const noexcept { return node_ != nullptr && type() != SH_ARGS_NULL; }
+  sh_args_type type() const noexcept { return static_cast<sh_args_type>(api_->args_type(node_)); }
+  bool isObject() const noexcept { return type() == SH_ARGS_OBJECT; }
+  bool isArray() const noexcept { return type() == SH_ARGS_ARRAY; }
+  bool isString() const noexcept { return type() == SH_ARGS_STRING; }
+  bool isInt() const noexcept { return type() == SH_ARGS_INT; }
+  bool isNumber() const noexcept { return type() == SH_ARGS_INT || type() == SH_ARGS_DOUBLE; }
+  bool isBool() const noexcept { return type() == SH_ARGS_BOOL; }
+
+  Args operator[](const char* key) const noexcept {
+    return Args(api_, host_, node_ ? api_->args_get(node_, key) : nullptr, errors_);
+  }
+  std::size_t size() const noexcept { return node_ ? api_->args_size(node_) : 0; }
+  Args at(std::size_t i) const noexcept {
+    return Args(api_, host_, api_->args_at(node_, i), errors_);
+  }
+  std::string_view keyAt(std::size_t i) const noexcept { return view(api_->args_key_at(node_, i)); }
+
+  int64_t asInt() const noexcept { return api_->args_int(node_); }
+  double asDouble() const noexcept { return api_->args_double(node_); }
+  bool asBool() const noexcept { return api_->args_bool(node_) != 0; }
+  std::string_view asString() const noexcept { return view(api_->args_string(node_)); }
+
+  // Reports a validation error at this node; the host adds the path and location.
+  void error(std::string_view message) const noexcept {
+    api_->args_error(host_, node_, message.data(), message.size());
+    ++*errors_;
+  }
+  bool hadErrors() const noexcept { return *errors_ > 0; }
+
+ private:
+  const sh_host_api* api_;
+  sh_host* host_;
+  const sh_args* node_;
+  int* errors_;
+};
+
+// ---------------------------------------------------------------------------
+// Host: the services of plugin.h §6 as methods.
+// ---------------------------------------------------------------------------
+class Host {
+ public:
+  Host(const sh_host_api* api, sh_host* host) noexcept : api_(api), host_(host) {}
+
+  const sh_host_api* api() const noexcept { return api_; }
+  sh_host* handle() const noexcept { return host_; }
+
+  void log(sh_log_level level, std::string_view msg) const noexcept {
+    api_->log(host_, level, msg.data(), msg.size());
+  }
+  sh_id intern(std::string_view s) const noexcept { return api_->intern(host_, s.data(), s.size()); }
+  std::string_view str(sh_id id) const noexcept { return view(api_->id_str(host_, id)); }
+
+  // Defined after Cycle, below.
+  Status bindPod(const Cycle& cycle, const sh_pod& pod, std::string_view node) const;
+
+  bool allowWaitingPod(std::string_view uid, std::string_view plugin) const noexcept {
+    return api_->waiting_pod_allow(host_, uid.data(), uid.size(), plugin.data(), plugin.size()) != 0;
+  }
+  bool rejectWaitingPod(std::string_view uid, std::string_view plugin,
+                        std::string_view msg) const noexcept {
+    return api_->waiting_pod_reject(host_, uid.data(), uid.size(), plugin.data(), plugin.size(),
+                                    msg.data(), msg.size()) != 0;
+  }
+
+ private:
+  const sh_host_api* api_;
+  sh_host* host_;
+};
+
+// ---------------------------------------------------------------------------
+// Snapshot and Cycle.
+// ---------------------------------------------------------------------------
+class Snapshot {
+ public:
+  Snapshot(const sh_host_api* api, const sh_snapshot* snap) noexcept : api_(api), snap_(snap) {}
+  std::size_t size() const noexcept { return api_->snapshot_node_count(snap_); }
+  const sh_node_info& at(std::size_t i) const noexcept { return *api_->snapshot_node_at(snap_, i); }
+  const sh_node_info* find(std::string_view name) const noexcept {
+    return api_->snapshot_node_by_name(snap_, name.data(), name.size());
+  }
+  std::pair<const sh_node_info* const*, std::size_t> nodesWithAffinityPods() const noexcept {
+    const sh_node_info* const* out = nullptr;
+    std::size_t n = api_->snapshot_nodes_with_affinity_pods(snap_, &out);
+    return {out, n};
+  }
+  std::pair<const sh_node_info* const*, std::size_t> nodesWithRequiredAntiAffinityPods()
+      const noexcept {
+    const sh_node_info* const* out = nullptr;
+    std::size_t n = api_->snapshot_nodes_with_required_anti_affinity_pods(snap_, &out);
+    return {out, n};
+  }
+
+ private:
+  const sh_host_api* api_;
+  const sh_snapshot* snap_;
+};
+
+namespace detail {
+template <typename T>
+void* cloneState(const void* p) {
+  return new T(*static_cast<const T*>(p));
+}
+template <typename T>
+void freeState(void* p) {
+  delete static_cast<T*>(p);
+}
+template <typename T>
+const sh_state_ops* stateOps() {
+  static const sh_state_ops ops = {&cloneState<T>, &freeState<T>};
+  return &ops;
+}
+}  // namespace detail
+
+class Cycle {
+ public:
+  // `callStatus` is the status of the extension-point call this Cycle was made for; host
+  // services that report into a status (bind_pod) write there.
+  Cycle(const sh_host_api* api, sh_cycle* cycle, sh_status* callStatus = nullptr) noexcept
+      : api_(api), cycle_(cycle), callStatus_(callStatus) {}
+
+  // Stores a copyable value under `key`; the host clones it with T's copy constructor.
+  template <typename T>
+  void write(sh_id key, std::unique_ptr<T> value) noexcept {
+    api_->cycle_write(cycle_, key, value.release(), detail::stateOps<T>());
+  }
+  // The value stored under `key`, or nullptr.
+  template <typename T>
+  T* read(sh_id key) const noexcept {
+    return static_cast<T*>(api_->cycle_read(cycle_, key));
+  }
+  Snapshot snapshot() const noexcept { return Snapshot(api_, api_->cycle_snapshot(cycle_)); }
+  sh_code nodeFilterCode(std::string_view node) const noexcept {
+    return static_cast<sh_code>(api_->node_filter_code(cycle_, node.data(), node.size()));
+  }
+  void nominate(std::string_view node) const noexcept {
+    api_->postfilter_nominate(cycle_, node.data(), node.size());
+  }
+  sh_cycle* handle() const noexcept { return cycle_; }
+  sh_status* callStatus() const noexcept { return callStatus_; }
+
+ private:
+  const sh_host_api* api_;
+  sh_cycle* cycle_;
+  sh_status* callStatus_;
+};
+
+// Asks the cluster connector to bind `pod` to `node` (what DefaultBinder does). The host writes
+// its reasons straight into the current call's status, so the returned Status carries only
+// the code.
+inline Status Host::bindPod(const Cycle& cycle, const sh_pod& pod, std::string_view node) const {
+  return Status(api_->bind_pod(host_, &pod, node.data(), node.size(), cycle.callStatus()));
+}
+
+class PreFilterResult {
+ public:
+  PreFilterResult(const sh_host_api* api, sh_prefilter_result* r) noexcept : api_(api), r_(r) {}
+  void addNode(std::string_view name) noexcept {
+    api_->prefilter_result_add_node(r_, name.data(), name.size());
+  }
+
+ private:
+  const sh_host_api* api_;
+  sh_prefilter_result* r_;
+};
+
+struct EventRegistration {
+  sh_event_resource resource;
+  uint32_t actions;
+  bool hasHint;
+};
+
+// ---------------------------------------------------------------------------
+// Extension-point tags. Derive from each one you implement and provide the method
+// named in its comment (public, non-virtual is fine).
+// ---------------------------------------------------------------------------
+// Status preEnqueue(const sh_pod& pod);
+struct PreEnqueuePlugin {};
+// bool less(const sh_queued_pod& a, const sh_queued_pod& b);
+struct QueueSortPlugin {};
+// Status preFilter(Cycle&, const sh_pod&, PreFilterResult&);
+struct PreFilterPlugin {};
+// Status addPod(Cycle&, const sh_pod& pod, const sh_pod& other, const sh_node_info&);
+// Status removePod(Cycle&, const sh_pod& pod, const sh_pod& other, const sh_node_info&);
+struct PreFilterExtensions {};
+// Status filter(Cycle&, const sh_pod&, const sh_node_info&);
+struct FilterPlugin {};
+// Status postFilter(Cycle&, const sh_pod&);
+struct PostFilterPlugin {};
+// Status preScore(Cycle&, const sh_pod&, const sh_node_info* const* nodes, std::size_t n);
+struct PreScorePlugin {};
+// Status score(Cycle&, const sh_pod&, const sh_node_info&, int64_t& score);
+struct ScorePlugin {};
+// Status normalizeScore(Cycle&, const sh_pod&, sh_node_score* scores, std::size_t n);
+struct ScoreExtensions {};
+// Status reserve(Cycle&, const sh_pod&, std::string_view node);
+// void unreserve(Cycle&, const sh_pod&, std::string_view node);
+struct ReservePlugin {};
+// Status permit(Cycle&, const sh_pod&, std::string_view node, int64_t& timeoutMs);
+struct PermitPlugin {};
+// Status preBind(Cycle&, const sh_pod&, std::string_view node);
+struct PreBindPlugin {};
+// Status bind(Cycle&, const sh_pod&, std::string_view node);
+struct BindPlugin {};
+// void postBind(Cycle&, const sh_pod&, std::string_view node);
+struct PostBindPlugin {};
+// std::vector<EventRegistration> eventsToRegister();
+// sh_queueing_hint queueingHint(std::size_t index, const sh_pod&, const sh_event_objects&);
+//   (queueingHint is required only when a registration sets hasHint)
+struct EnqueueExtensions {};
+
+// ---------------------------------------------------------------------------
+// Trampolines (implementation detail).
+// ---------------------------------------------------------------------------
+namespace detail {
+
+// Per-instance wrapper: the plugin object plus what the trampolines need.
+template <typename T>
+struct Instance {
+  Host host;
+  T plugin;
+  std::vector<EventRegistration> events;
+  Instance(const sh_host_api* api, sh_host* h, const Args& args)
+      : host(api, h), plugin(makePlugin(host, args)) {}
+
+ private:
+  static T makePlugin(Host& h, const Args& args) {
+    if constexpr (std::is_constructible_v<T, Host&, const Args&>) {
+      return T(h, args);
+    } else {
+      static_assert(std::is_default_constructible_v<T>,
+                    "a plugin needs a constructor T(schedhost::Host&, const schedhost::Args&) "
+                    "or a default constructor");
+      return T();
+    }
+  }
+};
+
+template <typename T>
+Instance<T>* self(void* p) noexcept {
+  return static_cast<Instance<T>*>(p);
+}
+
+inline sh_code fromException(const sh_host_api* api, sh_status* st, const char* what) noexcept {
+  api->status_add_reason(st, what, std::strlen(what));
+  return SH_ERROR;
+}
+
+// Runs fn() and converts exceptions into an Error status.
+template <typename Fn>
+sh_code guard(const sh_host_api* api, sh_status* st, Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    return fromException(api, st, e.what());
+  } catch (...) {
+    return fromException(api, st, "plugin threw a non-standard exception");
+  }
+}
+
+template <typename T>
+sh_code preEnqueue(void* s, const sh_pod* pod, sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  return guard(in->host.api(), st,
+               [&] { return in->plugin.preEnqueue(*pod).deliver(in->host.api(), st); });
+}
+template <typename T>
+int less(void* s, const sh_queued_pod* a, const sh_queued_pod* b) noexcept {
+  try {
+    return self<T>(s)->plugin.less(*a, *b) ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+template <typename T>
+sh_code preFilter(void* s, sh_cycle* c, const sh_pod* pod, sh_prefilter_result* r,
+                  sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    PreFilterResult result(api, r);
+    return in->plugin.preFilter(cycle, *pod, result).deliver(api, st);
+  });
+}
+template <typename T>
+sh_code addPod(void* s, sh_cycle* c, const sh_pod* pod, const sh_pod* other,
+               const sh_node_info* ni, sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.addPod(cycle, *pod, *other, *ni).deliver(api, st);
+  });
+}
+template <typename T>
+sh_code removePod(void* s, sh_cycle* c, const sh_pod* pod, const sh_pod* other,
+                  const sh_node_info* ni, sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.removePod(cycle, *pod, *other, *ni).deliver(api, st);
+  });
+}
+template <typename T>
+sh_code filter(void* s, sh_cycle* c, const sh_pod* pod, const sh_node_info* ni,
+               sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.filter(cycle, *pod, *ni).deliver(api, st);
+  });
+}
+template <typename T>
+sh_code postFilter(void* s, sh_cycle* c, const sh_pod* pod, sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.postFilter(cycle, *pod).deliver(api, st);
+  });
+}
+template <typename T>
+sh_code preScore(void* s, sh_cycle* c, const sh_pod* pod, const sh_node_info* const* nodes,
+                 size_t n, sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.preScore(cycle, *pod, nodes, n).deliver(api, st);
+  });
+}
+template <typename T>
+sh_code score(void* s, sh_cycle* c, const sh_pod* pod, const sh_node_info* ni, int64_t* out,
+              sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.score(cycle, *pod, *ni, *out).deliver(api, st);
+  });
+}
+template <typename T>
+sh_code normalizeScore(void* s, sh_cycle* c, const sh_pod* pod, sh_node_score* scores, size_t n,
+                       sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.normalizeScore(cycle, *pod, scores, n).deliver(api, st);
+  });
+}
+template <typename T>
+sh_code reserve(void* s, sh_cycle* c, const sh_pod* pod, sh_str node, sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.reserve(cycle, *pod, view(node)).deliver(api, st);
+  });
+}
+template <typename T>
+void unreserve(void* s, sh_cycle* c, const sh_pod* pod, sh_str node) noexcept {
+  auto* in = self<T>(s);
+  try {
+    Cycle cycle(in->host.api(), c);
+    in->plugin.unreserve(cycle, *pod, view(node));
+  } catch (...) {
+    in->host.log(SH_LOG_ERROR, "unreserve threw an exception");
+  }
+}
+template <typename T>
+sh_code permit(void* s, sh_cycle* c, const sh_pod* pod, sh_str node, int64_t* timeoutMs,
+               sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.permit(cycle, *pod, view(node), *timeoutMs).deliver(api, st);
+  });
+}
+template <typename T>
+sh_code preBind(void* s, sh_cycle* c, const sh_pod* pod, sh_str node, sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.preBind(cycle, *pod, view(node)).deliver(api, st);
+  });
+}
+template <typename T>
+sh_code bind(void* s, sh_cycle* c, const sh_pod* pod, sh_str node, sh_status* st) noexcept {
+  auto* in = self<T>(s);
+  const sh_host_api* api = in->host.api();
+  return guard(api, st, [&] {
+    Cycle cycle(api, c, st);
+    return in->plugin.bind(cycle, *pod, view(node)).deliver(api, st);
+  });
+}
+template <typename T>
+void postBind(void* s, sh_cycle* c, const sh_pod* pod, sh_str node) noexcept {
+  auto* in = self<T>(s);
+  try {
+    Cycle cycle(in->host.api(), c);
+    in->plugin.postBind(cycle, *pod, view(node));
+  } catch (...) {
+    in->host.log(SH_LOG_ERROR, "postBind threw an exception");
+  }
+}
+template <typename T>
+size_t eventsToRegister(void* s, sh_event_registration* out, size_t capacity) noexcept {
+  auto* in = self<T>(s);
+  for (size_t i = 0; i < in->events.size() && i < capacity; ++i) {
+    out[i].resource = in->events[i].resource;
+    out[i].actions = in->events[i].actions;
+    out[i].has_hint = in->events[i].hasHint ? 1 : 0;
+    out[i].reserved_ = 0;
+  }
+  return in->events.size();
+}
+template <typename T, typename = void>
+struct HasQueueingHint : std::false_type {};
+template <typename T>
+struct HasQueueingHint<T, std::void_t<decltype(std::declval<T&>().queueingHint(
+                              std::size_t{}, std::declval<const sh_pod&>(),
+                              std::declval<const sh_event_objects&>()))>> : std::true_type {};
+
+template <typename T>
+sh_queueing_hint queueingHint(void* s, size_t index, const sh_pod* pod,
+                              const sh_event_objects* ev) noexcept {
+  if constexpr (HasQueueingHint<T>::value) {
+    try {
+      return self<T>(s)->plugin.queueingHint(index, *pod, *ev);
+    } catch (...) {
+      return SH_QUEUE;  // an error in a hint is treated as Queue, as upstream
+    }
+  } else {
+    // No registration of this plugin sets hasHint: the host never asks, but answer Queue.
+    (void)s;
+    (void)index;
+    (void)pod;
+    (void)ev;
+    return SH_QUEUE;
+  }
+}
+
+template <typename T>
+constexpr uint32_t pointsOf() {
+  uint32_t p = 0;
+  if (std::is_base_of_v<PreEnqueuePlugin, T>) p |= SH_POINT_PRE_ENQUEUE;
+  if (std::is_base_of_v<QueueSortPlugin, T>) p |= SH_POINT_QUEUE_SORT;
+  if (std::is_base_of_v<PreFilterPlugin, T>) p |= SH_POINT_PRE_FILTER;
+  if (std::is_base_of_v<FilterPlugin, T>) p |= SH_POINT_FILTER;
+  if (std::is_base_of_v<PostFilterPlugin, T>) p |= SH_POINT_POST_FILTER;
+  if (std::is_base_of_v<PreScorePlugin, T>) p |= SH_POINT_PRE_SCORE;
+  if (std::is_base_of_v<ScorePlugin, T>) p |= SH_POINT_SCORE;
+  if (std::is_base_of_v<ReservePlugin, T>) p |= SH_POINT_RESERVE;
+  if (std::is_base_of_v<PermitPlugin, T>) p |= SH_POINT_PERMIT;
+  if (std::is_base_of_v<PreBindPlugin, T>) p |= SH_POINT_PRE_BIND;
+  if (std::is_base_of_v<BindPlugin, T>) p |= SH_POINT_BIND;
+  if (std::is_base_of_v<PostBindPlugin, T>) p |= SH_POINT_POST_BIND;
+  return p;
+}
+
+template <typename T>
+sh_plugin_vtable makeVtable() {
+  sh_plugin_vtable v{};
+  v.struct_size = sizeof(sh_plugin_vtable);
+  if constexpr (std::is_base_of_v<PreEnqueuePlugin, T>) v.pre_enqueue = &preEnqueue<T>;
+  if constexpr (std::is_base_of_v<QueueSortPlugin, T>) v.queue_sort_less = &less<T>;
+  if constexpr (std::is_base_of_v<PreFilterPlugin, T>) v.pre_filter = &preFilter<T>;
+  if constexpr (std::is_base_of_v<PreFilterExtensions, T>) {
+    static_assert(std::is_base_of_v<PreFilterPlugin, T>,
+                  "PreFilterExtensions needs PreFilterPlugin");
+    v.pre_filter_add_pod = &addPod<T>;
+    v.pre_filter_remove_pod = &removePod<T>;
+  }
+  if constexpr (std::is_base_of_v<FilterPlugin, T>) v.filter = &filter<T>;
+  if constexpr (std::is_base_of_v<PostFilterPlugin, T>) v.post_filter = &postFilter<T>;
+  if constexpr (std::is_base_of_v<PreScorePlugin, T>) v.pre_score = &preScore<T>;
+  if constexpr (std::is_base_of_v<ScorePlugin, T>) v.score = &score<T>;
+  if constexpr (std::is_base_of_v<ScoreExtensions, T>) {
+    static_assert(std::is_base_of_v<ScorePlugin, T>, "ScoreExtensions needs ScorePlugin");
+    v.normalize_score = &normalizeScore<T>;
+  }
+  if constexpr (std::is_base_of_v<ReservePlugin, T>) {
+    v.reserve = &reserve<T>;
+    v.unreserve = &unreserve<T>;
+  }
+  if constexpr (std::is_base_of_v<PermitPlugin, T>) v.permit = &permit<T>;
+  if constexpr (std::is_base_of_v<PreBindPlugin, T>) v.pre_bind = &preBind<T>;
+  if constexpr (std::is_base_of_v<BindPlugin, T>) v.bind = &bind<T>;
+  if constexpr (std::is_base_of_v<PostBindPlugin, T>) v.post_bind = &postBind<T>;
+  if constexpr (std::is_base_of_v<EnqueueExtensions, T>) {
+    v.events_to_register = &eventsToRegister<T>;
+    v.queueing_hint = &queueingHint<T>;
+  }
+  return v;
+}
+
+template <typename T, typename = void>
+struct DefaultArgs {
+  static constexpr const char* value = nullptr;
+};
+template <typename T>
+struct DefaultArgs<T, std::void_t<decltype(T::kDefaultArgsJson)>> {
+  static constexpr const char* value = T::kDefaultArgsJson;
+};
+
+template <typename T, typename = void>
+struct Flags {
+  static constexpr uint32_t value = 0;
+};
+template <typename T>
+struct Flags<T, std::void_t<decltype(T::kFlags)>> {
+  static constexpr uint32_t value = T::kFlags;
+};
+
+template <typename T>
+void* create(const sh_host_api* api, sh_host* host, const sh_args* args) noexcept {
+  int errors = 0;
+  Args a(api, host, args, &errors);
+  try {
+    auto in = std::make_unique<Instance<T>>(api, host, a);
+    if (a.hadErrors()) {
+      return nullptr;
+    }
+    if constexpr (std::is_base_of_v<EnqueueExtensions, T>) {
+      in->events = in->plugin.eventsToRegister();
+    }
+    return in.release();
+  } catch (const std::exception& e) {
+    std::string msg = std::string("create failed: ") + e.what();
+    api->args_error(host, args, msg.data(), msg.size());
+  } catch (...) {
+    const char msg[] = "create failed: non-standard exception";
+    api->args_error(host, args, msg, sizeof(msg) - 1);
+  }
+  return nullptr;
+}
+
+template <typename T>
+void destroy(void* s) noexcept {
+  delete self<T>(s);
+}
+
+// The .shmeta record, built at compile time from any constant string (a literal or a
+// `constexpr const char* kName`), so a plugin can declare its name once. A name or version
+// that does not fit makes the constant evaluation, and so the build, fail.
+constexpr sh_plugin_metadata makeMetadata(const char* name, const char* version, uint32_t points,
+                                          uint32_t flags) {
+  sh_plugin_metadata m{};
+  const char magic[] = SH_META_MAGIC;
+  for (std::size_t i = 0; i < sizeof(m.magic); ++i) {
+    m.magic[i] = magic[i];
+  }
+  m.struct_size = sizeof(sh_plugin_metadata);
+  m.abi_major = SH_ABI_MAJOR;
+  m.abi_minor = SH_ABI_MINOR;
+  m.points = points;
+  m.flags = flags;
+  for (std::size_t i = 0; name[i] != '\0'; ++i) {
+    if (i + 1 >= sizeof(m.name)) {
+      throw "plugin name longer than 63 characters";
+    }
+    m.name[i] = name[i];
+  }
+  for (std::size_t i = 0; version[i] != '\0'; ++i) {
+    if (i + 1 >= sizeof(m.version)) {
+      throw "plugin version longer than 31 characters";
+    }
+    m.version[i] = version[i];
+  }
+  return m;
+}
+
+}  // namespace detail
+}  // namespace schedhost
+
+#if defined(SCHEDHOST_PLUGIN_STATIC_ENTRY)
+#define SCHEDHOST_DETAIL_ENTRY_DECL extern "C" const sh_plugin_descriptor* SCHEDHOST_PLUGIN_STATIC_ENTRY(void)
+#else
+#define SCHEDHOST_DETAIL_ENTRY_DECL extern "C" SH_EXPORT const sh_plugin_descriptor* schedhost_plugin_v1(void)
+#endif
+
+// Registers `Class` as plugin `Name`. Use once, at the bottom of the plugin's file. `Name` and
+// `Version` are string literals or `constexpr const char*` constants.
+#define SCHEDHOST_PLUGIN(Class, Name, Version)                                              \
+  SH_META_ATTR constexpr sh_plugin_metadata schedhost_plugin_metadata_ =                    \
+      ::schedhost::detail::makeMetadata(Name, Version, ::schedhost::detail::pointsOf<Class>(), \
+                                        ::schedhost::detail::Flags<Class>::value);         \
+  SCHEDHOST_DETAIL_ENTRY_DECL;                                                              \
+  SCHEDHOST_DETAIL_ENTRY_DECL {                                                             \
+    static const sh_plugin_vtable vtable = ::schedhost::detail::makeVtable<Class>();        \
+    static const sh_plugin_descriptor descriptor = {                                        \
+        sizeof(sh_plugin_descriptor), SH_ABI_MAJOR, SH_ABI_MINOR, Name, Version,           \
+        ::schedhost::detail::DefaultArgs<Class>::value,                                     \
+        ::schedhost::detail::Flags<Class>::value, 0u, &::schedhost::detail::create<Class>, \
+        &::schedhost::detail::destroy<Class>, &vtable};                                     \
+    return &descriptor;                                                                     \
+  }
+
+#endif  // SCHEDHOST_PLUGIN_HPP

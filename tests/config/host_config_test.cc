@@ -1,0 +1,287 @@
+#include "host/config/host_config.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace sh::config {
+namespace {
+
+HostConfig parse(std::string_view text, Diagnostics& diags) {
+  return parse_host_config(text, "schedhost.toml", diags);
+}
+
+// A fresh directory under the test temp dir, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    path_ = std::filesystem::path(::testing::TempDir()) /
+            ("config_test_" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::filesystem::path write(const std::string& name, std::string_view text) const {
+    const std::filesystem::path file = path_ / name;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+    return file;
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+TEST(HostConfigTest, EmptyFileGivesUpstreamDefaults) {
+  Diagnostics diags;
+  const HostConfig config = parse("", diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  EXPECT_EQ(config.parallelism, 16);
+  EXPECT_EQ(config.percentage_of_nodes_to_score, 0);
+  EXPECT_EQ(config.pod_initial_backoff_seconds, 1);
+  EXPECT_EQ(config.pod_max_backoff_seconds, 10);
+  ASSERT_EQ(config.profiles.size(), 1u);
+  EXPECT_EQ(config.profiles[0].scheduler_name, "default-scheduler");
+}
+
+TEST(HostConfigTest, ReadsEveryField) {
+  Diagnostics diags;
+  const HostConfig config = parse(R"(
+parallelism = 0
+percentageOfNodesToScore = 40
+podInitialBackoffSeconds = 2
+podMaxBackoffSeconds = 20
+pluginDirs = ["/usr/lib/schedhost/plugins", "rel/plugins"]
+
+[[profiles]]
+schedulerName = "a"
+percentageOfNodesToScore = 30
+[[profiles.libraries]]
+path = "/opt/acme/lib/libacme.so"
+sha256 = "9F2C000000000000000000000000000000000000000000000000000000000000"
+[[profiles]]
+schedulerName = "b"
+)",
+                                  diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  EXPECT_EQ(config.parallelism, 0);
+  EXPECT_EQ(config.percentage_of_nodes_to_score, 40);
+  EXPECT_EQ(config.pod_initial_backoff_seconds, 2);
+  EXPECT_EQ(config.pod_max_backoff_seconds, 20);
+  ASSERT_EQ(config.plugin_dirs.size(), 2u);
+  EXPECT_EQ(config.plugin_dirs[0], "/usr/lib/schedhost/plugins");
+  EXPECT_EQ(config.plugin_dirs[1], "rel/plugins");  // the file name has no directory
+  ASSERT_EQ(config.profiles.size(), 2u);
+  EXPECT_EQ(config.profiles[0].scheduler_name, "a");
+  EXPECT_EQ(config.profiles[0].key, "profiles[0]");
+  EXPECT_EQ(config.profiles[0].percentage_of_nodes_to_score, 30);
+  ASSERT_EQ(config.profiles[0].libraries.size(), 1u);
+  EXPECT_EQ(config.profiles[0].libraries[0].sha256,
+            "9f2c000000000000000000000000000000000000000000000000000000000000");
+  EXPECT_EQ(config.profiles[1].scheduler_name, "b");
+}
+
+TEST(HostConfigTest, ReportsEveryRangeProblem) {
+  Diagnostics diags;
+  parse(R"(parallelism = -1
+percentageOfNodesToScore = 101
+podInitialBackoffSeconds = 5
+podMaxBackoffSeconds = 4
+[[profiles]]
+percentageOfNodesToScore = -5
+)",
+        diags);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:1:15: parallelism: must be 0 (one worker per core) or more, got -1\n"
+            "schedhost.toml:2:28: percentageOfNodesToScore: must be in the range [0, 100], got "
+            "101\n"
+            "schedhost.toml:4:24: podMaxBackoffSeconds: must be greater than or equal to "
+            "podInitialBackoffSeconds (5), got 4\n"
+            "schedhost.toml:6:28: profiles[0].percentageOfNodesToScore: must be in the range "
+            "[0, 100], got -5\n");
+}
+
+TEST(HostConfigTest, InitialBackoffAboveDefaultMax) {
+  Diagnostics diags;
+  parse("podInitialBackoffSeconds = 11\n", diags);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:1:28: podInitialBackoffSeconds: must be less than or equal to "
+            "podMaxBackoffSeconds (10), got 11\n");
+  Diagnostics zero;
+  parse("podInitialBackoffSeconds = 0\n", zero);
+  EXPECT_EQ(zero.str(),
+            "schedhost.toml:1:28: podInitialBackoffSeconds: must be greater than 0, got 0\n");
+}
+
+TEST(HostConfigTest, UnknownFieldsAndWrongTypesEverywhere) {
+  Diagnostics diags;
+  parse(R"(parallelism = "16"
+pluginDirs = ["/a", 3]
+colour = "blue"
+[[profiles]]
+schedulerName = 7
+[profiles.plugins]
+scroe = {}
+[profiles.plugins.filter]
+enabled = [ { name = "NodeName", wieght = 1 }, "NodePorts" ]
+[[profiles.pluginConfig]]
+name = "NodeResourcesFit"
+args = 5
+)",
+        diags);
+  // Positions are those of the values (toml11 does not keep where keys are).
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:1:15: parallelism: expected an integer, got a string\n"
+            "schedhost.toml:2:21: pluginDirs[1]: expected a string, got an integer\n"
+            "schedhost.toml:3:10: colour: unknown field \"colour\"\n"
+            "schedhost.toml:5:17: profiles[0].schedulerName: expected a string, got an integer\n"
+            "schedhost.toml:7:9: profiles[0].plugins.scroe: unknown field \"scroe\"\n"
+            "schedhost.toml:9:43: profiles[0].plugins.filter.enabled[0].wieght: unknown field "
+            "\"wieght\"\n"
+            "schedhost.toml:9:48: profiles[0].plugins.filter.enabled[1]: expected a table "
+            "{ name = \"...\", weight = N }, got a string\n"
+            "schedhost.toml:12:8: profiles[0].pluginConfig[0].args: expected a table, got an "
+            "integer\n");
+}
+
+TEST(HostConfigTest, ProfileNames) {
+  Diagnostics diags;
+  parse(R"([[profiles]]
+schedulerName = "a"
+[[profiles]]
+percentageOfNodesToScore = 5
+[[profiles]]
+schedulerName = "a"
+[[profiles]]
+schedulerName = ""
+)",
+        diags);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:3:1: profiles[1].schedulerName: required field \"schedulerName\" is "
+            "missing; it is required when more than one profile is configured\n"
+            "schedhost.toml:6:17: profiles[2].schedulerName: duplicate schedulerName \"a\" "
+            "(first defined at schedhost.toml:2:17)\n"
+            "schedhost.toml:8:17: profiles[3].schedulerName: schedulerName must not be empty\n");
+}
+
+TEST(HostConfigTest, LoneUnnamedProfileIsDefaultScheduler) {
+  Diagnostics diags;
+  const HostConfig config = parse("[[profiles]]\npercentageOfNodesToScore = 5\n", diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  ASSERT_EQ(config.profiles.size(), 1u);
+  EXPECT_EQ(config.profiles[0].scheduler_name, "default-scheduler");
+}
+
+TEST(HostConfigTest, ProfileDirsReadInSortedOrderAfterInlineProfiles) {
+  TempDir dir;
+  dir.write("profiles.d/20-b.toml", "schedulerName = \"b\"\n");
+  dir.write("profiles.d/10-a.toml", "schedulerName = \"a\"\n");
+  dir.write("profiles.d/notes.txt", "ignored\n");
+  dir.write("more/c.toml", "schedulerName = \"c\"\n");
+  const std::filesystem::path config_file = dir.write("schedhost.toml", R"(
+profileDirs = ["profiles.d", "more"]
+[[profiles]]
+schedulerName = "inline"
+)");
+  Diagnostics diags;
+  const HostConfig config = load_host_config(config_file, diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  ASSERT_EQ(config.profiles.size(), 4u);
+  EXPECT_EQ(config.profiles[0].scheduler_name, "inline");
+  EXPECT_EQ(config.profiles[1].scheduler_name, "a");
+  EXPECT_EQ(config.profiles[2].scheduler_name, "b");
+  EXPECT_EQ(config.profiles[3].scheduler_name, "c");
+  EXPECT_EQ(config.profiles[1].where.file, (dir.path() / "profiles.d" / "10-a.toml").string());
+  EXPECT_EQ(config.profiles[1].key, "");
+  EXPECT_EQ(config.profile_dirs[0], dir.path() / "profiles.d");
+}
+
+TEST(HostConfigTest, DuplicateNameAcrossFilesNamesBothPlaces) {
+  TempDir dir;
+  dir.write("p/a.toml", "schedulerName = \"x\"\n");
+  dir.write("p/b.toml", "# second\nschedulerName = \"x\"\n");
+  const std::filesystem::path config_file = dir.write("schedhost.toml", "profileDirs = [\"p\"]\n");
+  Diagnostics diags;
+  load_host_config(config_file, diags);
+  const std::string a = (dir.path() / "p" / "a.toml").string();
+  const std::string b = (dir.path() / "p" / "b.toml").string();
+  EXPECT_EQ(diags.str(), b + ":2:17: schedulerName: duplicate schedulerName \"x\" " +
+                             "(first defined at " + a + ":1:17)\n");
+}
+
+TEST(HostConfigTest, MissingProfileDir) {
+  Diagnostics diags;
+  parse("profileDirs = [\"/nonexistent/profiles.d\"]\n", diags);
+  ASSERT_EQ(diags.error_count(), 1u);
+  EXPECT_EQ(diags.items()[0].key, "profileDirs[0]");
+  EXPECT_NE(diags.items()[0].message.find("cannot read profile directory"), std::string::npos);
+}
+
+TEST(ProfileConfigTest, ReadsPluginSetsAndPluginConfig) {
+  Diagnostics diags;
+  const std::optional<ProfileConfig> profile = parse_profile_text(R"(schedulerName = "batch"
+[plugins.multiPoint]
+enabled = [ { name = "AcmeBinpack", weight = 3 } ]
+disabled = [ { name = "ImageLocality" } ]
+[plugins.score]
+disabled = [ { name = "*" } ]
+enabled  = [ { name = "NodeResourcesFit", weight = 2 } ]
+[[pluginConfig]]
+name = "NodeResourcesFit"
+[pluginConfig.args.scoringStrategy]
+type = "MostAllocated"
+)",
+                                                                  "batch.toml", diags);
+  ASSERT_TRUE(profile.has_value());
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  EXPECT_EQ(profile->scheduler_name, "batch");
+  ASSERT_EQ(profile->plugins.multi_point.enabled.size(), 1u);
+  EXPECT_EQ(profile->plugins.multi_point.enabled[0].weight, 3);
+  EXPECT_EQ(profile->plugins.multi_point.enabled[0].key, "plugins.multiPoint.enabled[0]");
+  EXPECT_EQ(profile->plugins.multi_point.enabled[0].where.str(), "batch.toml:3:13");
+  EXPECT_EQ(profile->plugins.at(ExtensionPoint::kScore).disabled[0].name, "*");
+  ASSERT_EQ(profile->plugin_config.size(), 1u);
+  EXPECT_EQ(profile->plugin_config[0].args->get("scoringStrategy")->get("type")->path(),
+            "pluginConfig[0].args.scoringStrategy.type");
+}
+
+TEST(ProfileConfigTest, EntryProblems) {
+  Diagnostics diags;
+  parse_profile_text(R"([plugins.score]
+enabled = [ { weight = 2 }, { name = "", weight = -1 }, { name = "A", weight = 1.5 } ]
+[[libraries]]
+path = "relative/lib.so"
+sha256 = "abc"
+[[libraries]]
+sha256 = "0000000000000000000000000000000000000000000000000000000000000000"
+[[pluginConfig]]
+name = "A"
+[[pluginConfig]]
+args = {}
+[[pluginConfig]]
+name = "A"
+)",
+                     "p.toml", diags);
+  EXPECT_EQ(diags.str(),
+            "p.toml:2:13: plugins.score.enabled[0].name: required field \"name\" is missing\n"
+            "p.toml:2:38: plugins.score.enabled[1].name: plugin name must not be empty\n"
+            "p.toml:2:51: plugins.score.enabled[1].weight: weight must not be negative, got -1\n"
+            "p.toml:2:80: plugins.score.enabled[2].weight: expected an integer, got a float\n"
+            "p.toml:4:8: libraries[0].path: library path \"relative/lib.so\" must be absolute\n"
+            "p.toml:5:10: libraries[0].sha256: sha256 \"abc\" must be 64 hexadecimal digits\n"
+            "p.toml:6:1: libraries[1].path: required field \"path\" is missing\n"
+            "p.toml:10:1: pluginConfig[1].name: required field \"name\" is missing\n"
+            "p.toml:13:8: pluginConfig[2].name: duplicate pluginConfig for plugin \"A\" (first "
+            "at p.toml:9:8)\n");
+}
+
+}  // namespace
+}  // namespace sh::config

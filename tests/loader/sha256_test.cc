@@ -1,0 +1,80 @@
+#include "host/plugin/sha256.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace sh::plugin {
+namespace {
+
+struct Vector {
+  std::string input;
+  const char* digest;
+};
+
+// FIPS 180-4 / NIST CAVP examples, then lengths around the 55/56/64-byte padding edges.
+TEST(Sha256Test, KnownVectors) {
+  const Vector vectors[] = {
+      {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+      {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+      {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnop"
+       "qrlmnopqrsmnopqrstnopqrstu",
+       "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
+      {std::string(55, 'a'), "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"},
+      {std::string(56, 'a'), "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"},
+      {std::string(63, 'a'), "7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34"},
+      {std::string(64, 'a'), "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"},
+      {std::string(65, 'a'), "635361c48bb9eab14198e76ea8ab7f1a41685d6ad62aa9146d301d4f17eb0ae0"},
+      {std::string(119, 'a'), "31eba51c313a5c08226adf18d4a359cfdfd8d2e816b13f4af952f7ea6584dcfb"},
+      {std::string(120, 'a'), "2f3d335432c70b580af0e8e1b3674a7c020d683aa5f73aaaedfdc55af904c21c"},
+      {std::string(128, 'a'), "6836cf13bac400e9105071cd6af47084dfacad4e5e302c94bfed24e013afb73e"},
+  };
+  for (const Vector& v : vectors) {
+    EXPECT_EQ(Sha256::hexOf(v.input), v.digest) << "input of " << v.input.size() << " bytes";
+  }
+}
+
+TEST(Sha256Test, OneMillionA) {
+  constexpr const char* kDigest =
+      "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+  EXPECT_EQ(Sha256::hexOf(std::string(1000000, 'a')), kDigest);
+
+  // The same bytes fed in uneven pieces.
+  Sha256 h;
+  std::string piece(997, 'a');
+  std::size_t left = 1000000;
+  while (left > 0) {
+    std::size_t n = std::min(left, piece.size());
+    h.update(piece.data(), n);
+    left -= n;
+  }
+  EXPECT_EQ(h.hexDigest(), kDigest);
+}
+
+TEST(Sha256Test, AnySplitGivesTheSameDigest) {
+  std::string message;
+  for (int i = 0; i < 200; ++i) {
+    message += static_cast<char>('!' + i % 90);
+  }
+  const std::string whole = Sha256::hexOf(message);
+  for (std::size_t cut = 0; cut <= message.size(); ++cut) {
+    Sha256 h;
+    h.update(message.data(), cut);
+    h.update(message.data() + cut, message.size() - cut);
+    ASSERT_EQ(h.hexDigest(), whole) << "split at " << cut;
+  }
+}
+
+TEST(Sha256Test, DigestIsRawBytesOfTheHex) {
+  Sha256 h;
+  h.update("abc", 3);
+  Sha256::Digest d = h.digest();
+  EXPECT_EQ(d[0], 0xba);
+  EXPECT_EQ(d[31], 0xad);
+  EXPECT_EQ(Sha256::toHex(d), Sha256::hexOf("abc"));
+}
+
+}  // namespace
+}  // namespace sh::plugin

@@ -1,0 +1,322 @@
+// Mutation fuzzing of the parsers: valid manifests with random values replaced by values of
+// the wrong type, odd numbers and strings, or removed. Parsing must never crash or throw, and
+// every view it accepts must be fully readable.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "host/model/node.h"
+#include "host/model/node_info.h"
+#include "host/model/pod.h"
+#include "host/model/testing/wrappers.h"
+
+namespace sh::model {
+namespace {
+
+using testing::AffinityKind;
+using testing::MakeNode;
+using testing::MakePod;
+
+boost::json::value full_pod() {
+  return MakePod()
+      .Name("p")
+      .Namespace("ns")
+      .UID("u")
+      .Node("n1")
+      .Priority(10)
+      .Label("app", "web")
+      .CreationTimestamp("2024-01-02T03:04:05Z")
+      .Req({{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}})
+      .ReqLim({{"cpu", "100m"}}, {{"memory", "2Gi"}})
+      .InitReq({{"cpu", "2"}})
+      .SidecarReq({{"memory", "100Mi"}})
+      .Overhead({{"cpu", "10m"}})
+      .PodRequests({{"cpu", "3"}})
+      .HostPort(80)
+      .Toleration("k", "Equal", "v", "NoSchedule", 10)
+      .NodeSelector({{"disk", "ssd"}})
+      .NodeAffinityIn("zone", {"a"})
+      .PreferredNodeAffinity(5, "kind", {"x"})
+      .PodAffinityIn("app", "kubernetes.io/hostname", {"web"}, AffinityKind::kRequired)
+      .PodAntiAffinityExists("app", "topology.kubernetes.io/zone", AffinityKind::kPreferred)
+      .SpreadConstraint(1, "topology.kubernetes.io/zone", "ScheduleAnyway", {{"app", "web"}})
+      .SchedulingGates({"g"})
+      .OwnerReference("rs", "ReplicaSet")
+      .ImageVolume("data")
+      .NominatedNodeName("n2")
+      .Phase("Running")
+      .Set({"status", "containerStatuses"}, boost::json::parse(R"([{"name": "con0",
+        "allocatedResources": {"cpu": "1"}, "resources": {"requests": {"cpu": "1"}}}])"))
+      .Json();
+}
+
+boost::json::value full_node() {
+  return MakeNode()
+      .Name("n1")
+      .Label("zone", "a")
+      .Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"example.com/x", "2"}})
+      .Taint("k", "v", "NoSchedule")
+      .Images({{"nginx:latest", 100}})
+      .Json();
+}
+
+// Pointers to every value of the tree, parents before children.
+void collect(boost::json::value& v, std::vector<boost::json::value*>& out) {
+  out.push_back(&v);
+  if (v.is_object()) {
+    for (auto& kv : v.as_object()) {
+      collect(kv.value(), out);
+    }
+  } else if (v.is_array()) {
+    for (auto& e : v.as_array()) {
+      collect(e, out);
+    }
+  }
+}
+
+boost::json::value random_value(std::mt19937& rng) {
+  static const char* strings[] = {"", "1", "-1", "1.2.3", "1Gi", "abc", "1e999", "Always",
+                                  "NoSchedule", "In", "Gt", "2024-01-02T03:04:05Z", "null",
+                                  "99999999999999999999999", "0.0000000000001", " 5 "};
+  switch (rng() % 12) {
+    case 0:
+      return nullptr;
+    case 1:
+      return rng() % 2 == 0;
+    case 2:
+      return static_cast<int64_t>(rng()) - (1ll << 31);
+    case 3:
+      return std::numeric_limits<int64_t>::min();
+    case 4:
+      return std::numeric_limits<uint64_t>::max();
+    case 5:
+      return 1.5e300;
+    case 6:
+      return -0.25;
+    case 7:
+      return strings[rng() % std::size(strings)];
+    case 8:
+      return boost::json::object();
+    case 9:
+      return boost::json::array({nullptr, 1, "x", boost::json::object()});
+    case 10:
+      return boost::json::object({{"cpu", "1"}, {"key", 5}, {"", nullptr}});
+    default:
+      return boost::json::array();
+  }
+}
+
+void mutate(boost::json::value& root, std::mt19937& rng) {
+  int edits = 1 + static_cast<int>(rng() % 4);
+  for (int i = 0; i < edits; ++i) {
+    std::vector<boost::json::value*> values;
+    collect(root, values);
+    boost::json::value* target = values[rng() % values.size()];
+    if (target->is_object() && !target->as_object().empty() && rng() % 3 == 0) {
+      auto& obj = target->as_object();
+      obj.erase(obj.begin() + static_cast<std::ptrdiff_t>(rng() % obj.size()));
+    } else {
+      *target = random_value(rng);
+    }
+  }
+}
+
+volatile uint64_t sink = 0;
+
+// SCHEDHOST_FUZZ_ITERATIONS overrides the iteration count (and SCHEDHOST_FUZZ_SEED the seed)
+// for longer local runs.
+int iterations(int fallback) {
+  const char* env = std::getenv("SCHEDHOST_FUZZ_ITERATIONS");
+  return env != nullptr ? std::max(1, std::atoi(env)) : fallback;
+}
+
+unsigned seed(unsigned fallback) {
+  const char* env = std::getenv("SCHEDHOST_FUZZ_SEED");
+  return env != nullptr ? static_cast<unsigned>(std::strtoul(env, nullptr, 10)) : fallback;
+}
+
+// Reads every byte a plugin could reach through the view (sums wrap; only the reads matter).
+uint64_t touch(const sh_str& s) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < s.len; ++i) {
+    sum += s.ptr[i];
+  }
+  return sum;
+}
+
+uint64_t touch(const sh_label_selector* s) {
+  if (s == nullptr) {
+    return 0;
+  }
+  uint64_t sum = 0;
+  for (uint32_t i = 0; i < s->match_label_count; ++i) {
+    sum += touch(s->match_labels[i].key_str) + touch(s->match_labels[i].value_str);
+  }
+  for (uint32_t i = 0; i < s->match_expression_count; ++i) {
+    for (uint32_t j = 0; j < s->match_expressions[i].value_count; ++j) {
+      sum += s->match_expressions[i].values[j];
+    }
+  }
+  return sum;
+}
+
+uint64_t touch(const sh_pod_affinity* a) {
+  if (a == nullptr) {
+    return 0;
+  }
+  uint64_t sum = 0;
+  auto term = [&](const sh_pod_affinity_term& t) {
+    sum += touch(t.label_selector) + touch(t.namespace_selector) + t.topology_key;
+    for (uint32_t i = 0; i < t.namespace_count; ++i) {
+      sum += touch(t.namespaces[i]);
+    }
+    for (uint32_t i = 0; i < t.match_label_key_count; ++i) {
+      sum += touch(t.match_label_keys[i]);
+    }
+    for (uint32_t i = 0; i < t.mismatch_label_key_count; ++i) {
+      sum += touch(t.mismatch_label_keys[i]);
+    }
+  };
+  for (uint32_t i = 0; i < a->required_count; ++i) {
+    term(a->required[i]);
+  }
+  for (uint32_t i = 0; i < a->preferred_count; ++i) {
+    term(a->preferred[i].term);
+  }
+  return sum;
+}
+
+uint64_t touch(const sh_pod& p) {
+  uint64_t sum = touch(p.uid) + touch(p.name) + touch(p.namespace_) + touch(p.node_name) +
+                touch(p.scheduler_name) + touch(p.nominated_node_name);
+  for (uint32_t i = 0; i < p.label_count; ++i) {
+    sum += touch(p.labels[i].key_str) + touch(p.labels[i].value_str);
+  }
+  for (uint32_t i = 0; i < p.toleration_count; ++i) {
+    sum += p.tolerations[i].key + p.tolerations[i].toleration_seconds;
+  }
+  for (uint32_t i = 0; i < p.requests.scalar_count; ++i) {
+    sum += p.requests.scalars[i].value;
+  }
+  for (uint32_t i = 0; i < p.host_port_count; ++i) {
+    sum += touch(p.host_ports[i].host_ip) + p.host_ports[i].port;
+  }
+  for (uint32_t i = 0; i < p.node_selector_count; ++i) {
+    sum += touch(p.node_selector[i].value_str);
+  }
+  if (p.node_affinity != nullptr) {
+    auto term = [&](const sh_node_selector_term& t) {
+      for (uint32_t i = 0; i < t.match_expression_count; ++i) {
+        for (uint32_t j = 0; j < t.match_expressions[i].value_count; ++j) {
+          sum += t.match_expressions[i].values[j];
+        }
+      }
+      for (uint32_t i = 0; i < t.match_field_count; ++i) {
+        sum += t.match_fields[i].value_count;
+      }
+    };
+    for (uint32_t i = 0; i < p.node_affinity->required_count; ++i) {
+      term(p.node_affinity->required[i]);
+    }
+    for (uint32_t i = 0; i < p.node_affinity->preferred_count; ++i) {
+      term(p.node_affinity->preferred[i].preference);
+    }
+  }
+  sum += touch(p.pod_affinity) + touch(p.pod_anti_affinity);
+  for (uint32_t i = 0; i < p.scheduling_gate_count; ++i) {
+    sum += touch(p.scheduling_gates[i]);
+  }
+  for (uint32_t i = 0; i < p.image_count; ++i) {
+    sum += p.images[i];
+  }
+  for (uint32_t i = 0; i < p.topology_spread_constraint_count; ++i) {
+    const auto& c = p.topology_spread_constraints[i];
+    sum += touch(c.label_selector);
+    for (uint32_t j = 0; j < c.match_label_key_count; ++j) {
+      sum += touch(c.match_label_keys[j]);
+    }
+  }
+  for (uint32_t i = 0; i < p.owner_ref_count; ++i) {
+    sum += touch(p.owner_refs[i].uid) + touch(p.owner_refs[i].kind);
+  }
+  return sum;
+}
+
+TEST(FuzzTest, MutatedPodsNeverCrash) {
+  std::mt19937 rng(seed(12345));
+  const boost::json::value base = full_pod();
+  std::string error;
+  ASSERT_NE(parse_pod(base, error), nullptr) << error;
+  int accepted = 0;
+  const int n = iterations(3000);
+  NodeInfo info;
+  for (int i = 0; i < n; ++i) {
+    boost::json::value v = base;
+    mutate(v, rng);
+    error.clear();
+    std::shared_ptr<const Pod> pod;
+    ASSERT_NO_THROW(pod = parse_pod(v, error));
+    if (pod == nullptr) {
+      EXPECT_FALSE(error.empty());
+      continue;
+    }
+    ++accepted;
+    sink = sink + touch(pod->view());
+    info.add_pod(pod);  // aggregation must cope with whatever parsed
+  }
+  EXPECT_GT(accepted, 0);
+  EXPECT_LT(accepted, n);
+}
+
+TEST(FuzzTest, MutatedNodesNeverCrash) {
+  std::mt19937 rng(seed(777));
+  const boost::json::value base = full_node();
+  std::string error;
+  ASSERT_NE(parse_node(base, error), nullptr) << error;
+  const int n = iterations(2000);
+  for (int i = 0; i < n; ++i) {
+    boost::json::value v = base;
+    mutate(v, rng);
+    std::shared_ptr<const Node> node;
+    ASSERT_NO_THROW(node = parse_node(v, error));
+    if (node != nullptr) {
+      NodeInfo info(node);
+      EXPECT_EQ(info.view().node, &node->view());
+    }
+  }
+}
+
+TEST(FuzzTest, ArbitraryRootsAndText) {
+  std::string error;
+  for (const char* text : {"null", "1", "\"x\"", "[]", "{}", "[{}]", "{\"metadata\": []}",
+                           "", "{", "\xff\xfe", "{\"a\": 1e999}"}) {
+    EXPECT_EQ(parse_pod_json(text, error), nullptr) << text;
+    EXPECT_FALSE(error.empty());
+    EXPECT_EQ(parse_node_json(text, error), nullptr) << text;
+    EXPECT_FALSE(error.empty());
+  }
+  EXPECT_EQ(parse_pod_json(R"({"metadata": {"name": "p"}, "spec": {"containers": 5}})", error),
+            nullptr);
+}
+
+TEST(FuzzTest, DeeplyNestedJsonIsRejectedNotRecursedInto) {
+  boost::json::value v = boost::json::object();
+  boost::json::value* cur = &v;
+  for (int i = 0; i < 10000; ++i) {
+    cur->as_object()["spec"] = boost::json::object();
+    cur = &cur->as_object()["spec"];
+  }
+  v.as_object()["metadata"] = boost::json::object({{"name", "p"}});
+  std::string error;
+  // Only the fixed schema depth is walked; the rest of the tree is never visited.
+  EXPECT_NO_THROW(parse_pod(v, error));
+}
+
+}  // namespace
+}  // namespace sh::model

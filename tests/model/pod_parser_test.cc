@@ -1,0 +1,396 @@
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "host/model/interner.h"
+#include "host/model/pod.h"
+#include "host/model/testing/wrappers.h"
+
+namespace sh::model {
+namespace {
+
+using testing::AffinityKind;
+using testing::MakePod;
+
+std::string_view sv(sh_str s) { return {s.ptr, s.len}; }
+std::string_view name_of(sh_id id) { return interner().view(id); }
+
+std::string parse_error(std::string_view json) {
+  std::string error;
+  auto pod = parse_pod_json(json, error);
+  EXPECT_EQ(pod, nullptr) << json;
+  return error;
+}
+
+TEST(PodParserTest, MetadataAndDefaults) {
+  auto pod = MakePod().Name("p").UID("u1").Obj();
+  const sh_pod& v = pod->view();
+  EXPECT_EQ(v.struct_size, sizeof(sh_pod));
+  EXPECT_EQ(sv(v.name), "p");
+  EXPECT_EQ(sv(v.namespace_), "default");
+  EXPECT_EQ(sv(v.uid), "u1");
+  EXPECT_EQ(sv(v.scheduler_name), "default-scheduler");
+  EXPECT_EQ(sv(v.node_name), "");
+  EXPECT_EQ(v.priority, 0);
+  EXPECT_FALSE(pod->has_priority());
+  EXPECT_EQ(v.preemption_policy, SH_PREEMPT_LOWER_PRIORITY);
+  EXPECT_EQ(v.creation_unix_nanos, 0);
+  EXPECT_EQ(v.deleting, 0);
+  EXPECT_EQ(v.phase_terminal, 0);
+  EXPECT_EQ(v.node_affinity, nullptr);
+  EXPECT_EQ(v.pod_affinity, nullptr);
+  EXPECT_EQ(v.pod_anti_affinity, nullptr);
+  EXPECT_EQ(v.container_count, 0u);
+  EXPECT_EQ(pod->name(), "p");
+}
+
+TEST(PodParserTest, ScalarFields) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .Namespace("ns")
+                 .Node("n1")
+                 .SchedulerName("custom")
+                 .Priority(10)
+                 .PriorityClassName("high")
+                 .PreemptionPolicy("Never")
+                 .CreationTimestamp("2024-01-02T03:04:05Z")
+                 .Terminating()
+                 .NominatedNodeName("n2")
+                 .StartTime("2024-01-02T03:04:06Z")
+                 .Phase("Succeeded")
+                 .Obj();
+  const sh_pod& v = pod->view();
+  EXPECT_EQ(sv(v.namespace_), "ns");
+  EXPECT_EQ(sv(v.node_name), "n1");
+  EXPECT_EQ(sv(v.scheduler_name), "custom");
+  EXPECT_EQ(v.priority, 10);
+  EXPECT_TRUE(pod->has_priority());
+  EXPECT_EQ(pod->priority_class_name(), "high");
+  EXPECT_EQ(v.preemption_policy, SH_PREEMPT_NEVER);
+  EXPECT_EQ(v.creation_unix_nanos, int64_t{1704164645} * 1000000000);
+  EXPECT_EQ(v.start_unix_nanos, int64_t{1704164646} * 1000000000);
+  EXPECT_EQ(v.deleting, 1);
+  EXPECT_EQ(sv(v.nominated_node_name), "n2");
+  EXPECT_EQ(v.phase_terminal, 1);
+}
+
+TEST(PodParserTest, LabelsAndNodeSelectorSortedByKeyId) {
+  sh_id zeta = intern("zeta-first-interned");
+  sh_id alpha = intern("alpha-second-interned");
+  auto pod = MakePod()
+                 .Name("p")
+                 .Label("alpha-second-interned", "1")
+                 .Label("zeta-first-interned", "2")
+                 .NodeSelector({{"alpha-second-interned", "a"}, {"zeta-first-interned", "z"}})
+                 .Obj();
+  const sh_pod& v = pod->view();
+  ASSERT_EQ(v.label_count, 2u);
+  EXPECT_EQ(v.labels[0].key, zeta);
+  EXPECT_EQ(v.labels[1].key, alpha);
+  EXPECT_EQ(sv(v.labels[0].value_str), "2");
+  EXPECT_EQ(sv(v.labels[1].key_str), "alpha-second-interned");
+  ASSERT_EQ(v.node_selector_count, 2u);
+  EXPECT_EQ(v.node_selector[0].key, zeta);
+  EXPECT_EQ(name_of(v.node_selector[0].value), "z");
+}
+
+TEST(PodParserTest, Tolerations) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .Toleration("k", "Equal", "v", "NoSchedule", 30)
+                 .Toleration("", "Exists", "", "")
+                 .Toleration("k2", "Gt", "5", "NoExecute")
+                 .Toleration("k3", "Weird", "", "PreferNoSchedule")
+                 .Obj();
+  const sh_pod& v = pod->view();
+  ASSERT_EQ(v.toleration_count, 4u);
+  EXPECT_EQ(name_of(v.tolerations[0].key), "k");
+  EXPECT_EQ(name_of(v.tolerations[0].value), "v");
+  EXPECT_EQ(v.tolerations[0].op, SH_TOLERATION_EQUAL);
+  EXPECT_EQ(v.tolerations[0].effect, SH_EFFECT_NO_SCHEDULE);
+  EXPECT_EQ(v.tolerations[0].toleration_seconds, 30);
+  EXPECT_EQ(v.tolerations[1].key, SH_ID_NONE);
+  EXPECT_EQ(v.tolerations[1].op, SH_TOLERATION_EXISTS);
+  EXPECT_EQ(v.tolerations[1].effect, SH_EFFECT_NONE);
+  EXPECT_EQ(v.tolerations[1].toleration_seconds, -1);
+  EXPECT_EQ(v.tolerations[2].op, SH_TOLERATION_GT);
+  EXPECT_EQ(v.tolerations[2].effect, SH_EFFECT_NO_EXECUTE);
+  EXPECT_EQ(v.tolerations[3].op, SH_TOLERATION_UNKNOWN);
+  EXPECT_EQ(v.tolerations[3].effect, SH_EFFECT_PREFER_NO_SCHEDULE);
+}
+
+TEST(PodParserTest, HostPorts) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .HostPort(8080)
+                 .HostPort(53, "UDP", "10.0.0.1")
+                 .Set({"spec", "initContainers"}, boost::json::parse(R"([
+                   {"name": "sidecar", "restartPolicy": "Always",
+                    "ports": [{"containerPort": 9000, "hostPort": 9000, "protocol": "SCTP"}]},
+                   {"name": "init", "ports": [{"containerPort": 7000, "hostPort": 7000}]}])"))
+                 .Obj();
+  const sh_pod& v = pod->view();
+  ASSERT_EQ(v.host_port_count, 3u);  // the non-restartable init container's port is ignored
+  EXPECT_EQ(v.host_ports[0].port, 8080);
+  EXPECT_EQ(v.host_ports[0].protocol, SH_PROTO_TCP);
+  EXPECT_EQ(sv(v.host_ports[0].host_ip), "0.0.0.0");
+  EXPECT_EQ(v.host_ports[1].port, 53);
+  EXPECT_EQ(v.host_ports[1].protocol, SH_PROTO_UDP);
+  EXPECT_EQ(sv(v.host_ports[1].host_ip), "10.0.0.1");
+  EXPECT_EQ(v.host_ports[2].port, 9000);
+  EXPECT_EQ(v.host_ports[2].protocol, SH_PROTO_SCTP);
+}
+
+TEST(PodParserTest, HostNetworkExposesContainerPorts) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .HostNetwork()
+                 .Set({"spec", "containers"}, boost::json::parse(R"([
+                   {"name": "c", "ports": [{"containerPort": 80}, {"containerPort": 0}]}])"))
+                 .Obj();
+  ASSERT_EQ(pod->view().host_port_count, 1u);
+  EXPECT_EQ(pod->view().host_ports[0].port, 80);
+}
+
+TEST(PodParserTest, ImagesAreNormalizedInOrder) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .InitContainerImage("busybox")
+                 .Container("nginx")
+                 .Container("registry:5000/app")
+                 .Container("app@sha256:abcd")
+                 .Container("quay.io/x/y:1.2")
+                 .ImageVolume("data/image")
+                 .Obj();
+  const sh_pod& v = pod->view();
+  EXPECT_EQ(v.container_count, 5u);
+  ASSERT_EQ(v.image_count, 6u);
+  EXPECT_EQ(name_of(v.images[0]), "busybox:latest");
+  EXPECT_EQ(name_of(v.images[1]), "nginx:latest");
+  EXPECT_EQ(name_of(v.images[2]), "registry:5000/app:latest");
+  EXPECT_EQ(name_of(v.images[3]), "app@sha256:abcd");
+  EXPECT_EQ(name_of(v.images[4]), "quay.io/x/y:1.2");
+  EXPECT_EQ(name_of(v.images[5]), "data/image:latest");
+}
+
+TEST(PodParserTest, NodeAffinity) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .NodeAffinityIn("zone", {"a", "b"})
+                 .NodeAffinityNotIn("kind", {"gpu"})
+                 .PreferredNodeAffinity(7, "disk", {"ssd"})
+                 .Obj();
+  const sh_node_affinity* a = pod->view().node_affinity;
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->has_required, 1);
+  ASSERT_EQ(a->required_count, 2u);
+  ASSERT_EQ(a->required[0].match_expression_count, 1u);
+  const sh_requirement& r = a->required[0].match_expressions[0];
+  EXPECT_EQ(name_of(r.key), "zone");
+  EXPECT_EQ(r.op, SH_OP_IN);
+  ASSERT_EQ(r.value_count, 2u);
+  EXPECT_EQ(name_of(r.values[1]), "b");
+  EXPECT_EQ(a->required[1].match_expressions[0].op, SH_OP_NOT_IN);
+  ASSERT_EQ(a->preferred_count, 1u);
+  EXPECT_EQ(a->preferred[0].weight, 7);
+  EXPECT_EQ(name_of(a->preferred[0].preference.match_expressions[0].key), "disk");
+}
+
+TEST(PodParserTest, NodeAffinityFieldsAndNumbers) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .Set({"spec", "affinity"}, boost::json::parse(R"({"nodeAffinity": {
+                   "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                     {"matchFields": [{"key": "metadata.name", "operator": "In",
+                                       "values": ["n1"]}],
+                      "matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["8"]},
+                                           {"key": "mem", "operator": "Lt", "values": ["x"]}]}
+                   ]}}})"))
+                 .Obj();
+  const sh_node_affinity* a = pod->view().node_affinity;
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->required_count, 1u);
+  const sh_node_selector_term& t = a->required[0];
+  ASSERT_EQ(t.match_field_count, 1u);
+  EXPECT_EQ(name_of(t.match_fields[0].key), "metadata.name");
+  ASSERT_EQ(t.match_expression_count, 2u);
+  EXPECT_EQ(t.match_expressions[0].op, SH_OP_GT);
+  EXPECT_EQ(t.match_expressions[0].number_ok, 1);
+  EXPECT_EQ(t.match_expressions[0].number, 8);
+  EXPECT_EQ(t.match_expressions[1].op, SH_OP_LT);
+  EXPECT_EQ(t.match_expressions[1].number_ok, 0);
+}
+
+TEST(PodParserTest, EmptyRequiredNodeAffinity) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .Set({"spec", "affinity"}, boost::json::parse(R"({"nodeAffinity": {
+                   "requiredDuringSchedulingIgnoredDuringExecution": {}}})"))
+                 .Obj();
+  ASSERT_NE(pod->view().node_affinity, nullptr);
+  EXPECT_EQ(pod->view().node_affinity->has_required, 1);
+  EXPECT_EQ(pod->view().node_affinity->required_count, 0u);
+}
+
+TEST(PodParserTest, PodAffinityAndAntiAffinity) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .PodAffinityIn("app", "kubernetes.io/hostname", {"web"}, AffinityKind::kRequired)
+                 .PodAntiAffinityExists("app", "topology.kubernetes.io/zone",
+                                        AffinityKind::kPreferred)
+                 .Obj();
+  const sh_pod& v = pod->view();
+  ASSERT_NE(v.pod_affinity, nullptr);
+  ASSERT_EQ(v.pod_affinity->required_count, 1u);
+  const sh_pod_affinity_term& t = v.pod_affinity->required[0];
+  EXPECT_EQ(t.topology_key, SH_ID_HOSTNAME);
+  ASSERT_NE(t.label_selector, nullptr);
+  EXPECT_EQ(t.namespace_selector, nullptr);
+  ASSERT_EQ(t.label_selector->match_expression_count, 1u);
+  EXPECT_EQ(t.label_selector->match_expressions[0].op, SH_OP_IN);
+  ASSERT_NE(v.pod_anti_affinity, nullptr);
+  EXPECT_EQ(v.pod_anti_affinity->required_count, 0u);
+  ASSERT_EQ(v.pod_anti_affinity->preferred_count, 1u);
+  EXPECT_EQ(v.pod_anti_affinity->preferred[0].weight, 1);
+  EXPECT_EQ(v.pod_anti_affinity->preferred[0].term.topology_key, SH_ID_ZONE);
+  EXPECT_TRUE(pod->has_affinity());
+  EXPECT_FALSE(pod->has_required_anti_affinity());
+}
+
+TEST(PodParserTest, AffinityTermDetails) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .Set({"spec", "affinity"}, boost::json::parse(R"({"podAntiAffinity": {
+                   "requiredDuringSchedulingIgnoredDuringExecution": [{
+                     "labelSelector": {"matchLabels": {"app": "db"}},
+                     "namespaceSelector": {},
+                     "namespaces": ["a", "b"],
+                     "topologyKey": "rack",
+                     "matchLabelKeys": ["pod-template-hash"],
+                     "mismatchLabelKeys": ["tenant"]}]}})"))
+                 .Obj();
+  const sh_pod_affinity* a = pod->view().pod_anti_affinity;
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->required_count, 1u);
+  const sh_pod_affinity_term& t = a->required[0];
+  ASSERT_NE(t.label_selector, nullptr);
+  ASSERT_EQ(t.label_selector->match_label_count, 1u);
+  EXPECT_EQ(name_of(t.label_selector->match_labels[0].value), "db");
+  ASSERT_NE(t.namespace_selector, nullptr);  // empty selector: matches all namespaces
+  EXPECT_EQ(t.namespace_selector->match_label_count, 0u);
+  ASSERT_EQ(t.namespace_count, 2u);
+  EXPECT_EQ(sv(t.namespaces[1]), "b");
+  EXPECT_EQ(name_of(t.topology_key), "rack");
+  ASSERT_EQ(t.match_label_key_count, 1u);
+  EXPECT_EQ(sv(t.match_label_keys[0]), "pod-template-hash");
+  ASSERT_EQ(t.mismatch_label_key_count, 1u);
+  EXPECT_EQ(sv(t.mismatch_label_keys[0]), "tenant");
+  EXPECT_TRUE(pod->has_required_anti_affinity());
+}
+
+TEST(PodParserTest, SpreadConstraintsGatesOwners) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .SpreadConstraint(2, "topology.kubernetes.io/zone", "DoNotSchedule",
+                                   {{"app", "web"}}, 3)
+                 .SchedulingGates({"gate-a", "gate-b"})
+                 .OwnerReference("rs-1", "ReplicaSet")
+                 .Obj();
+  const sh_pod& v = pod->view();
+  ASSERT_EQ(v.topology_spread_constraint_count, 1u);
+  const sh_topology_spread_constraint& c = v.topology_spread_constraints[0];
+  EXPECT_EQ(c.max_skew, 2);
+  EXPECT_EQ(c.topology_key, SH_ID_ZONE);
+  EXPECT_EQ(c.when_unsatisfiable, SH_DO_NOT_SCHEDULE);
+  EXPECT_EQ(c.min_domains, 3);
+  EXPECT_EQ(c.node_affinity_policy, SH_POLICY_UNSET);
+  ASSERT_NE(c.label_selector, nullptr);
+  EXPECT_EQ(c.label_selector->match_label_count, 1u);
+  ASSERT_EQ(v.scheduling_gate_count, 2u);
+  EXPECT_EQ(sv(v.scheduling_gates[1]), "gate-b");
+  ASSERT_EQ(v.owner_ref_count, 1u);
+  EXPECT_EQ(sv(v.owner_refs[0].kind), "ReplicaSet");
+  EXPECT_EQ(sv(v.owner_refs[0].name), "rs-1");
+  EXPECT_EQ(sv(v.owner_refs[0].api_version), "apps/v1");
+  EXPECT_EQ(v.owner_refs[0].controller, 1);
+}
+
+TEST(PodParserTest, KeepsJson) {
+  auto pod = MakePod().Name("p").Label("a", "b").Obj();
+  EXPECT_EQ(boost::json::parse(pod->json()), MakePod().Name("p").Label("a", "b").Json());
+}
+
+TEST(PodParserTest, AcceptsNullsAndNumbersLeniently) {
+  std::string error;
+  auto pod = parse_pod_json(R"({"metadata": {"name": "p", "namespace": null, "labels": {"a": null}},
+    "spec": {"priority": 5.0, "nodeSelector": null, "containers": [
+      {"name": "c", "resources": {"requests": {"cpu": 2, "memory": " 1Gi ", "x.io/y": 1.5}}}]},
+    "status": null})",
+                       error);
+  ASSERT_NE(pod, nullptr) << error;
+  EXPECT_EQ(pod->view().priority, 5);
+  EXPECT_EQ(sv(pod->view().namespace_), "default");
+  EXPECT_EQ(name_of(pod->view().labels[0].value), "");
+  EXPECT_EQ(pod->view().requests.milli_cpu, 2000);
+  EXPECT_EQ(pod->view().requests.memory, 1024 * 1024 * 1024);
+  ASSERT_EQ(pod->view().requests.scalar_count, 1u);
+  EXPECT_EQ(pod->view().requests.scalars[0].value, 2);  // 1.5 rounds up
+}
+
+TEST(PodParserTest, ErrorPaths) {
+  EXPECT_EQ(parse_error(R"({"metadata": {}})"), "metadata.name: required");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": ""}})"), "metadata.name: required");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": 3}})"),
+            "metadata.name: expected string, got number");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"priority": "10"}})"),
+            "spec.priority: expected integer, got string");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"priority": 3000000000}})"),
+            "spec.priority: value 3000000000 out of range [-2147483648, 2147483647]");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"priority": 1.5}})"),
+            "spec.priority: expected integer, got non-integral number");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"containers": [{},
+              {"resources": {"requests": {"cpu": "1.2.3"}}}]}})"),
+            "spec.containers[1].resources.requests.cpu: unable to parse quantity \"1.2.3\": "
+            "quantities must match the regular expression "
+            "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"containers": [
+              {"resources": {"limits": {"nvidia.com/gpu": "-1"}}}]}})"),
+            "spec.containers[0].resources.limits[nvidia.com/gpu]: must be non-negative");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"containers": [
+              {"resources": {"requests": {"cpu": "1K"}}}]}})"),
+            "spec.containers[0].resources.requests.cpu: unable to parse quantity \"1K\": "
+            "unable to parse quantity's suffix");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"tolerations": [
+              {"key": "k", "effect": "Sometimes"}]}})"),
+            "spec.tolerations[0].effect: unsupported value \"Sometimes\"; supported values: "
+            "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"affinity": {"podAffinity": {
+              "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {
+                "matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]}}]}}}})"),
+            "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+            ".labelSelector.matchExpressions[0].operator: unsupported value \"Gt\"; supported "
+            "values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\"");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p", "creationTimestamp": "yesterday"}})"),
+            "metadata.creationTimestamp: invalid RFC 3339 time \"yesterday\"");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": "none"})"),
+            "spec: expected object, got string");
+  EXPECT_EQ(parse_error(R"([1, 2])"), "<root>: expected object, got array");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"containers": {}}})"),
+            "spec.containers: expected array, got object");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"containers": [null]}})"),
+            "spec.containers[0]: expected object, got null");
+  EXPECT_EQ(parse_error("{\"metadata\": "), "invalid JSON: incomplete JSON");
+}
+
+TEST(PodParserTest, CollectsEveryError) {
+  std::string error = parse_error(R"({"metadata": {"labels": {"a": 1}},
+    "spec": {"priority": "x", "topologySpreadConstraints": [{"maxSkew": 1}]}})");
+  EXPECT_EQ(error,
+            "metadata.name: required; metadata.labels.a: expected string, got number; "
+            "spec.priority: expected integer, got string; "
+            "spec.topologySpreadConstraints[0].topologyKey: required; "
+            "spec.topologySpreadConstraints[0].whenUnsatisfiable: required");
+}
+
+}  // namespace
+}  // namespace sh::model
