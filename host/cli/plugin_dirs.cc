@@ -18,11 +18,14 @@ std::vector<std::string> defaultPluginDirs() {
     }
     return dirs;
   }
+  // A binary run from its build tree uses the plugins built beside it; an installed one
+  // uses the installed plugins.
   std::error_code ec;
   if (std::filesystem::is_directory(SCHEDHOST_BUILD_PLUGIN_DIR, ec)) {
     dirs.emplace_back(SCHEDHOST_BUILD_PLUGIN_DIR);
+  } else {
+    dirs.emplace_back(SCHEDHOST_INSTALL_PLUGIN_DIR);
   }
-  dirs.emplace_back(SCHEDHOST_INSTALL_PLUGIN_DIR);
   return dirs;
 }
 

@@ -7,7 +7,7 @@
 namespace sh::cli {
 
 // $SCHEDHOST_PLUGIN_DIRS (colon-separated) when set; otherwise the plugin directory of
-// the build tree this binary came from (when it exists) and the installed one.
+// the build tree this binary came from when it exists, else the installed one.
 std::vector<std::string> defaultPluginDirs();
 
 }  // namespace sh::cli

@@ -1,13 +1,71 @@
+#include <fstream>
 #include <iostream>
+#include <sstream>
+
+#include <boost/json.hpp>
 
 #include "host/cli/commands.h"
+#include "host/cli/json_print.h"
+#include "host/config/profile_printer.h"
+#include "host/framework/host_services.h"
+#include "host/profile/profile_set.h"
 
 namespace sh::cli {
+namespace {
+
+// A host configuration names no schedulerName at the top level; a profile file does, or is
+// a plain plugin set. Decided by the keys a host configuration alone may have.
+bool looksLikeHostConfig(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::size_t i = line.find_first_not_of(" \t");
+    if (i == std::string::npos || line[i] == '#') {
+      continue;
+    }
+    for (const char* key : {"pluginDirs", "profileDirs", "parallelism", "[[profiles]]",
+                            "podInitialBackoffSeconds", "podMaxBackoffSeconds"}) {
+      if (line.compare(i, std::string(key).size(), key) == 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 int runProfileCheck(const ProfileCheckArgs& args) {
-  (void)args;
-  std::cerr << "schedhost profile check: not wired yet\n";
-  return 2;
+  profile::LoadRequest req;
+  for (const std::string& f : args.files) {
+    if (req.hostConfigFile.empty() && looksLikeHostConfig(f)) {
+      req.hostConfigFile = f;
+    } else {
+      req.profileFiles.push_back(f);
+    }
+  }
+  req.defaultPluginDirs = args.pluginDirs;
+  NullHostServices services;
+  config::Diagnostics diags;
+  profile::ProfileSet set = profile::load(req, &services, diags);
+  std::cerr << diags.str();
+  if (diags.has_errors()) {
+    std::cerr << "schedhost profile check: " << diags.error_count() << " error(s)\n";
+    return 1;
+  }
+  if (args.json) {
+    boost::json::array out;
+    for (const auto& rp : set.resolved) {
+      out.push_back(config::to_json(rp));
+    }
+    printPretty(std::cout, out);
+    std::cout << "\n";
+  } else {
+    for (const auto& rp : set.resolved) {
+      std::cout << config::describe(rp) << "\n";
+    }
+  }
+  return 0;
 }
 
 }  // namespace sh::cli

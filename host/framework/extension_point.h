@@ -1,35 +1,21 @@
-// The extension points a profile configures, in pipeline order.
+// The extension points, as the framework names them. One enum serves the configuration
+// and the runtime: sh::Point is config::ExtensionPoint.
 #pragma once
 
 #include <array>
 #include <cstddef>
-#include <cstdint>
-#include <string_view>
 
-#include <schedhost/plugin.h>
+#include "host/config/extension_point.h"
 
 namespace sh {
 
-enum class Point : std::size_t {
-  kPreEnqueue,
-  kQueueSort,
-  kPreFilter,
-  kFilter,
-  kPostFilter,
-  kPreScore,
-  kScore,
-  kReserve,
-  kPermit,
-  kPreBind,
-  kBind,
-  kPostBind,
-};
-inline constexpr std::size_t kPointCount = 12;
+using Point = config::ExtensionPoint;
+inline constexpr std::size_t kPointCount = config::kExtensionPointCount;
 
 // "PreFilter", "Score", ... as upstream names the points.
-std::string_view pointName(Point p);
+inline std::string_view pointName(Point p) { return config::type_name(p); }
 // The SH_POINT_* bit of a point.
-uint32_t pointBit(Point p);
+inline uint32_t pointBit(Point p) { return config::point_bit(p); }
 
 template <typename T>
 using PerPoint = std::array<T, kPointCount>;

@@ -1,8 +1,7 @@
 #include "host/model/field_parsers.h"
 
-#include <boost/json/serialize.hpp>
-
 #include <algorithm>
+#include <boost/json/serialize.hpp>
 
 #include "host/model/interner.h"
 #include "host/model/rfc3339.h"

@@ -50,10 +50,9 @@ std::vector<sh_image_state> image_states_for(const sh_node& node, const ImageSum
   }
   std::sort(out.begin(), out.end(),
             [](const sh_image_state& a, const sh_image_state& b) { return a.name < b.name; });
-  out.erase(std::unique(out.begin(), out.end(),
-                        [](const sh_image_state& a, const sh_image_state& b) {
-                          return a.name == b.name;
-                        }),
+  out.erase(std::unique(
+                out.begin(), out.end(),
+                [](const sh_image_state& a, const sh_image_state& b) { return a.name == b.name; }),
             out.end());
   return out;
 }

@@ -1,5 +1,7 @@
 #include "host/model/interner.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstring>
 #include <mutex>
 
@@ -113,6 +115,11 @@ sh_id Interner::insert_locked(Shard& shard, std::string_view s, sh_id fixed_id) 
     std::size_t next = next_id_.fetch_add(1, std::memory_order_acq_rel);
     if (next >= kChunkSize * kMaxChunks) {
       next_id_.store(kChunkSize * kMaxChunks, std::memory_order_release);
+      static std::once_flag logged;
+      std::call_once(logged, [] {
+        spdlog::error("interner: all {} string ids are in use; new strings map to id 0",
+                      kChunkSize * kMaxChunks);
+      });
       return SH_ID_NONE;
     }
     id = static_cast<sh_id>(next);

@@ -80,30 +80,31 @@ std::string ParseContext::path(uint32_t seg) const {
 }
 
 void ParseContext::error(uint32_t seg, std::string_view message) {
+  if (errors_.size() >= kMaxErrors) {
+    ++more_errors_;  // beyond what message() shows: counted, not deduplicated
+    return;
+  }
+  std::string where = path(seg);
   for (const auto& e : errors_) {
-    if (e.first == seg) {
-      return;
+    if (e.first == where) {
+      return;  // one error per field: a type error is not followed by "required"
     }
   }
-  ++error_count_;
-  if (errors_.size() < kMaxErrors) {
-    std::string text = path(seg);
-    text += ": ";
-    text += message;
-    errors_.emplace_back(seg, std::move(text));
-  }
+  errors_.emplace_back(std::move(where), std::string(message));
 }
 
 std::string ParseContext::message() const {
   std::string out;
-  for (const auto& e : errors_) {
+  for (const auto& [where, what] : errors_) {
     if (!out.empty()) {
       out += "; ";
     }
-    out += e.second;
+    out += where;
+    out += ": ";
+    out += what;
   }
-  if (error_count_ > errors_.size()) {
-    out += "; and " + std::to_string(error_count_ - errors_.size()) + " more errors";
+  if (more_errors_ > 0) {
+    out += "; and " + std::to_string(more_errors_) + " more";
   }
   return out;
 }

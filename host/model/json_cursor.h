@@ -14,7 +14,6 @@
 #define SCHEDHOST_HOST_MODEL_JSON_CURSOR_H
 
 #include <boost/json/value.hpp>
-
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -36,10 +35,10 @@ class ParseContext {
   uint32_t index(uint32_t parent, std::size_t i);
   std::string path(uint32_t seg) const;
 
-  // Records "<path>: <message>"; at most one error per path and kMaxErrors in all.
+  // Records "<path>: <message>", at most one per path; past kMaxErrors only counts.
   void error(uint32_t seg, std::string_view message);
-  bool ok() const { return error_count_ == 0; }
-  // All recorded errors, joined with "; " (and a count of those left out).
+  bool ok() const { return errors_.empty(); }
+  // The recorded errors joined with "; ", and how many more there were.
   std::string message() const;
 
  private:
@@ -50,14 +49,13 @@ class ParseContext {
     std::string_view key;
   };
   std::vector<Segment> segments_;
-  std::vector<std::pair<uint32_t, std::string>> errors_;
-  std::size_t error_count_ = 0;
+  std::vector<std::pair<std::string, std::string>> errors_;  // path, message
+  std::size_t more_errors_ = 0;
 };
 
 class Cursor {
  public:
-  Cursor(ParseContext& ctx, const boost::json::value* value,
-         uint32_t segment = ParseContext::kRoot)
+  Cursor(ParseContext& ctx, const boost::json::value* value, uint32_t segment = ParseContext::kRoot)
       : ctx_(&ctx), value_(value), segment_(segment) {}
 
   // True when the field exists and is not null.

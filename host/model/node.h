@@ -6,7 +6,6 @@
 #include <schedhost/plugin.h>
 
 #include <boost/json/value.hpp>
-
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,7 +20,7 @@ class Node {
   };
 
  public:
-  explicit Node(Key) { holder_.owner = this; }
+  explicit Node(Key) { block_.owner = this; }
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 

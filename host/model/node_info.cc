@@ -177,9 +177,8 @@ void NodeInfo::add_scalars(const sh_resources& r, int sign) {
   // Both lists are sorted by name; entries that drop to zero stay, as in upstream's map.
   for (uint32_t i = 0; i < r.scalar_count; ++i) {
     const sh_quantity& q = r.scalars[i];
-    auto it = std::lower_bound(
-        requested_scalars_.begin(), requested_scalars_.end(), q.name,
-        [](const sh_quantity& a, sh_id name) { return a.name < name; });
+    auto it = std::lower_bound(requested_scalars_.begin(), requested_scalars_.end(), q.name,
+                               [](const sh_quantity& a, sh_id name) { return a.name < name; });
     auto at = it - requested_scalars_.begin();
     if (it == requested_scalars_.end() || it->name != q.name) {
       requested_scalars_.insert(it, sh_quantity{q.name, 0});

@@ -90,7 +90,7 @@ class NodeInfo {
   std::vector<const sh_pod*> with_affinity_;
   std::vector<const sh_pod*> with_required_anti_affinity_;
   Totals totals_;
-  std::vector<int128_t> scalar_totals_;      // parallel to requested_scalars_
+  std::vector<int128_t> scalar_totals_;         // parallel to requested_scalars_
   std::vector<sh_quantity> requested_scalars_;  // sorted by name
   std::vector<PortUse> port_uses_;
   std::vector<sh_host_port> used_ports_;

@@ -1,7 +1,6 @@
 // parse_node: v1.Node JSON -> Node: name, labels, unschedulable, taints, allocatable
 // (capacity when allocatable is absent, as SetDefaults_NodeStatus) and images.
 #include <boost/json/serialize.hpp>
-
 #include <exception>
 
 #include "host/model/field_parsers.h"
@@ -65,8 +64,8 @@ class NodeParser {
 
     Cursor status = root["status"];
     Cursor allocatable = status["allocatable"];
-    ResourceList list = parse_resource_list(allocatable.present() ? allocatable
-                                                                  : status["capacity"]);
+    ResourceList list =
+        parse_resource_list(allocatable.present() ? allocatable : status["capacity"]);
     ResourceValues values = to_resource_values(list, true);
     v_.allocatable.milli_cpu = values.milli_cpu;
     v_.allocatable.memory = values.memory;

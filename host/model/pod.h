@@ -10,7 +10,6 @@
 #include <schedhost/plugin.h>
 
 #include <boost/json/value.hpp>
-
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,7 +24,7 @@ class Pod {
   };
 
  public:
-  explicit Pod(Key) { holder_.owner = this; }
+  explicit Pod(Key) { block_.owner = this; }
   Pod(const Pod&) = delete;
   Pod& operator=(const Pod&) = delete;
 
@@ -38,29 +37,30 @@ class Pod {
     return v == nullptr ? nullptr : reinterpret_cast<const ViewBlock*>(v)->owner;
   }
 
-  std::string_view uid() const { return {block_.view.uid.ptr, block_.view.uid.len}; }
-  std::string_view name() const { return {block_.view.name.ptr, block_.view.name.len}; }
-  std::string_view namespace_name() const { return {block_.view.namespace_.ptr, block_.view.namespace_.len}; }
-  std::string_view node_name() const { return {block_.view.node_name.ptr, block_.view.node_name.len}; }
+  std::string_view uid() const { return text(block_.view.uid); }
+  std::string_view name() const { return text(block_.view.name); }
+  std::string_view namespace_name() const { return text(block_.view.namespace_); }
+  std::string_view node_name() const { return text(block_.view.node_name); }
   // Whether spec.priority was set (view().priority is 0 otherwise).
   bool has_priority() const { return has_priority_; }
   // spec.priorityClassName, for resolving the priority when spec.priority is unset.
-  std::string_view priority_class_name() const {
-    return {priority_class_name_.ptr, priority_class_name_.len};
-  }
+  std::string_view priority_class_name() const { return text(priority_class_name_); }
   // Pods with any pod affinity or anti-affinity (NodeInfo.PodsWithAffinity).
   bool has_affinity() const {
     return block_.view.pod_affinity != nullptr || block_.view.pod_anti_affinity != nullptr;
   }
   // Pods with at least one required anti-affinity term (PodsWithRequiredAntiAffinity).
   bool has_required_anti_affinity() const {
-    return block_.view.pod_anti_affinity != nullptr && block_.view.pod_anti_affinity->required_count > 0;
+    const sh_pod_affinity* anti = block_.view.pod_anti_affinity;
+    return anti != nullptr && anti->required_count > 0;
   }
   // The manifest this pod was parsed from, serialised.
   const std::string& json() const { return json_; }
 
  private:
   friend class PodParser;
+
+  static std::string_view text(sh_str s) { return {s.ptr, s.len}; }
 
   Arena arena_;
   // The view comes first in a standard-layout block, so a view pointer converts back to its

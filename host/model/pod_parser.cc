@@ -2,7 +2,6 @@
 // defaulting a raw manifest has not been through (namespace, schedulerName, requests from
 // limits, pod-level requests, hostNetwork host ports) and computes the effective requests.
 #include <boost/json/serialize.hpp>
-
 #include <exception>
 #include <set>
 
@@ -116,9 +115,8 @@ class PodParser {
       v_.pod_anti_affinity = parse_pod_affinity(affinity["podAntiAffinity"], arena_);
     }
     std::vector<sh_str> gates;
-    spec["schedulingGates"].each_object([&](const Cursor& item) {
-      gates.push_back(arena_.str(item["name"].required_string()));
-    });
+    spec["schedulingGates"].each_object(
+        [&](const Cursor& item) { gates.push_back(arena_.str(item["name"].required_string())); });
     v_.scheduling_gates = arena_.array(gates);
     v_.scheduling_gate_count = static_cast<uint32_t>(gates.size());
     spread_constraints(spec["topologySpreadConstraints"]);

@@ -60,8 +60,8 @@ void apply_pod_level_defaults(PodResourcesInput& in);
 ResourceList pod_requests(const PodResourcesInput& in, const ResourceList* non_missing);
 
 struct PodRequestSummary {
-  ResourceList requests;      // PodRequests
-  ResourceList non_zero;      // PodRequests with the non-missing defaults
+  ResourceList requests;  // PodRequests
+  ResourceList non_zero;  // PodRequests with the non-missing defaults
   int64_t non_zero_milli_cpu = 0;
   int64_t non_zero_memory = 0;
 };

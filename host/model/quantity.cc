@@ -162,7 +162,7 @@ bool split(std::string_view s, Parts& out) {
 // quantitySuffixer.interpret: base 10 or 2 and the exponent.
 bool interpret(std::string_view suffix, int& base, int64_t& exponent) {
   static constexpr std::pair<std::string_view, int> kDecimal[] = {
-      {"n", -9}, {"u", -6}, {"m", -3}, {"", 0}, {"k", 3},
+      {"n", -9}, {"u", -6}, {"m", -3}, {"", 0},   {"k", 3},
       {"M", 6},  {"G", 9},  {"T", 12}, {"P", 15}, {"E", 18},
   };
   static constexpr std::pair<std::string_view, int> kBinary[] = {
@@ -258,9 +258,7 @@ int128_t magnitude_nanos(std::string_view digits, int64_t exp10, int64_t exp2) {
 int128_t ceil_div(int128_t magnitude, int128_t d) { return (magnitude + d - 1) / d; }
 
 // Divides rounding away from zero.
-int128_t div_away(int128_t v, int128_t d) {
-  return v < 0 ? -ceil_div(-v, d) : ceil_div(v, d);
-}
+int128_t div_away(int128_t v, int128_t d) { return v < 0 ? -ceil_div(-v, d) : ceil_div(v, d); }
 
 }  // namespace
 

@@ -128,9 +128,8 @@ const sh_node_affinity* parse_node_affinity(const Cursor& c, Arena& arena) {
   if (required.object()) {
     a.has_required = 1;
     std::vector<sh_node_selector_term> terms;
-    required["nodeSelectorTerms"].each_object([&](const Cursor& item) {
-      terms.push_back(parse_node_selector_term(item, arena));
-    });
+    required["nodeSelectorTerms"].each_object(
+        [&](const Cursor& item) { terms.push_back(parse_node_selector_term(item, arena)); });
     a.required = arena.array(terms);
     a.required_count = static_cast<uint32_t>(terms.size());
   }
@@ -152,9 +151,8 @@ const sh_pod_affinity* parse_pod_affinity(const Cursor& c, Arena& arena) {
   }
   sh_pod_affinity a{};
   std::vector<sh_pod_affinity_term> required;
-  c["requiredDuringSchedulingIgnoredDuringExecution"].each_object([&](const Cursor& item) {
-    required.push_back(parse_affinity_term(item, arena));
-  });
+  c["requiredDuringSchedulingIgnoredDuringExecution"].each_object(
+      [&](const Cursor& item) { required.push_back(parse_affinity_term(item, arena)); });
   a.required = arena.array(required);
   a.required_count = static_cast<uint32_t>(required.size());
   std::vector<sh_weighted_pod_affinity_term> preferred;

@@ -13,8 +13,8 @@ namespace schedhost::plugins::nodeaffinity {
 
 namespace {
 
-const std::vector<std::string_view> kLabelOperators = {"In", "NotIn",  "Exists",
-                                                       "DoesNotExist", "Gt", "Lt"};
+const std::vector<std::string_view> kLabelOperators = {"In",           "NotIn", "Exists",
+                                                       "DoesNotExist", "Gt",    "Lt"};
 const std::vector<std::string_view> kFieldOperators = {"In", "NotIn"};
 
 // Go's %#v of a []string, as field.Invalid prints it.
@@ -148,8 +148,8 @@ class TermBuilder {
     if (op != "In" && op != "NotIn") {
       errorAt(expr, "operator", unsupportedValue(quoted(op), kFieldOperators));
     } else if (v.size() != 1) {
-      errorAt(expr, "values", invalidValue(goStringSlice(v, expr["values"].present()),
-                                           "must have one element"));
+      errorAt(expr, "values",
+              invalidValue(goStringSlice(v, expr["values"].present()), "must have one element"));
     }
   }
 
@@ -157,8 +157,8 @@ class TermBuilder {
   void validateLabel(const Args& expr, std::string_view key, const sh_requirement& r,
                      const std::vector<std::string>& v, bool valuesPresent) {
     if (r.op < 0) {
-      errorAt(expr, "operator", unsupportedValue(quoted(expr["operator"].asString()),
-                                                 kLabelOperators));
+      errorAt(expr, "operator",
+              unsupportedValue(quoted(expr["operator"].asString()), kLabelOperators));
       return;
     }
     std::vector<std::string> keyErrs = qualifiedNameErrors(key);

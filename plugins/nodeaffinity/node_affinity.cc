@@ -31,7 +31,7 @@ class NodeAffinity : public PreFilterPlugin,
                      public ScoreExtensions,
                      public EnqueueExtensions {
  public:
-  static constexpr const char* kDefaultArgsJson = "{}";
+  static constexpr const char* kDefaultArgsJson = R"({"addedAffinity":null})";
 
   NodeAffinity(Host& host, const Args& args);
 
@@ -40,8 +40,7 @@ class NodeAffinity : public PreFilterPlugin,
   Status preScore(Cycle& cycle, const sh_pod& pod, const sh_node_info* const* nodes,
                   std::size_t count);
   Status score(Cycle& cycle, const sh_pod& pod, const sh_node_info& nodeInfo, int64_t& score);
-  Status normalizeScore(Cycle& cycle, const sh_pod& pod, sh_node_score* scores,
-                        std::size_t count);
+  Status normalizeScore(Cycle& cycle, const sh_pod& pod, sh_node_score* scores, std::size_t count);
   std::vector<EventRegistration> eventsToRegister();
   sh_queueing_hint queueingHint(std::size_t index, const sh_pod& pod,
                                 const sh_event_objects& event);
@@ -195,9 +194,9 @@ Status NodeAffinity::preScore(Cycle& /*cycle*/, const sh_pod& pod,
 Status NodeAffinity::score(Cycle& /*cycle*/, const sh_pod& pod, const sh_node_info& nodeInfo,
                            int64_t& score) {
   const sh_node& node = *nodeInfo.node;
-  int64_t count = scorePreferredTerms(args_.preferred().data(),
-                                      static_cast<uint32_t>(args_.preferred().size()), node,
-                                      metadataName_);
+  int64_t count =
+      scorePreferredTerms(args_.preferred().data(), static_cast<uint32_t>(args_.preferred().size()),
+                          node, metadataName_);
   if (pod.node_affinity != nullptr) {
     if (!preferredTermsValid(pod)) {
       return Status::error("parsing the pod's preferred node affinity: invalid term");
@@ -210,8 +209,8 @@ Status NodeAffinity::score(Cycle& /*cycle*/, const sh_pod& pod, const sh_node_in
 }
 
 // 100*s/max, all zero when no node matched any term.
-Status NodeAffinity::normalizeScore(Cycle& /*cycle*/, const sh_pod& /*pod*/,
-                                    sh_node_score* scores, std::size_t count) {
+Status NodeAffinity::normalizeScore(Cycle& /*cycle*/, const sh_pod& /*pod*/, sh_node_score* scores,
+                                    std::size_t count) {
   defaultNormalizeScore(SH_MAX_NODE_SCORE, false, scores, count);
   return Status::success();
 }

@@ -23,8 +23,8 @@ static_assert(std::is_base_of_v<FilterPlugin, NodeName>);
 static_assert(std::is_base_of_v<EnqueueExtensions, NodeName>);
 
 Status NodeName::filter(Cycle& /*cycle*/, const sh_pod& pod, const sh_node_info& nodeInfo) {
-  std::string_view wanted = strView(pod.node_name);
-  if (wanted.empty() || wanted == strView(nodeInfo.node->name)) {
+  std::string_view wanted = view(pod.node_name);
+  if (wanted.empty() || wanted == view(nodeInfo.node->name)) {
     return Status::success();
   }
   return Status::unresolvable(kErrReason);

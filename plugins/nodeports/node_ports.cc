@@ -64,7 +64,7 @@ bool conflicts(std::string_view wantIP, int32_t protocol, int32_t port, const sh
     if (u.port != port || u.protocol != protocol) {
       continue;
     }
-    std::string_view usedIP = sanitizedIP(strView(u.host_ip));
+    std::string_view usedIP = sanitizedIP(view(u.host_ip));
     if (wantIP == kBindAllHostIP || usedIP == kBindAllHostIP || usedIP == wantIP) {
       return true;
     }
@@ -85,7 +85,7 @@ Status NodePorts::preFilter(Cycle& cycle, const sh_pod& pod, PreFilterResult& /*
   state->reserve(pod.host_port_count);
   for (uint32_t i = 0; i < pod.host_port_count; ++i) {
     const sh_host_port& p = pod.host_ports[i];
-    state->push_back(Port{std::string(strView(p.host_ip)), p.protocol, p.port});
+    state->push_back(Port{std::string(view(p.host_ip)), p.protocol, p.port});
   }
   cycle.write(preFilterStateKey_, std::move(state));
   return Status::success();
@@ -129,7 +129,7 @@ sh_queueing_hint NodePorts::queueingHint(std::size_t index, const sh_pod& pod,
   }
   for (uint32_t i = 0; i < pod.host_port_count; ++i) {
     const sh_host_port& p = pod.host_ports[i];
-    if (conflicts(strView(p.host_ip), p.protocol, p.port, deleted->host_ports,
+    if (conflicts(view(p.host_ip), p.protocol, p.port, deleted->host_ports,
                   deleted->host_port_count)) {
       return SH_QUEUE;
     }

@@ -25,7 +25,7 @@ using PreScoreState = std::vector<int64_t>;
 class BalancedAllocation : public PreScorePlugin, public ScorePlugin {
  public:
   static constexpr const char* kDefaultArgsJson =
-      R"({"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]})";
+      R"({"resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]})";
 
   BalancedAllocation(Host& host, const Args& args);
 
@@ -107,8 +107,7 @@ BalancedAllocation::BalancedAllocation(Host& host, const Args& args)
 // Skip for a pod that requests none of the resources (best effort), so such pods do not all
 // pile onto the most balanced node.
 Status BalancedAllocation::preScore(Cycle& cycle, const sh_pod& pod,
-                                    const sh_node_info* const* /*nodes*/,
-                                    std::size_t /*count*/) {
+                                    const sh_node_info* const* /*nodes*/, std::size_t /*count*/) {
   auto state = std::make_unique<PreScoreState>();
   bool bestEffort = true;
   for (std::size_t i = 0; i < args_.resources.size(); ++i) {

@@ -40,8 +40,7 @@ bool Fit::ignored(sh_id resource) const noexcept {
   if (!isExtendedResourceName(name)) {
     return false;
   }
-  if (std::binary_search(args_.ignoredResources.begin(), args_.ignoredResources.end(),
-                         resource)) {
+  if (std::binary_search(args_.ignoredResources.begin(), args_.ignoredResources.end(), resource)) {
     return true;
   }
   std::string_view group = name.substr(0, name.find('/'));

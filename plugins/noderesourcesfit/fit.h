@@ -41,9 +41,11 @@ class Fit : public PreFilterPlugin,
             public ScorePlugin,
             public EnqueueExtensions {
  public:
+  // Upstream's defaulted NodeResourcesFitArgs.
   static constexpr const char* kDefaultArgsJson =
-      R"({"scoringStrategy": {"type": "LeastAllocated", )"
-      R"("resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}})";
+      R"({"ignoredResources":[],"ignoredResourceGroups":[],)"
+      R"("scoringStrategy":{"type":"LeastAllocated",)"
+      R"("resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}})";
 
   Fit(Host& host, const Args& args);
 
@@ -65,8 +67,8 @@ class Fit : public PreFilterPlugin,
   // ephemeral-storage, then scalars by id. `withIgnored` applies ignoredResources and
   // ignoredResourceGroups (Filter does; the queueing hint does not).
   template <typename Visit>
-  void fitsRequest(const sh_resources& podRequest, const sh_node_info& nodeInfo,
-                   bool withIgnored, Visit&& visit) const;
+  void fitsRequest(const sh_resources& podRequest, const sh_node_info& nodeInfo, bool withIgnored,
+                   Visit&& visit) const;
 
  private:
   enum Event : std::size_t { kPodDeleteOrScaleDown = 0, kNodeAddOrAllocatable = 1 };

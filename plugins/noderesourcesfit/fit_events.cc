@@ -45,7 +45,7 @@ sh_queueing_hint Fit::afterPodEvent(const sh_pod& pod, const sh_event_objects& e
     bool unscheduled = original->node_name.len == 0 && original->nominated_node_name.len == 0;
     return unscheduled ? SH_QUEUE_SKIP : SH_QUEUE;
   }
-  if (strView(modified->uid) == strView(pod.uid)) {
+  if (view(modified->uid) == view(pod.uid)) {
     return SH_QUEUE;
   }
   if (modified->node_name.len == 0 || original == nullptr) {

@@ -47,8 +47,7 @@ Status Fit::preScore(Cycle& cycle, const sh_pod& pod, const sh_node_info* const*
   return Status::success();
 }
 
-Status Fit::score(Cycle& cycle, const sh_pod& pod, const sh_node_info& nodeInfo,
-                  int64_t& score) {
+Status Fit::score(Cycle& cycle, const sh_pod& pod, const sh_node_info& nodeInfo, int64_t& score) {
   // Without PreScore (disabled in the profile) the requests are computed here.
   const PreScoreState* podRequests = cycle.read<PreScoreState>(preScoreStateKey_);
   const std::size_t n = args_.resources.size();

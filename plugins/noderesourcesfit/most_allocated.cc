@@ -2,7 +2,7 @@
 // Upstream: pkg/scheduler/framework/plugins/noderesources/most_allocated.go (v1.36).
 #include "strategies.h"
 
-#include <schedhost/plugin.h>
+#include <schedhost/plugin.hpp>
 
 namespace schedhost::plugins::noderesourcesfit {
 

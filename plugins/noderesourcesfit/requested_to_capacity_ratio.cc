@@ -4,7 +4,7 @@
 // helper.BuildBrokenLinearFunction (v1.36).
 #include "strategies.h"
 
-#include <schedhost/plugin.h>
+#include <schedhost/plugin.hpp>
 
 #include <cmath>
 

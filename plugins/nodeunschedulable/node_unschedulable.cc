@@ -78,7 +78,7 @@ sh_queueing_hint NodeUnschedulable::queueingHint(std::size_t index, const sh_pod
   if (modified == nullptr) {
     return SH_QUEUE;
   }
-  if (strView(modified->uid) == strView(pod.uid) && toleratesUnschedulable(*modified)) {
+  if (view(modified->uid) == view(pod.uid) && toleratesUnschedulable(*modified)) {
     return SH_QUEUE;
   }
   return SH_QUEUE_SKIP;

@@ -35,7 +35,7 @@ Status SchedulingGates::preEnqueue(const sh_pod& pod) {
     if (i > 0) {
       reason += ' ';
     }
-    reason.append(strView(pod.scheduling_gates[i]));
+    reason.append(view(pod.scheduling_gates[i]));
   }
   reason += ']';
   return Status::unresolvable(std::move(reason));
@@ -49,7 +49,7 @@ std::vector<EventRegistration> SchedulingGates::eventsToRegister() {
 sh_queueing_hint SchedulingGates::queueingHint(std::size_t /*index*/, const sh_pod& pod,
                                                const sh_event_objects& event) {
   const sh_pod* modified = event.new_pod;
-  if (modified == nullptr || strView(modified->uid) != strView(pod.uid)) {
+  if (modified == nullptr || view(modified->uid) != view(pod.uid)) {
     return SH_QUEUE_SKIP;
   }
   return SH_QUEUE;

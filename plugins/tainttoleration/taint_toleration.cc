@@ -31,8 +31,7 @@ class TaintToleration : public FilterPlugin,
   Status preScore(Cycle& cycle, const sh_pod& pod, const sh_node_info* const* nodes,
                   std::size_t count);
   Status score(Cycle& cycle, const sh_pod& pod, const sh_node_info& nodeInfo, int64_t& score);
-  Status normalizeScore(Cycle& cycle, const sh_pod& pod, sh_node_score* scores,
-                        std::size_t count);
+  Status normalizeScore(Cycle& cycle, const sh_pod& pod, sh_node_score* scores, std::size_t count);
   std::vector<EventRegistration> eventsToRegister();
   sh_queueing_hint queueingHint(std::size_t index, const sh_pod& pod,
                                 const sh_event_objects& event);
@@ -51,8 +50,7 @@ static_assert(std::is_base_of_v<EnqueueExtensions, TaintToleration>);
 TaintToleration::TaintToleration(Host& host, const Args& /*args*/)
     : preScoreStateKey_(host.intern(std::string("PreScore") + kName)) {}
 
-Status TaintToleration::filter(Cycle& /*cycle*/, const sh_pod& pod,
-                               const sh_node_info& nodeInfo) {
+Status TaintToleration::filter(Cycle& /*cycle*/, const sh_pod& pod, const sh_node_info& nodeInfo) {
   if (findUntoleratedTaint(*nodeInfo.node, pod, kDoNotScheduleEffects) == nullptr) {
     return Status::success();
   }
@@ -73,8 +71,8 @@ Status TaintToleration::preScore(Cycle& cycle, const sh_pod& pod,
 }
 
 // The number of PreferNoSchedule taints that the kept tolerations do not tolerate.
-Status TaintToleration::score(Cycle& cycle, const sh_pod& /*pod*/,
-                              const sh_node_info& nodeInfo, int64_t& score) {
+Status TaintToleration::score(Cycle& cycle, const sh_pod& /*pod*/, const sh_node_info& nodeInfo,
+                              int64_t& score) {
   const PreScoreState* tolerations = cycle.read<PreScoreState>(preScoreStateKey_);
   if (tolerations == nullptr) {
     return Status::error(std::string("failed to read \"PreScore") + kName +
@@ -121,15 +119,15 @@ sh_queueing_hint TaintToleration::queueingHint(std::size_t index, const sh_pod& 
     bool wasUntolerated =
         event.old_node == nullptr ||
         findUntoleratedTaint(*event.old_node, pod, kDoNotScheduleEffects) != nullptr;
-    bool isUntolerated = findUntoleratedTaint(*event.new_node, pod, kDoNotScheduleEffects) !=
-                         nullptr;
+    bool isUntolerated =
+        findUntoleratedTaint(*event.new_node, pod, kDoNotScheduleEffects) != nullptr;
     return (wasUntolerated && !isUntolerated) ? SH_QUEUE : SH_QUEUE_SKIP;
   }
   // Pod toleration update: only the rejected pod itself may have become schedulable.
   if (event.new_pod == nullptr) {
     return SH_QUEUE;
   }
-  return strView(event.new_pod->uid) == strView(pod.uid) ? SH_QUEUE : SH_QUEUE_SKIP;
+  return view(event.new_pod->uid) == view(pod.uid) ? SH_QUEUE : SH_QUEUE_SKIP;
 }
 
 }  // namespace schedhost::plugins::tainttoleration

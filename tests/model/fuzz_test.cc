@@ -3,9 +3,8 @@
 // every view it accepts must be fully readable.
 #include <gtest/gtest.h>
 
-#include <boost/json.hpp>
-
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -81,9 +80,22 @@ void collect(boost::json::value& v, std::vector<boost::json::value*>& out) {
 }
 
 boost::json::value random_value(std::mt19937& rng) {
-  static const char* strings[] = {"", "1", "-1", "1.2.3", "1Gi", "abc", "1e999", "Always",
-                                  "NoSchedule", "In", "Gt", "2024-01-02T03:04:05Z", "null",
-                                  "99999999999999999999999", "0.0000000000001", " 5 "};
+  static const char* strings[] = {"",
+                                  "1",
+                                  "-1",
+                                  "1.2.3",
+                                  "1Gi",
+                                  "abc",
+                                  "1e999",
+                                  "Always",
+                                  "NoSchedule",
+                                  "In",
+                                  "Gt",
+                                  "2024-01-02T03:04:05Z",
+                                  "null",
+                                  "99999999999999999999999",
+                                  "0.0000000000001",
+                                  " 5 "};
   switch (rng() % 12) {
     case 0:
       return nullptr;
@@ -194,7 +206,7 @@ uint64_t touch(const sh_pod_affinity* a) {
 
 uint64_t touch(const sh_pod& p) {
   uint64_t sum = touch(p.uid) + touch(p.name) + touch(p.namespace_) + touch(p.node_name) +
-                touch(p.scheduler_name) + touch(p.nominated_node_name);
+                 touch(p.scheduler_name) + touch(p.nominated_node_name);
   for (uint32_t i = 0; i < p.label_count; ++i) {
     sum += touch(p.labels[i].key_str) + touch(p.labels[i].value_str);
   }
@@ -294,8 +306,8 @@ TEST(FuzzTest, MutatedNodesNeverCrash) {
 
 TEST(FuzzTest, ArbitraryRootsAndText) {
   std::string error;
-  for (const char* text : {"null", "1", "\"x\"", "[]", "{}", "[{}]", "{\"metadata\": []}",
-                           "", "{", "\xff\xfe", "{\"a\": 1e999}"}) {
+  for (const char* text : {"null", "1", "\"x\"", "[]", "{}", "[{}]", "{\"metadata\": []}", "", "{",
+                           "\xff\xfe", "{\"a\": 1e999}"}) {
     EXPECT_EQ(parse_pod_json(text, error), nullptr) << text;
     EXPECT_FALSE(error.empty());
     EXPECT_EQ(parse_node_json(text, error), nullptr) << text;

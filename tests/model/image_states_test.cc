@@ -23,8 +23,8 @@ TEST(ImageStatesTest, NormalizedImageName) {
 
 TEST(ImageStatesTest, CountsNodesPerImageName) {
   constexpr int64_t kMi = 1024 * 1024;
-  NodeInfo a(MakeNode().Name("a").Images({{"nginx:latest", 500 * kMi}, {"redis:7", 10 * kMi}})
-                 .Obj());
+  NodeInfo a(
+      MakeNode().Name("a").Images({{"nginx:latest", 500 * kMi}, {"redis:7", 10 * kMi}}).Obj());
   NodeInfo b(MakeNode().Name("b").Image({"nginx:latest", "nginx@sha256:1"}, 400 * kMi).Obj());
   NodeInfo c(MakeNode().Name("c").Obj());
   NodeInfo empty;  // no node: skipped

@@ -42,8 +42,11 @@ void expect_view_consistent(const NodeInfo& info) {
 TEST(NodeInfoTest, AddAggregates) {
   NodeInfo info(MakeNode().Name("n1").Capacity({{"cpu", "8"}}).Obj());
   uint64_t g0 = info.generation();
-  info.add_pod(MakePod().Name("a").UID("a").Req({{"cpu", "1"}, {"memory", "1Gi"},
-                                                  {"nvidia.com/gpu", "1"}}).Obj());
+  info.add_pod(MakePod()
+                   .Name("a")
+                   .UID("a")
+                   .Req({{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}})
+                   .Obj());
   uint64_t g1 = info.generation();
   EXPECT_GT(g1, g0);
   // b asks nothing: requests stay, non-zero adds 100m / 200Mi.
@@ -55,7 +58,7 @@ TEST(NodeInfoTest, AddAggregates) {
   EXPECT_EQ(v.requested.memory, 1024 * kMi);
   EXPECT_EQ(v.requested.allowed_pod_number, 0);
   EXPECT_EQ(scalar(v.requested, "nvidia.com/gpu"), 1);
-  EXPECT_EQ(v.non_zero_milli_cpu, 1000 + 100);   // a: 1000; b: default 100
+  EXPECT_EQ(v.non_zero_milli_cpu, 1000 + 100);  // a: 1000; b: default 100
   EXPECT_EQ(v.non_zero_memory, 1024 * kMi + 200 * kMi);
   expect_view_consistent(info);
 }
@@ -111,16 +114,20 @@ TEST(NodeInfoTest, UsedPortsAreCounted) {
 TEST(NodeInfoTest, AffinityLists) {
   NodeInfo info;
   info.add_pod(MakePod().Name("plain").UID("plain").Obj());
-  info.add_pod(MakePod().Name("aff").UID("aff")
+  info.add_pod(MakePod()
+                   .Name("aff")
+                   .UID("aff")
                    .PodAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred)
                    .Obj());
-  info.add_pod(MakePod().Name("anti").UID("anti")
-                   .PodAntiAffinityExists("app", "kubernetes.io/hostname",
-                                          AffinityKind::kRequired)
+  info.add_pod(MakePod()
+                   .Name("anti")
+                   .UID("anti")
+                   .PodAntiAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kRequired)
                    .Obj());
-  info.add_pod(MakePod().Name("soft-anti").UID("soft-anti")
-                   .PodAntiAffinityExists("app", "kubernetes.io/hostname",
-                                          AffinityKind::kPreferred)
+  info.add_pod(MakePod()
+                   .Name("soft-anti")
+                   .UID("soft-anti")
+                   .PodAntiAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred)
                    .Obj());
   const sh_node_info& v = info.view();
   ASSERT_EQ(v.pods_with_affinity_count, 3u);
@@ -137,8 +144,8 @@ TEST(NodeInfoTest, AffinityLists) {
 
 TEST(NodeInfoTest, CloneIsIndependent) {
   NodeInfo info(MakeNode().Name("n1").Obj());
-  info.add_pod(MakePod().Name("a").UID("a").Req({{"cpu", "1"}, {"example.com/x", "1"}})
-                   .HostPort(80).Obj());
+  info.add_pod(
+      MakePod().Name("a").UID("a").Req({{"cpu", "1"}, {"example.com/x", "1"}}).HostPort(80).Obj());
   info.set_image_states({sh_image_state{intern("img:1"), 3, 42}});
   NodeInfo copy = info.clone();
   EXPECT_EQ(copy.generation(), info.generation());
@@ -148,8 +155,8 @@ TEST(NodeInfoTest, CloneIsIndependent) {
   EXPECT_NE(copy.view().image_states, info.view().image_states);
   EXPECT_EQ(copy.view().image_state_count, 1u);
 
-  copy.add_pod(MakePod().Name("b").UID("b").Req({{"cpu", "2"}, {"example.com/x", "5"}})
-                   .HostPort(81).Obj());
+  copy.add_pod(
+      MakePod().Name("b").UID("b").Req({{"cpu", "2"}, {"example.com/x", "5"}}).HostPort(81).Obj());
   copy.remove_pod("a");
   EXPECT_EQ(info.view().pod_count, 1u);
   EXPECT_EQ(info.view().requested.milli_cpu, 1000);
@@ -181,12 +188,11 @@ TEST(NodeInfoTest, MoveAndAssignKeepViewsValid) {
 TEST(NodeInfoTest, HugeRequestsSaturateAndStayReversible) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   NodeInfo info;
-  info.add_pod(MakePod().Name("a").UID("a").Req({{"memory", "1e30"}, {"example.com/x", "8E"}})
-                   .Obj());
-  info.add_pod(MakePod().Name("b").UID("b").Req({{"memory", "1e30"}, {"example.com/x", "8E"}})
-                   .Obj());
-  info.add_pod(MakePod().Name("c").UID("c").Req({{"memory", "1Gi"}, {"example.com/x", "1"}})
-                   .Obj());
+  info.add_pod(
+      MakePod().Name("a").UID("a").Req({{"memory", "1e30"}, {"example.com/x", "8E"}}).Obj());
+  info.add_pod(
+      MakePod().Name("b").UID("b").Req({{"memory", "1e30"}, {"example.com/x", "8E"}}).Obj());
+  info.add_pod(MakePod().Name("c").UID("c").Req({{"memory", "1Gi"}, {"example.com/x", "1"}}).Obj());
   EXPECT_EQ(info.view().requested.memory, kMax);
   EXPECT_EQ(scalar(info.view().requested, "example.com/x"), kMax);
   info.remove_pod("a");

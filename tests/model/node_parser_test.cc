@@ -18,8 +18,11 @@ TEST(NodeParserTest, Fields) {
                   .Name("n1")
                   .UID("uid-1")
                   .Label("topology.kubernetes.io/zone", "z1")
-                  .Capacity({{"cpu", "4"}, {"memory", "32Gi"}, {"pods", "110"},
-                             {"ephemeral-storage", "100Gi"}, {"nvidia.com/gpu", "2"},
+                  .Capacity({{"cpu", "4"},
+                             {"memory", "32Gi"},
+                             {"pods", "110"},
+                             {"ephemeral-storage", "100Gi"},
+                             {"nvidia.com/gpu", "2"},
                              {"hugepages-1Gi", "2Gi"}})
                   .Taint("dedicated", "infra", "NoSchedule")
                   .Taint("flaky", "", "PreferNoSchedule")
@@ -54,16 +57,25 @@ TEST(NodeParserTest, Fields) {
   EXPECT_EQ(v.images[2].size_bytes, 100);
 }
 
+TEST(NodeParserTest, FromViewFindsTheOwner) {
+  auto node = MakeNode().Name("n").Obj();
+  EXPECT_EQ(Node::from_view(&node->view()), node.get());
+  EXPECT_EQ(Node::from_view(nullptr), nullptr);
+  EXPECT_EQ(node->json(), boost::json::serialize(MakeNode().Name("n").Json()));
+}
+
 TEST(NodeParserTest, AllocatableFallsBackToCapacity) {
   std::string error;
   auto node = parse_node_json(R"({"metadata": {"name": "n"},
-    "status": {"capacity": {"cpu": "2", "pods": "10"}}})", error);
+    "status": {"capacity": {"cpu": "2", "pods": "10"}}})",
+                              error);
   ASSERT_NE(node, nullptr) << error;
   EXPECT_EQ(node->view().allocatable.milli_cpu, 2000);
   EXPECT_EQ(node->view().allocatable.allowed_pod_number, 10);
   // An allocatable that is present, even empty, wins.
   node = parse_node_json(R"({"metadata": {"name": "n"},
-    "status": {"allocatable": {}, "capacity": {"cpu": "2"}}})", error);
+    "status": {"allocatable": {}, "capacity": {"cpu": "2"}}})",
+                         error);
   ASSERT_NE(node, nullptr) << error;
   EXPECT_EQ(node->view().allocatable.milli_cpu, 0);
 }
@@ -72,20 +84,22 @@ TEST(NodeParserTest, Errors) {
   std::string error;
   EXPECT_EQ(parse_node_json(R"({"metadata": {}})", error), nullptr);
   EXPECT_EQ(error, "metadata.name: required");
-  EXPECT_EQ(parse_node_json(R"({"metadata": {"name": "n"}, "spec": {"taints": [{"key": "k"}]}})",
-                       error),
-            nullptr);
+  EXPECT_EQ(
+      parse_node_json(R"({"metadata": {"name": "n"}, "spec": {"taints": [{"key": "k"}]}})", error),
+      nullptr);
   EXPECT_EQ(error, "spec.taints[0].effect: required");
-  EXPECT_EQ(parse_node_json(R"({"metadata": {"name": "n"}, "spec": {"unschedulable": "yes"}})",
-                       error),
-            nullptr);
+  EXPECT_EQ(
+      parse_node_json(R"({"metadata": {"name": "n"}, "spec": {"unschedulable": "yes"}})", error),
+      nullptr);
   EXPECT_EQ(error, "spec.unschedulable: expected boolean, got string");
   EXPECT_EQ(parse_node_json(R"({"metadata": {"name": "n"}, "status": {"allocatable":
-                          {"cpu": "-2"}}})", error),
+                          {"cpu": "-2"}}})",
+                            error),
             nullptr);
   EXPECT_EQ(error, "status.allocatable.cpu: must be non-negative");
   EXPECT_EQ(parse_node_json(R"({"metadata": {"name": "n"}, "status": {"images":
-                          [{"names": ["a"], "sizeBytes": "big"}]}})", error),
+                          [{"names": ["a"], "sizeBytes": "big"}]}})",
+                            error),
             nullptr);
   EXPECT_EQ(error, "status.images[0].sizeBytes: expected integer, got string");
 }

@@ -233,12 +233,12 @@ TEST(PodParserTest, EmptyRequiredNodeAffinity) {
 }
 
 TEST(PodParserTest, PodAffinityAndAntiAffinity) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .PodAffinityIn("app", "kubernetes.io/hostname", {"web"}, AffinityKind::kRequired)
-                 .PodAntiAffinityExists("app", "topology.kubernetes.io/zone",
-                                        AffinityKind::kPreferred)
-                 .Obj();
+  auto pod =
+      MakePod()
+          .Name("p")
+          .PodAffinityIn("app", "kubernetes.io/hostname", {"web"}, AffinityKind::kRequired)
+          .PodAntiAffinityExists("app", "topology.kubernetes.io/zone", AffinityKind::kPreferred)
+          .Obj();
   const sh_pod& v = pod->view();
   ASSERT_NE(v.pod_affinity, nullptr);
   ASSERT_EQ(v.pod_affinity->required_count, 1u);
@@ -289,13 +289,13 @@ TEST(PodParserTest, AffinityTermDetails) {
 }
 
 TEST(PodParserTest, SpreadConstraintsGatesOwners) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .SpreadConstraint(2, "topology.kubernetes.io/zone", "DoNotSchedule",
-                                   {{"app", "web"}}, 3)
-                 .SchedulingGates({"gate-a", "gate-b"})
-                 .OwnerReference("rs-1", "ReplicaSet")
-                 .Obj();
+  auto pod =
+      MakePod()
+          .Name("p")
+          .SpreadConstraint(2, "topology.kubernetes.io/zone", "DoNotSchedule", {{"app", "web"}}, 3)
+          .SchedulingGates({"gate-a", "gate-b"})
+          .OwnerReference("rs-1", "ReplicaSet")
+          .Obj();
   const sh_pod& v = pod->view();
   ASSERT_EQ(v.topology_spread_constraint_count, 1u);
   const sh_topology_spread_constraint& c = v.topology_spread_constraints[0];
@@ -315,6 +315,12 @@ TEST(PodParserTest, SpreadConstraintsGatesOwners) {
   EXPECT_EQ(v.owner_refs[0].controller, 1);
 }
 
+TEST(PodParserTest, FromViewFindsTheOwner) {
+  auto pod = MakePod().Name("p").Obj();
+  EXPECT_EQ(Pod::from_view(&pod->view()), pod.get());
+  EXPECT_EQ(Pod::from_view(nullptr), nullptr);
+}
+
 TEST(PodParserTest, KeepsJson) {
   auto pod = MakePod().Name("p").Label("a", "b").Obj();
   EXPECT_EQ(boost::json::parse(pod->json()), MakePod().Name("p").Label("a", "b").Json());
@@ -326,7 +332,7 @@ TEST(PodParserTest, AcceptsNullsAndNumbersLeniently) {
     "spec": {"priority": 5.0, "nodeSelector": null, "containers": [
       {"name": "c", "resources": {"requests": {"cpu": 2, "memory": " 1Gi ", "x.io/y": 1.5}}}]},
     "status": null})",
-                       error);
+                            error);
   ASSERT_NE(pod, nullptr) << error;
   EXPECT_EQ(pod->view().priority, 5);
   EXPECT_EQ(sv(pod->view().namespace_), "default");
@@ -390,6 +396,18 @@ TEST(PodParserTest, CollectsEveryError) {
             "spec.priority: expected integer, got string; "
             "spec.topologySpreadConstraints[0].topologyKey: required; "
             "spec.topologySpreadConstraints[0].whenUnsatisfiable: required");
+}
+
+TEST(PodParserTest, ManyErrorsAreCapped) {
+  boost::json::object labels;
+  for (int i = 0; i < 1000; ++i) {
+    labels["k" + std::to_string(i)] = i;
+  }
+  boost::json::value v = MakePod().Name("p").Set({"metadata", "labels"}, labels).Json();
+  std::string error;
+  EXPECT_EQ(parse_pod(v, error), nullptr);
+  EXPECT_EQ(error.substr(0, 47), "metadata.labels.k0: expected string, got number");
+  EXPECT_NE(error.find("; and 992 more"), std::string::npos) << error;
 }
 
 }  // namespace

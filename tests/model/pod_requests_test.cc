@@ -36,7 +36,9 @@ void check(const PodWrapper& w, const Expect& e) {
 
 TEST(PodRequestsTest, SumOfContainers) {
   // cpu 1+4 = 5, memory 5+12 = 17 (helpers_test "two container no overhead").
-  check(MakePod().Name("p").ReqLim({{"cpu", "1"}, {"memory", "5"}}, {{"cpu", "2"}})
+  check(MakePod()
+            .Name("p")
+            .ReqLim({{"cpu", "1"}, {"memory", "5"}}, {{"cpu", "2"}})
             .ReqLim({{"cpu", "4"}, {"memory", "12"}}, {{"cpu", "8"}}),
         {5000, 17, 5000, 17});
 }
@@ -48,7 +50,9 @@ TEST(PodRequestsTest, JustOverhead) {
 
 TEST(PodRequestsTest, RequestsAndOverhead) {
   // cpu 1 + 5 = 6, memory 10 + 5 = 15 ("req-and-overhead").
-  check(MakePod().Name("p").Req({{"cpu", "1"}, {"memory", "10"}})
+  check(MakePod()
+            .Name("p")
+            .Req({{"cpu", "1"}, {"memory", "10"}})
             .Overhead({{"cpu", "5"}, {"memory", "5"}}),
         {6000, 15, 6000, 15});
 }
@@ -134,7 +138,10 @@ TEST(PodRequestsTest, RestartableAndRegularInitContainers) {
 
 TEST(PodRequestsTest, SidecarThenBigInit) {
   // sidecar 10 + init 200 = 210 > Σ 10 + 100 = 110 ("restartable-init, init and regular").
-  check(MakePod().Name("p").SidecarReq({{"cpu", "10"}}).InitReq({{"cpu", "200"}})
+  check(MakePod()
+            .Name("p")
+            .SidecarReq({{"cpu", "10"}})
+            .InitReq({{"cpu", "200"}})
             .Req({{"cpu", "100"}}),
         {210000, 0, 210000, 400 * kMi});
 }
@@ -142,8 +149,7 @@ TEST(PodRequestsTest, SidecarThenBigInit) {
 TEST(PodRequestsTest, NonZeroDefaultsPerContainer) {
   // Container 1 asks only cpu 500m, container 2 nothing:
   // non-zero cpu = 500m + 100m, memory = 200Mi + 200Mi.
-  check(MakePod().Name("p").Req({{"cpu", "500m"}}).Container("nginx"),
-        {500, 0, 600, 400 * kMi});
+  check(MakePod().Name("p").Req({{"cpu", "500m"}}).Container("nginx"), {500, 0, 600, 400 * kMi});
   // An explicit zero is a request: no default.
   check(MakePod().Name("p").Req({{"cpu", "0"}, {"memory", "0"}}), {0, 0, 0, 0});
   // No containers at all: nothing to default.
@@ -180,7 +186,10 @@ TEST(PodRequestsTest, PodLevelLimitsDefaultPodRequests) {
 
 TEST(PodRequestsTest, PodLevelPlusOverhead) {
   // Pod level cpu 1 replaces Σ (3), then overhead 250m is added.
-  check(MakePod().Name("p").PodRequests({{"cpu", "1"}}).Req({{"cpu", "3"}, {"memory", "1"}})
+  check(MakePod()
+            .Name("p")
+            .PodRequests({{"cpu", "1"}})
+            .Req({{"cpu", "3"}, {"memory", "1"}})
             .Overhead({{"cpu", "250m"}}),
         {1250, 1, 1250, 1});
 }
@@ -188,7 +197,10 @@ TEST(PodRequestsTest, PodLevelPlusOverhead) {
 TEST(PodRequestsTest, ExactSumsBeforeRounding) {
   // Quantities are summed exactly, then rounded: 3 x 0.5 bytes = 1.5 -> 2 bytes (summing
   // rounded values would give 3).
-  check(MakePod().Name("p").Req({{"memory", "500m"}}).Req({{"memory", "500m"}})
+  check(MakePod()
+            .Name("p")
+            .Req({{"memory", "500m"}})
+            .Req({{"memory", "500m"}})
             .Req({{"memory", "500m"}}),
         {0, 2, 300, 2});
 }
@@ -196,7 +208,9 @@ TEST(PodRequestsTest, ExactSumsBeforeRounding) {
 TEST(PodRequestsTest, ScalarsHugepagesAndUnknownNames) {
   auto pod = MakePod()
                  .Name("p")
-                 .Req({{"nvidia.com/gpu", "2"}, {"hugepages-2Mi", "4Mi"}, {"foo", "5"},
+                 .Req({{"nvidia.com/gpu", "2"},
+                       {"hugepages-2Mi", "4Mi"},
+                       {"foo", "5"},
                        {"ephemeral-storage", "1Gi"}})
                  .Req({{"nvidia.com/gpu", "1"}})
                  .Obj();
@@ -220,7 +234,8 @@ TEST(PodRequestsTest, InPlaceResizeTakesMaxOfSpecAndStatus) {
   boost::json::value status = boost::json::parse(R"({
     "containerStatuses": [{"name": "con0", "allocatedResources": {"cpu": "2"},
                            "resources": {"requests": {"cpu": "3"}}}]})");
-  check(MakePod().Name("p").Req({{"cpu", "1"}}).Set({"status"}, status), {3000, 0, 3000, 200 * kMi});
+  check(MakePod().Name("p").Req({{"cpu", "1"}}).Set({"status"}, status),
+        {3000, 0, 3000, 200 * kMi});
 }
 
 TEST(PodRequestsTest, InfeasibleResizeIgnoresSpec) {
@@ -228,7 +243,8 @@ TEST(PodRequestsTest, InfeasibleResizeIgnoresSpec) {
   boost::json::value status = boost::json::parse(R"({
     "conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
     "containerStatuses": [{"name": "con0", "resources": {"requests": {"cpu": "2"}}}]})");
-  check(MakePod().Name("p").Req({{"cpu", "4"}}).Set({"status"}, status), {2000, 0, 2000, 200 * kMi});
+  check(MakePod().Name("p").Req({{"cpu", "4"}}).Set({"status"}, status),
+        {2000, 0, 2000, 200 * kMi});
 }
 
 TEST(PodRequestsTest, ApplyPodLevelDefaultsHugepages) {

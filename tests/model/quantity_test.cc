@@ -46,7 +46,7 @@ TEST(QuantityTest, ParsesLikeApimachinery) {
       {"2T", 2000000000000, 2000000000000000},
       {"1n", 1, 1},
       {"1u", 1, 1},
-      {"1500u", 1, 2},  // 1.5m rounds up to 2m
+      {"1500u", 1, 2},                     // 1.5m rounds up to 2m
       {"1Ei", 1152921504606846976, kMax},  // 2^60; milli saturates
       {"1E", 1000000000000000000, kMax},
       {"9223372036854775807", kMax, kMax},
@@ -78,11 +78,12 @@ TEST(QuantityTest, RejectsMalformed) {
       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
   const std::string suffix = "unable to parse quantity's suffix";
   const std::pair<const char*, std::string> cases[] = {
-      {"", format},        {"1.2.3", format}, {"1Gb", format},   {"abc", format},
-      {"1 Gi", format},    {" 1", format},    {"1KiB", format},  {"0x10", format},
-      {"1e3.5", format},   {"1e", suffix},    {"1i", suffix},    {"1K", suffix},
-      {"1MM", suffix},     {"1m5", suffix},   {"--1", suffix},   {"1-", suffix},
-      {"1e+", suffix},     {"1e99999999999999999999", suffix},
+      {"", format},     {"1.2.3", format}, {"1Gb", format},
+      {"abc", format},  {"1 Gi", format},  {" 1", format},
+      {"1KiB", format}, {"0x10", format},  {"1e3.5", format},
+      {"1e", suffix},   {"1i", suffix},    {"1K", suffix},
+      {"1MM", suffix},  {"1m5", suffix},   {"--1", suffix},
+      {"1-", suffix},   {"1e+", suffix},   {"1e99999999999999999999", suffix},
   };
   for (const auto& [text, message] : cases) {
     std::string error;

@@ -36,7 +36,8 @@ TEST(DefaultBinderTest, Bind) {
   LoadedPlugin plugin("DefaultBinder", "", &services);
   PodPtr pod = MakePod().Name("foo").Namespace("ns").UID("foo").Obj();
   sh::CycleState cycle;
-  sh::Status status = plugin.framework().runBind(cycle, pod->view(), "foohost.kubernetes.mydomain.com");
+  sh::Status status =
+      plugin.framework().runBind(cycle, pod->view(), "foohost.kubernetes.mydomain.com");
   EXPECT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(services.bindings, (std::vector<std::pair<std::string, std::string>>{
                                    {"ns/foo", "foohost.kubernetes.mydomain.com"}}));

@@ -36,10 +36,12 @@ TEST(FitArgsTest, UnsupportedStrategy) {
 TEST(FitArgsTest, ResourceWeights) {
   std::string err = ArgsError(kFit, R"({"scoringStrategy": {"type": "LeastAllocated",
       "resources": [{"name": "cpu", "weight": 101}, {"name": "memory", "weight": -1}]}})");
-  EXPECT_TRUE(Contains(err, "scoringStrategy.resources[0].weight: Invalid value: 101: resource "
-                            "weight of cpu not in valid range (0, 100]"));
-  EXPECT_TRUE(Contains(err, "scoringStrategy.resources[1].weight: Invalid value: -1: resource "
-                            "weight of memory not in valid range (0, 100]"));
+  EXPECT_TRUE(Contains(err,
+                       "scoringStrategy.resources[0].weight: Invalid value: 101: resource "
+                       "weight of cpu not in valid range (0, 100]"));
+  EXPECT_TRUE(Contains(err,
+                       "scoringStrategy.resources[1].weight: Invalid value: -1: resource "
+                       "weight of memory not in valid range (0, 100]"));
   // A weight of 0 is defaulted to 1 before validation.
   EXPECT_EQ(ArgsError(kFit, R"({"scoringStrategy": {"type": "MostAllocated",
       "resources": [{"name": "cpu", "weight": 0}]}})"),
@@ -47,10 +49,10 @@ TEST(FitArgsTest, ResourceWeights) {
 }
 
 TEST(FitArgsTest, RequestedToCapacityRatioShape) {
-  EXPECT_TRUE(Contains(
-      ArgsError(kFit, R"({"scoringStrategy": {"type": "RequestedToCapacityRatio"}})"),
-      "requestedToCapacityRatio: Required value: must be specified when type is "
-      "RequestedToCapacityRatio"));
+  EXPECT_TRUE(
+      Contains(ArgsError(kFit, R"({"scoringStrategy": {"type": "RequestedToCapacityRatio"}})"),
+               "requestedToCapacityRatio: Required value: must be specified when type is "
+               "RequestedToCapacityRatio"));
   EXPECT_TRUE(Contains(ArgsError(kFit, R"({"scoringStrategy": {"type": "MostAllocated",
       "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}]}}})"),
                        "scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when "
@@ -63,21 +65,25 @@ TEST(FitArgsTest, RequestedToCapacityRatioShape) {
       "requestedToCapacityRatio": {"shape": [{"utilization": 50, "score": 2},
                                              {"utilization": 40, "score": 11},
                                              {"utilization": 101, "score": -1}]}}})");
-  EXPECT_TRUE(Contains(err, "shape[1].utilization: Invalid value: 40: values must be sorted in "
-                            "increasing order"));
+  EXPECT_TRUE(Contains(err,
+                       "shape[1].utilization: Invalid value: 40: values must be sorted in "
+                       "increasing order"));
   EXPECT_TRUE(Contains(err, "shape[1].score: Invalid value: 11: not in valid range [0, 10]"));
-  EXPECT_TRUE(Contains(err, "shape[2].utilization: Invalid value: 101: not in valid range "
-                            "[0, 100]"));
+  EXPECT_TRUE(Contains(err,
+                       "shape[2].utilization: Invalid value: 101: not in valid range "
+                       "[0, 100]"));
   EXPECT_TRUE(Contains(err, "shape[2].score: Invalid value: -1: not in valid range [0, 10]"));
 }
 
 TEST(FitArgsTest, IgnoredResources) {
   std::string err = ArgsError(kFit, R"({"ignoredResources": ["-invalid-"],
                                        "ignoredResourceGroups": ["example.com/foo"]})");
-  EXPECT_TRUE(Contains(err, "ignoredResources[0]: Invalid value: \"-invalid-\": name part must "
-                            "consist of alphanumeric characters"));
-  EXPECT_TRUE(Contains(err, "ignoredResourceGroups[0]: Invalid value: \"example.com/foo\": "
-                            "resource group name can't contain '/'"));
+  EXPECT_TRUE(Contains(err,
+                       "ignoredResources[0]: Invalid value: \"-invalid-\": name part must "
+                       "consist of alphanumeric characters"));
+  EXPECT_TRUE(Contains(err,
+                       "ignoredResourceGroups[0]: Invalid value: \"example.com/foo\": "
+                       "resource group name can't contain '/'"));
 }
 
 TEST(FitArgsTest, UnknownField) {

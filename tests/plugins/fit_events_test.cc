@@ -68,8 +68,7 @@ TEST(FitEventsTest, NodeEvents) {
   LoadedPlugin plugin(kFit);
   PodPtr pod = MakePod().Name("p").UID("p").Req({{"cpu", "2"}, {"memory", "1Gi"}}).Obj();
   auto node = [](const std::string& cpu, const std::string& memory, const std::string& pods) {
-    return MakeNode().Name("n1").Capacity({{"cpu", cpu}, {"memory", memory}, {"pods", pods}})
-        .Obj();
+    return MakeNode().Name("n1").Capacity({{"cpu", cpu}, {"memory", memory}, {"pods", pods}}).Obj();
   };
   NodePtr fits = node("4", "4Gi", "32");
   NodePtr tooSmall = node("1", "4Gi", "32");

@@ -38,8 +38,9 @@ TEST(NodeNameTest, Filter) {
 
 TEST(NodeNameTest, Events) {
   LoadedPlugin plugin(kNodeName);
-  EXPECT_EQ(Registrations(plugin), (std::vector<std::tuple<int32_t, uint32_t, int32_t>>{
-                                       {SH_RESOURCE_NODE, SH_ACTION_ADD, 0}}));
+  EXPECT_EQ(
+      Registrations(plugin),
+      (std::vector<std::tuple<int32_t, uint32_t, int32_t>>{{SH_RESOURCE_NODE, SH_ACTION_ADD, 0}}));
 }
 
 }  // namespace

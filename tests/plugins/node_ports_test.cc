@@ -42,21 +42,33 @@ struct PortCase {
 TEST(NodePortsTest, Filter) {
   std::vector<PortCase> cases = {
       {"nothing in use", {{8080, "TCP", ""}}, {}, true},
-      {"same port, protocol and IP", {{8080, "UDP", "127.0.0.1"}}, {{8080, "UDP", "127.0.0.1"}},
+      {"same port, protocol and IP",
+       {{8080, "UDP", "127.0.0.1"}},
+       {{8080, "UDP", "127.0.0.1"}},
        false},
       {"other port", {{8080, "UDP", "127.0.0.1"}}, {{9090, "UDP", "127.0.0.1"}}, true},
       {"other protocol", {{8080, "TCP", "127.0.0.1"}}, {{8080, "UDP", "127.0.0.1"}}, true},
       {"other IP", {{8080, "UDP", "127.0.0.2"}}, {{8080, "UDP", "127.0.0.1"}}, true},
-      {"one of several ports", {{8000, "UDP", "127.0.0.1"}, {8080, "UDP", "127.0.0.1"}},
-       {{8080, "UDP", "127.0.0.1"}}, false},
-      {"wanted 0.0.0.0 takes the port on every IP", {{8001, "UDP", "0.0.0.0"}},
-       {{8001, "UDP", "127.0.0.1"}}, false},
+      {"one of several ports",
+       {{8000, "UDP", "127.0.0.1"}, {8080, "UDP", "127.0.0.1"}},
+       {{8080, "UDP", "127.0.0.1"}},
+       false},
+      {"wanted 0.0.0.0 takes the port on every IP",
+       {{8001, "UDP", "0.0.0.0"}},
+       {{8001, "UDP", "127.0.0.1"}},
+       false},
       {"an empty IP means 0.0.0.0", {{8001, "TCP", ""}}, {{8001, "TCP", "10.0.0.1"}}, false},
-      {"used 0.0.0.0 holds the port on every IP", {{8001, "TCP", "127.0.0.1"}},
-       {{8001, "TCP", "0.0.0.0"}}, false},
-      {"0.0.0.0 with another protocol", {{8001, "UDP", "0.0.0.0"}}, {{8001, "TCP", "127.0.0.1"}},
+      {"used 0.0.0.0 holds the port on every IP",
+       {{8001, "TCP", "127.0.0.1"}},
+       {{8001, "TCP", "0.0.0.0"}},
+       false},
+      {"0.0.0.0 with another protocol",
+       {{8001, "UDP", "0.0.0.0"}},
+       {{8001, "TCP", "127.0.0.1"}},
        true},
-      {"SCTP is a protocol of its own", {{8001, "SCTP", "0.0.0.0"}}, {{8001, "TCP", "0.0.0.0"}},
+      {"SCTP is a protocol of its own",
+       {{8001, "SCTP", "0.0.0.0"}},
+       {{8001, "TCP", "0.0.0.0"}},
        true},
   };
   for (const PortCase& c : cases) {
@@ -65,8 +77,8 @@ TEST(NodePortsTest, Filter) {
     if (!c.used.empty()) {
       placed.push_back(PodWithPorts("placed", c.used, "n1"));
     }
-    auto result =
-        Evaluate({{kPorts, ""}}, {MakeNode().Name("n1").Obj()}, placed, PodWithPorts("p", c.wanted));
+    auto result = Evaluate({{kPorts, ""}}, {MakeNode().Name("n1").Obj()}, placed,
+                           PodWithPorts("p", c.wanted));
     auto status = FilterStatus(result, "n1", kPorts);
     if (c.fits) {
       EXPECT_EQ(status.code, "Success");
@@ -87,9 +99,9 @@ TEST(NodePortsTest, PreFilterSkipsPodsWithoutHostPorts) {
 
 TEST(NodePortsTest, Events) {
   LoadedPlugin plugin(kPorts);
-  EXPECT_EQ(Registrations(plugin), (std::vector<std::tuple<int32_t, uint32_t, int32_t>>{
-                                       {SH_RESOURCE_POD, SH_ACTION_DELETE, 1},
-                                       {SH_RESOURCE_NODE, SH_ACTION_ADD, 0}}));
+  EXPECT_EQ(Registrations(plugin),
+            (std::vector<std::tuple<int32_t, uint32_t, int32_t>>{
+                {SH_RESOURCE_POD, SH_ACTION_DELETE, 1}, {SH_RESOURCE_NODE, SH_ACTION_ADD, 0}}));
 
   PodPtr pod = PodWithPorts("p", {{8080, "TCP", ""}});
   struct HintCase {
@@ -108,8 +120,7 @@ TEST(NodePortsTest, Events) {
   };
   for (const HintCase& c : cases) {
     SCOPED_TRACE(c.name);
-    EXPECT_EQ(plugin.Hint(0, pod->view(), PodEvent(SH_ACTION_DELETE, c.deleted, nullptr)),
-              c.want);
+    EXPECT_EQ(plugin.Hint(0, pod->view(), PodEvent(SH_ACTION_DELETE, c.deleted, nullptr)), c.want);
   }
 }
 

@@ -36,8 +36,7 @@ TEST(NodeUnschedulableTest, Filter) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     auto result = Evaluate({{kUnschedulable, ""}},
-                           {MakeNode().Name("n1").Unschedulable(c.unschedulable).Obj()}, {},
-                           c.pod);
+                           {MakeNode().Name("n1").Unschedulable(c.unschedulable).Obj()}, {}, c.pod);
     auto status = FilterStatus(result, "n1", kUnschedulable);
     if (c.fits) {
       EXPECT_EQ(status.code, "Success");
@@ -76,8 +75,7 @@ TEST(NodeUnschedulableTest, Events) {
   EXPECT_EQ(plugin.Hint(1, pod->view(), PodEvent(toleration, pod, tolerating)), SH_QUEUE);
   EXPECT_EQ(plugin.Hint(1, pod->view(), PodEvent(toleration, pod, unrelatedToleration)),
             SH_QUEUE_SKIP);
-  EXPECT_EQ(plugin.Hint(1, pod->view(), PodEvent(toleration, otherPod, otherPod)),
-            SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.Hint(1, pod->view(), PodEvent(toleration, otherPod, otherPod)), SH_QUEUE_SKIP);
 }
 
 }  // namespace

@@ -62,8 +62,7 @@ inline sh::evaluate::Result Evaluate(std::vector<sh::evaluate::PluginSpec> plugi
 // The status a Filter plugin gave a node; "Success" with no reasons when it passed (or did not
 // run because its PreFilter returned Skip).
 inline sh::evaluate::PluginStatus FilterStatus(const sh::evaluate::Result& result,
-                                               const std::string& node,
-                                               const std::string& plugin) {
+                                               const std::string& node, const std::string& plugin) {
   auto n = result.nodes.find(node);
   if (n != result.nodes.end()) {
     auto p = n->second.filter.find(plugin);
@@ -104,8 +103,7 @@ inline ::testing::AssertionResult Contains(const std::string& text, const std::s
   if (text.find(part) != std::string::npos) {
     return ::testing::AssertionSuccess();
   }
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part
-                                       << "\"";
+  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
 }
 
 // The plugin registry of the test process: the default plugins, loaded once.
@@ -184,8 +182,7 @@ inline sh_event_objects PodEvent(uint32_t actions, const PodPtr& before, const P
 }
 
 // An event on nodes: `before` NULL for Add, `after` NULL for Delete.
-inline sh_event_objects NodeEvent(uint32_t actions, const NodePtr& before,
-                                  const NodePtr& after) {
+inline sh_event_objects NodeEvent(uint32_t actions, const NodePtr& before, const NodePtr& after) {
   sh_event_objects e{};
   e.struct_size = sizeof(sh_event_objects);
   e.resource = SH_RESOURCE_NODE;

@@ -10,7 +10,6 @@
 #define SCHEDHOST_HOST_MODEL_TESTING_WRAPPERS_H
 
 #include <boost/json.hpp>
-
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -132,9 +131,7 @@ class PodWrapper {
     spec()["priority"] = p;
     return *this;
   }
-  PodWrapper& PriorityClassName(std::string_view s) {
-    return spec_field("priorityClassName", s);
-  }
+  PodWrapper& PriorityClassName(std::string_view s) { return spec_field("priorityClassName", s); }
   PodWrapper& PreemptionPolicy(std::string_view s) { return spec_field("preemptionPolicy", s); }
   PodWrapper& HostNetwork() {
     spec()["hostNetwork"] = true;
@@ -208,8 +205,7 @@ class PodWrapper {
   }
 
   PodWrapper& Toleration(std::string_view key, std::string_view op, std::string_view value,
-                         std::string_view effect,
-                         std::optional<int64_t> seconds = std::nullopt) {
+                         std::string_view effect, std::optional<int64_t> seconds = std::nullopt) {
     boost::json::object t;
     t["key"] = key;
     t["operator"] = op;
@@ -295,12 +291,15 @@ class PodWrapper {
 
   // Sets an arbitrary field by path, for cases the builder does not cover.
   PodWrapper& Set(std::initializer_list<std::string_view> path, boost::json::value v) {
+    if (path.size() == 0) {
+      return *this;
+    }
     boost::json::object* o = &json_;
     auto it = path.begin();
     for (std::size_t i = 0; i + 1 < path.size(); ++i, ++it) {
       o = &detail::obj(*o, *it);
     }
-    (*o)[*it] = std::move(v);
+    detail::member(*o, *it) = std::move(v);
     return *this;
   }
 

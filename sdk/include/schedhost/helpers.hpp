@@ -41,10 +41,6 @@ namespace schedhost {
 constexpr sh_id canonicalId(sh_id id) noexcept { return id == SH_ID_EMPTY ? SH_ID_NONE : id; }
 constexpr bool sameId(sh_id a, sh_id b) noexcept { return canonicalId(a) == canonicalId(b); }
 
-inline std::string_view strView(sh_str s) noexcept {
-  return s.len == 0 ? std::string_view() : std::string_view(s.ptr, s.len);
-}
-
 // The label with `key` in an array sorted by key id, or nullptr.
 inline const sh_label* findLabel(const sh_label* labels, uint32_t count, sh_id key) noexcept {
   uint32_t lo = 0;
@@ -143,7 +139,7 @@ inline bool matchRequirement(const sh_requirement& r, const sh_label* labels,
     case SH_OP_GT:
     case SH_OP_LT: {
       int64_t value = 0;
-      if (label == nullptr || r.number_ok == 0 || !parseInt64(strView(label->value_str), value)) {
+      if (label == nullptr || r.number_ok == 0 || !parseInt64(view(label->value_str), value)) {
         return false;
       }
       return r.op == SH_OP_GT ? value > r.number : value < r.number;
@@ -319,19 +315,19 @@ inline bool tolerationsTolerateTaint(const sh_toleration* tolerations, uint32_t 
 }
 
 // Bit masks of taint effects for findUntoleratedTaint's filter.
-constexpr uint32_t effectBit(int32_t effect) noexcept { return 1u << static_cast<uint32_t>(effect); }
+constexpr uint32_t effectBit(int32_t effect) noexcept {
+  return 1u << static_cast<uint32_t>(effect);
+}
 constexpr uint32_t kDoNotScheduleEffects =
     effectBit(SH_EFFECT_NO_SCHEDULE) | effectBit(SH_EFFECT_NO_EXECUTE);
-constexpr uint32_t kAllEffects = 0xFu;
 
 // The first taint whose effect is in `effects` that no toleration tolerates, or nullptr.
 inline const sh_taint* findUntoleratedTaint(const sh_taint* taints, uint32_t taintCount,
                                             const sh_toleration* tolerations,
-                                            uint32_t tolerationCount,
-                                            uint32_t effects) noexcept {
+                                            uint32_t tolerationCount, uint32_t effects) noexcept {
   for (uint32_t i = 0; i < taintCount; ++i) {
     const sh_taint& taint = taints[i];
-    if (taint.effect < 0 || taint.effect > 3 || (effects & effectBit(taint.effect)) == 0) {
+    if (taint.effect < SH_EFFECT_NONE || taint.effect > SH_EFFECT_NO_EXECUTE || (effects & effectBit(taint.effect)) == 0) {
       continue;
     }
     if (!tolerationsTolerateTaint(tolerations, tolerationCount, taint)) {
@@ -342,8 +338,8 @@ inline const sh_taint* findUntoleratedTaint(const sh_taint* taints, uint32_t tai
 }
 inline const sh_taint* findUntoleratedTaint(const sh_node& node, const sh_pod& pod,
                                             uint32_t effects) noexcept {
-  return findUntoleratedTaint(node.taints, node.taint_count, pod.tolerations,
-                              pod.toleration_count, effects);
+  return findUntoleratedTaint(node.taints, node.taint_count, pod.tolerations, pod.toleration_count,
+                              effects);
 }
 
 // Name syntax (k8s.io/apimachinery/pkg/util/validation).
@@ -351,7 +347,9 @@ namespace detail {
 inline bool isAlnum(char c) noexcept {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
-inline bool isLowerAlnum(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+inline bool isLowerAlnum(char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
 // ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
 inline bool qualifiedNamePart(std::string_view s) noexcept {
   if (s.empty() || !isAlnum(s.front()) || !isAlnum(s.back())) {
@@ -451,8 +449,7 @@ inline bool isExtendedResourceName(std::string_view name) noexcept {
   std::string_view domain = name.substr(0, slash);
   std::string_view local = name.substr(slash + 1);
   return local.find('/') == std::string_view::npos && domain.size() + 9 <= 253 &&
-         detail::dns1123Subdomain(domain) && local.size() <= 63 &&
-         detail::qualifiedNamePart(local);
+         detail::dns1123Subdomain(domain) && local.size() <= 63 && detail::qualifiedNamePart(local);
 }
 
 // schedutil.IsScalarResourceName: extended, hugepages-*, prefixed native, attachable-volume-*.
@@ -487,9 +484,8 @@ struct ResourceAllocation {
 // resourceAllocationScorer.calculateResourceAllocatableRequest. `scalar` is
 // isScalarResourceName(name); with useRequested false the node side of cpu and memory uses
 // the sums with scoring defaults (NonZeroRequested), like the pod side.
-inline ResourceAllocation resourceAllocation(const sh_node_info& nodeInfo, sh_id name,
-                                             bool scalar, int64_t podRequest,
-                                             bool useRequested) noexcept {
+inline ResourceAllocation resourceAllocation(const sh_node_info& nodeInfo, sh_id name, bool scalar,
+                                             int64_t podRequest, bool useRequested) noexcept {
   const sh_resources& allocatable = nodeInfo.node->allocatable;
   if (podRequest == 0 && scalar) {
     return {0, 0, 0};
@@ -573,8 +569,7 @@ inline std::string invalidValue(std::string_view valueRepr, std::string_view det
   return out;
 }
 inline std::string requiredValue(std::string_view detail) {
-  return detail.empty() ? std::string("Required value")
-                        : "Required value: " + std::string(detail);
+  return detail.empty() ? std::string("Required value") : "Required value: " + std::string(detail);
 }
 inline std::string forbidden(std::string_view detail) {
   return "Forbidden: " + std::string(detail);
@@ -595,7 +590,6 @@ inline std::string unsupportedValue(std::string_view valueRepr,
   }
   return out;
 }
-
 
 // validation.IsQualifiedName: the problems with `value` as a label key or resource name, in
 // upstream's words; empty when it is valid.

@@ -1,0 +1,98 @@
+#include "host/profile/profile_set.h"
+
+#include "host/config/profile_config.h"
+#include "host/profile/registry_catalog.h"
+
+namespace sh::profile {
+
+std::map<std::string, std::shared_ptr<const Framework>, std::less<>> buildFrameworks(
+    const std::vector<config::ResolvedProfile>& profiles, const plugin::PluginRegistry& registry,
+    HostServices* services, config::Diagnostics& diags) {
+  std::map<std::string, std::shared_ptr<const Framework>, std::less<>> out;
+  for (const config::ResolvedProfile& rp : profiles) {
+    // One instance per plugin per profile, as upstream builds one framework per profile.
+    std::map<std::string, PluginPtr, std::less<>> instances;
+    bool ok = true;
+    for (const config::EnabledPlugin& ep : rp.plugins) {
+      auto lib = registry.find(ep.name);
+      if (lib == nullptr) {
+        diags.error(rp.where, rp.key, "plugin \"" + ep.name + "\" does not exist");
+        ok = false;
+        continue;
+      }
+      auto inst = PluginInstance::create(lib, *ep.args, services, diags);
+      if (inst == nullptr) {
+        ok = false;
+        continue;
+      }
+      instances.emplace(ep.name, std::move(inst));
+    }
+    if (!ok) {
+      continue;
+    }
+    Framework::Config fc;
+    fc.profileName = rp.scheduler_name;
+    for (Point p : config::kAllExtensionPoints) {
+      for (const config::ResolvedPlugin& r : rp.at(p)) {
+        fc.plugins[config::index_of(p)].push_back(instances.at(r.name));
+        if (p == Point::kScore) {
+          fc.scoreWeights.push_back(r.weight);
+        }
+      }
+    }
+    fc.percentageOfNodesToScore =
+        rp.percentage_of_nodes_to_score ? *rp.percentage_of_nodes_to_score : -1;
+    out.emplace(rp.scheduler_name, std::make_shared<const Framework>(std::move(fc)));
+  }
+  return out;
+}
+
+ProfileSet load(const LoadRequest& request, HostServices* services, config::Diagnostics& diags) {
+  ProfileSet set;
+  if (!request.hostConfigFile.empty()) {
+    set.host = config::load_host_config(request.hostConfigFile, diags);
+  }
+  for (const std::string& f : request.profileFiles) {
+    if (auto p = config::load_profile_file(f, diags)) {
+      set.host.profiles.push_back(std::move(*p));
+    }
+  }
+  config::SourceLocation where{
+      request.hostConfigFile.empty()
+          ? (request.profileFiles.empty() ? std::string() : request.profileFiles.front())
+          : request.hostConfigFile,
+      0, 0};
+  config::finalize_profiles(set.host.profiles, where, diags);
+
+  set.registry = std::make_shared<plugin::PluginRegistry>();
+  std::vector<std::string> dirs;
+  for (const auto& d : set.host.plugin_dirs) {
+    dirs.push_back(d.string());
+  }
+  if (dirs.empty()) {
+    dirs = request.defaultPluginDirs;
+  }
+  std::vector<plugin::ScanError> scanErrors;
+  set.registry->scanDirs(dirs, scanErrors);
+  for (const plugin::ScanError& e : scanErrors) {
+    diags.error(config::SourceLocation{e.path, 0, 0}, "", e.message);
+  }
+  for (const config::ProfileConfig& p : set.host.profiles) {
+    for (const config::LibraryRef& lib : p.libraries) {
+      try {
+        set.registry->add(lib.path, lib.sha256);
+      } catch (const std::exception& e) {
+        diags.error(lib.where, lib.key, e.what());
+      }
+    }
+  }
+
+  RegistryCatalog catalog(*set.registry);
+  set.resolved = config::resolve_all(set.host.profiles, catalog, diags);
+  if (request.createPlugins && !diags.has_errors()) {
+    set.frameworks = buildFrameworks(set.resolved, *set.registry, services, diags);
+  }
+  return set;
+}
+
+}  // namespace sh::profile

@@ -1,0 +1,55 @@
+// ProfileSet: everything startup produces from the configuration — the loaded plugins and
+// one immutable Framework per schedulerName (upstream's profile.Map).
+//
+//   load(): read schedhost.toml (or profile files) -> scan pluginDirs and each profile's
+//   [[libraries]] -> resolve every profile (defaults, merging, weights) -> create every
+//   plugin with its args -> build the frameworks. Every problem found on the way is
+//   collected; the set is usable only when none was an error.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/config/diagnostics.h"
+#include "host/config/host_config.h"
+#include "host/config/profile_resolver.h"
+#include "host/framework/framework.h"
+#include "host/framework/host_services.h"
+#include "host/plugin/registry.h"
+
+namespace sh::profile {
+
+struct ProfileSet {
+  config::HostConfig host;
+  std::shared_ptr<plugin::PluginRegistry> registry;
+  std::vector<config::ResolvedProfile> resolved;
+  std::map<std::string, std::shared_ptr<const Framework>, std::less<>> frameworks;
+
+  // The framework for a pod's schedulerName, or nullptr when the pod is not ours.
+  const Framework* find(std::string_view schedulerName) const {
+    auto it = frameworks.find(schedulerName);
+    return it == frameworks.end() ? nullptr : it->second.get();
+  }
+};
+
+struct LoadRequest {
+  // A schedhost.toml, or profile files (each one profile), or both.
+  std::string hostConfigFile;
+  std::vector<std::string> profileFiles;
+  // Used when the host configuration names no pluginDirs.
+  std::vector<std::string> defaultPluginDirs;
+  // When false, plugins are resolved but not created (nothing of theirs runs).
+  bool createPlugins = true;
+};
+
+// Loads and builds everything; errors go to `diags` (check has_errors()).
+ProfileSet load(const LoadRequest& request, HostServices* services, config::Diagnostics& diags);
+
+// Builds the frameworks of already-resolved profiles.
+std::map<std::string, std::shared_ptr<const Framework>, std::less<>> buildFrameworks(
+    const std::vector<config::ResolvedProfile>& profiles, const plugin::PluginRegistry& registry,
+    HostServices* services, config::Diagnostics& diags);
+
+}  // namespace sh::profile

@@ -1,0 +1,24 @@
+// The installed plugins as the profile resolver sees them.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "host/config/catalog.h"
+#include "host/plugin/registry.h"
+
+namespace sh::profile {
+
+class RegistryCatalog : public config::PluginCatalog {
+ public:
+  explicit RegistryCatalog(const plugin::PluginRegistry& registry);
+  const config::CatalogEntry* find(std::string_view name) const override;
+
+ private:
+  const plugin::PluginRegistry& registry_;
+  mutable std::unordered_map<std::string, config::CatalogEntry> cache_;
+};
+
+}  // namespace sh::profile
