@@ -207,7 +207,8 @@ Result run(const Scenario& scenario, const Options& options) {
     throw std::runtime_error(ps.message());
   }
   std::vector<NodeScore> scores;
-  Status ss = fw->runScore(cycle, pod, feasible, scores,
+  ScoreTable table;
+  Status ss = fw->runScore(cycle, pod, feasible, scores, &table,
                            [](std::size_t n, const std::function<void(std::size_t)>& fn) {
                              for (std::size_t i = 0; i < n; ++i) {
                                fn(i);
@@ -217,13 +218,14 @@ Result run(const Scenario& scenario, const Options& options) {
     throw std::runtime_error(ss.message());
   }
   const auto& scorers = fw->plugins(Point::kScore);
-  for (const NodeScore& ns : scores) {
+  for (std::size_t n = 0; n < scores.size(); ++n) {
+    const NodeScore& ns = scores[n];
     NodeResult& nr = result.nodes[std::string(ns.node->node->name.ptr, ns.node->node->name.len)];
     for (std::size_t i = 0; i < scorers.size(); ++i) {
       if (cycle.skipScoreMask.size() == scorers.size() && cycle.skipScoreMask[i] != 0) {
         continue;
       }
-      nr.scores[scorers[i]->name()] = ns.perPlugin[i];
+      nr.scores[scorers[i]->name()] = table.at(n, i);
     }
     nr.total = ns.total;
   }

@@ -1,6 +1,7 @@
 #include "host/framework/framework.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -22,6 +23,15 @@ auto callPlugin(const PluginInstance& p, Fn&& fn) {
 }
 
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+
+// The status a plugin writes into on the per-node hot paths: one per thread, reused, so a
+// successful call allocates and frees nothing. Plugins never call back into the framework,
+// so one call at a time uses it.
+sh_status& scratchStatus() {
+  thread_local sh_status raw;
+  raw.status.mutableReasons().clear();
+  return raw;
+}
 
 // Go's %v of a sorted string slice: [A B].
 std::string goList(std::vector<std::string> names) {
@@ -222,7 +232,7 @@ Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_
       continue;
     }
     const PluginPtr& p = list[i];
-    sh_status raw;
+    sh_status& raw = scratchStatus();
     int code = callPlugin(
         *p, [&] { return p->vtable().filter(p->self(), &cycle, &pod, &node, &raw); });
     if (code == SH_SUCCESS && raw.status.reasons().empty()) {
@@ -327,66 +337,66 @@ Status Framework::runPreScore(CycleState& cycle, const sh_pod& pod,
 
 Status Framework::runScore(
     CycleState& cycle, const sh_pod& pod, const std::vector<const sh_node_info*>& nodes,
-    std::vector<NodeScore>& scores,
+    std::vector<NodeScore>& scores, ScoreTable* table,
     const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& forEach)
     const {
   const auto& scorers = plugins(Point::kScore);
   const std::size_t np = scorers.size();
+  const std::size_t nn = nodes.size();
   const bool haveMask = cycle.skipScoreMask.size() == np;
-  scores.assign(nodes.size(), NodeScore());
-  // plugin-major score lists, as NormalizeScore wants them
-  std::vector<std::vector<sh_node_score>> lists(np, std::vector<sh_node_score>(nodes.size()));
-  std::vector<Status> errors(nodes.size());
+  scores.assign(nn, NodeScore());
+  // Plugin-major, as NormalizeScore wants each plugin's list contiguous.
+  std::vector<sh_node_score> lists(np * nn);
   std::atomic<bool> failed{false};
+  std::mutex errorMu;
+  Status firstError;
 
-  cycle.parallelPhase.store(true);
-  forEach(nodes.size(), [&](std::size_t n) {
+  forEach(nn, [&](std::size_t n) {
     if (failed.load(std::memory_order_relaxed)) {
       return;
     }
     for (std::size_t i = 0; i < np; ++i) {
-      lists[i][n].node = nodes[n];
-      lists[i][n].score = 0;
+      sh_node_score& slot = lists[i * nn + n];
+      slot.node = nodes[n];
+      slot.score = 0;
       if (haveMask && cycle.skipScoreMask[i] != 0) {
         continue;
       }
       const PluginPtr& p = scorers[i];
-      sh_status raw;
+      sh_status& raw = scratchStatus();
       int64_t value = 0;
       int code = callPlugin(*p, [&] {
         return p->vtable().score(p->self(), &cycle, &pod, nodes[n], &value, &raw);
       });
-      Status s = checkedStatus(*p, code, raw);
-      if (!s.ok()) {
-        s.wrap("running Score plugins: plugin " + quoted(p->name()) + " failed with: ");
-        s.setCode(SH_ERROR);
-        s.setPlugin(p->name());
-        errors[n] = std::move(s);
-        failed.store(true);
-        return;
+      if (code != SH_SUCCESS || !raw.status.reasons().empty()) {
+        Status s = checkedStatus(*p, code, raw);
+        if (!s.ok()) {
+          s.wrap("running Score plugins: plugin " + quoted(p->name()) + " failed with: ");
+          s.setCode(SH_ERROR);
+          s.setPlugin(p->name());
+          std::lock_guard<std::mutex> lock(errorMu);
+          if (!failed.exchange(true)) {
+            firstError = std::move(s);
+          }
+          return;
+        }
       }
-      lists[i][n].score = value;
+      slot.score = value;
     }
   });
-  cycle.parallelPhase.store(false);
   if (failed.load()) {
-    for (Status& e : errors) {
-      if (!e.ok()) {
-        return std::move(e);
-      }
-    }
+    return firstError;
   }
 
   for (std::size_t i = 0; i < np; ++i) {
-    if (haveMask && cycle.skipScoreMask[i] != 0) {
+    if ((haveMask && cycle.skipScoreMask[i] != 0) || nn == 0) {
       continue;
     }
     const PluginPtr& p = scorers[i];
-    if (p->vtable().normalize_score != nullptr && !nodes.empty()) {
+    if (p->vtable().normalize_score != nullptr) {
       sh_status raw;
       int code = callPlugin(*p, [&] {
-        return p->vtable().normalize_score(p->self(), &cycle, &pod, lists[i].data(),
-                                           lists[i].size(), &raw);
+        return p->vtable().normalize_score(p->self(), &cycle, &pod, &lists[i * nn], nn, &raw);
       });
       Status s = checkedStatus(*p, code, raw);
       if (!s.ok()) {
@@ -399,13 +409,16 @@ Status Framework::runScore(
     }
   }
 
+  if (table != nullptr) {
+    table->pluginCount = np;
+    table->values.assign(np * nn, 0);
+  }
   const auto& weights = config_.scoreWeights;
-  for (std::size_t n = 0; n < nodes.size(); ++n) {
+  for (std::size_t n = 0; n < nn; ++n) {
     NodeScore& ns = scores[n];
     ns.node = nodes[n];
-    ns.perPlugin.assign(np, 0);
     for (std::size_t i = 0; i < np; ++i) {
-      int64_t v = lists[i][n].score;
+      int64_t v = lists[i * nn + n].score;
       if (v < SH_MIN_NODE_SCORE || v > SH_MAX_NODE_SCORE) {
         scorers[i]->countFailure();
         Status s(SH_ERROR, "plugin " + quoted(scorers[i]->name()) + " returns an invalid score " +
@@ -414,7 +427,9 @@ Status Framework::runScore(
         s.setPlugin(scorers[i]->name());
         return s;
       }
-      ns.perPlugin[i] = v;
+      if (table != nullptr) {
+        table->values[n * np + i] = v;
+      }
       ns.total += v * weights[i];
     }
   }

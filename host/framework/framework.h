@@ -49,7 +49,15 @@ struct PluginTrace {
 struct NodeScore {
   const sh_node_info* node = nullptr;
   int64_t total = 0;
-  std::vector<int64_t> perPlugin;  // in scorePlugins() order, after normalisation, before weight
+};
+
+// Each Score plugin's score for each node, after normalisation and before weight.
+struct ScoreTable {
+  std::size_t pluginCount = 0;
+  std::vector<int64_t> values;  // node-major: values[node * pluginCount + plugin]
+  int64_t at(std::size_t node, std::size_t plugin) const {
+    return values[node * pluginCount + plugin];
+  }
 };
 
 class Framework {
@@ -93,10 +101,12 @@ class Framework {
   // Records Skip into cycle.skipScorePlugins.
   Status runPreScore(CycleState& cycle, const sh_pod& pod,
                      const std::vector<const sh_node_info*>& nodes) const;
-  // Score, NormalizeScore, range check and weights. `scores` gets one entry per node.
-  // `forEach(n, fn)` runs fn(i) for i in [0, n), possibly in parallel.
+  // Score, NormalizeScore, range check and weights. `scores` gets one entry per node;
+  // `table`, when given, each plugin's score. `forEach(n, fn)` runs fn(i) for i in [0, n),
+  // possibly in parallel.
   Status runScore(CycleState& cycle, const sh_pod& pod,
                   const std::vector<const sh_node_info*>& nodes, std::vector<NodeScore>& scores,
+                  ScoreTable* table,
                   const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>&
                       forEach) const;
   Status runReserve(CycleState& cycle, const sh_pod& pod, const std::string& node) const;

@@ -106,7 +106,10 @@ typedef enum sh_code {
   SH_SKIP = 5,
   /* The cycle stops, waiting on an external actor; a Queue hint from this plugin
    * moves the pod to activeQ at once, with no backoff. */
-  SH_PENDING = 6
+  SH_PENDING = 6,
+  /* Not a code: makes the enum 32 bits wide, so any value a plugin returns is a
+   * valid sh_code object and the host can refuse it instead of misreading it. */
+  SH_CODE_MAX_ENUM_ = 0x7fffffff
 } sh_code;
 
 #define SH_CODE_COUNT 7
@@ -114,7 +117,8 @@ typedef enum sh_code {
 /* QueueingHint: what a cluster event means for a pod this plugin rejected. */
 typedef enum sh_queueing_hint {
   SH_QUEUE_SKIP = 0, /* the event cannot make the pod schedulable */
-  SH_QUEUE = 1       /* retry the pod (after backoff)             */
+  SH_QUEUE = 1,      /* retry the pod (after backoff)             */
+  SH_QUEUEING_HINT_MAX_ENUM_ = 0x7fffffff
 } sh_queueing_hint;
 
 /* Scores lie in [SH_MIN_NODE_SCORE, SH_MAX_NODE_SCORE] after NormalizeScore. */

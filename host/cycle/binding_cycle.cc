@@ -1,0 +1,133 @@
+// The binding cycle (reference §7.6): on the binding pool, so the next pod's scheduling
+// cycle starts at once.
+#include <spdlog/spdlog.h>
+
+#include "host/cycle/scheduler.h"
+
+namespace sh::cycle {
+namespace {
+
+std::string podKey(const sh_pod& p) {
+  return std::string(p.namespace_.ptr, p.namespace_.len) + "/" +
+         std::string(p.name.ptr, p.name.len);
+}
+
+}  // namespace
+
+void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
+                                  std::unique_ptr<CycleState> cycle,
+                                  std::shared_ptr<queue::QueuedPodInfo> info,
+                                  std::shared_ptr<const model::Pod> assumed, std::string host,
+                                  int64_t startNanos, std::shared_ptr<WaitingPod> waiting) {
+  // The cycle state outlives the scheduling cycle; the snapshot it points at does not.
+  cycle->snapshot = nullptr;
+  auto job = [this, fw = std::move(fw), cycle = std::shared_ptr<CycleState>(std::move(cycle)),
+              info = std::move(info), assumed = std::move(assumed), host = std::move(host),
+              startNanos, waiting = std::move(waiting)]() {
+    bindingCycle(fw, *cycle, info, assumed, host, startNanos, waiting);
+  };
+  std::lock_guard<std::mutex> lock(bindMu_);
+  ++bindingsInFlight_;
+  bindJobs_.push_back(std::move(job));
+  bindCv_.notify_one();
+}
+
+void Scheduler::bindingWorker() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(bindMu_);
+      bindCv_.wait(lock, [&] { return bindStopping_ || !bindJobs_.empty(); });
+      if (bindJobs_.empty()) {
+        return;  // stopping and drained
+      }
+      job = std::move(bindJobs_.front());
+      bindJobs_.pop_front();
+    }
+    job();
+    {
+      std::lock_guard<std::mutex> lock(bindMu_);
+      --bindingsInFlight_;
+      if (bindingsInFlight_ == 0) {
+        bindIdleCv_.notify_all();
+      }
+    }
+  }
+}
+
+void Scheduler::waitForBindingsForTest() {
+  std::unique_lock<std::mutex> lock(bindMu_);
+  bindIdleCv_.wait(lock, [&] { return bindingsInFlight_ == 0; });
+}
+
+void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleState& cycle,
+                             const std::shared_ptr<queue::QueuedPodInfo>& info,
+                             const std::shared_ptr<const model::Pod>& assumed,
+                             const std::string& host, int64_t startNanos,
+                             const std::shared_ptr<WaitingPod>& waiting) {
+  const sh_pod& pod = assumed->view();
+  const std::string uid(pod.uid.ptr, pod.uid.len);
+  auto fail = [&](Status s, bool permitRejection) {
+    fw->runUnreserve(cycle, pod, host);
+    if (cache_.forgetPod(assumed).ok()) {
+      queue_->moveAllToActiveOrBackoffQueue(
+          queue::ClusterEvent{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}}, assumed.get(),
+          nullptr);
+    }
+    if (permitRejection && s.isRejected()) {
+      FitError fe;
+      fe.numAllNodes = 1;
+      fe.diagnosis.addPluginStatus(s);
+      fe.diagnosis.nodeToStatus.set(host, s);
+      handleSchedulingFailure(*fw, info, s, &fe, std::nullopt, startNanos);
+    } else {
+      if (s.isRejected() && !permitRejection) {
+        // Failures after WaitOnPermit are never "unschedulable by plugin".
+        s.setCode(SH_ERROR);
+      }
+      handleSchedulingFailure(*fw, info, s, nullptr, std::nullopt, startNanos);
+    }
+  };
+
+  if (waiting != nullptr) {
+    Status ws = waiting->wait();
+    waitingPods_.remove(uid);
+    if (!ws.ok()) {
+      if (!ws.isRejected()) {
+        ws.wrap("waiting on permit for pod: ");
+        ws.setCode(SH_ERROR);
+      }
+      fail(std::move(ws), true);
+      return;
+    }
+  }
+  queue_->done(uid);
+
+  Status pb = fw->runPreBind(cycle, pod, host);
+  if (!pb.ok()) {
+    fail(std::move(pb), false);
+    return;
+  }
+  Status b = fw->runBind(cycle, pod, host);
+  if (b.isSkip()) {
+    b = Status(SH_ERROR, "no bind plugin bound the pod");
+  }
+  if (!b.ok()) {
+    fail(std::move(b), false);
+    return;
+  }
+  cache_.finishBinding(assumed);
+  const double latencyMs = static_cast<double>(nowNanos() - startNanos) / 1e6;
+  {
+    std::lock_guard<std::mutex> lock(statsMu_);
+    ++stats_.scheduled;
+  }
+  connector_.recordEvent({"Normal", "Scheduled", "Binding",
+                          "Successfully assigned " + podKey(pod) + " to " + host, podKey(pod)});
+  if (log_ != nullptr) {
+    log_->binding(podKey(pod), host, fw->profileName(), info->attempts, latencyMs);
+  }
+  fw->runPostBind(cycle, pod, host);
+}
+
+}  // namespace sh::cycle

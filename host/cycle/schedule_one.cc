@@ -1,0 +1,380 @@
+// The scheduling cycle (reference §7.1–§7.5, upstream schedule_one.go).
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "host/cycle/scheduler.h"
+#include "host/cycle/select_host.h"
+#include "host/model/pod_assign.h"
+
+namespace sh::cycle {
+namespace {
+
+std::string podKey(const sh_pod& p) {
+  return std::string(p.namespace_.ptr, p.namespace_.len) + "/" +
+         std::string(p.name.ptr, p.name.len);
+}
+std::string str(sh_str s) { return std::string(s.ptr, s.len); }
+
+}  // namespace
+
+void Scheduler::scheduleOne(const std::shared_ptr<queue::QueuedPodInfo>& info) {
+  const model::Pod& podObj = *info->pod;
+  const sh_pod& pod = podObj.view();
+  const std::string uid = str(pod.uid);
+  auto fwIt = frameworks_.find(std::string_view(pod.scheduler_name.ptr, pod.scheduler_name.len));
+  if (fwIt == frameworks_.end()) {
+    queue_->done(uid);
+    return;
+  }
+  std::shared_ptr<const Framework> fw = fwIt->second;
+  if (pod.deleting != 0) {
+    connector_.recordEvent({"Warning", "FailedScheduling", "Scheduling",
+                            "skip schedule deleting pod: " + podKey(pod), podKey(pod)});
+    queue_->done(uid);
+    return;
+  }
+  if (cache_.isAssumedPod(uid)) {
+    queue_->done(uid);
+    return;
+  }
+  const int64_t start = nowNanos();
+  {
+    std::lock_guard<std::mutex> lock(statsMu_);
+    ++stats_.attempts;
+  }
+
+  auto cycle = std::make_unique<CycleState>();
+  FitError fitError;
+  bool isFitError = false;
+  ScheduleResult result;
+  Status st = cache_.updateSnapshot(snapshot_);
+  cycle->snapshot = &snapshot_;
+  if (st.ok()) {
+    st = schedulePod(*fw, *cycle, pod, result, fitError);
+    isFitError = st.isRejected() && fitError.numAllNodes > 0;
+  }
+  if (!st.ok()) {
+    std::optional<std::string> nominated;
+    if (isFitError && fw->hasPostFilterPlugins()) {
+      Status pf = fw->runPostFilter(*cycle, pod, fitError.diagnosis.nodeToStatus, &nominated);
+      fitError.diagnosis.postFilterMsg = pf.ok() ? std::string() : pf.message();
+    }
+    handleSchedulingFailure(*fw, info, st, isFitError ? &fitError : nullptr, nominated, start);
+    return;
+  }
+
+  // Assume: the pod occupies its node in the cache from now on.
+  std::shared_ptr<const model::Pod> assumed = model::assign_to_node(podObj, result.host);
+  Status as = assumed == nullptr ? Status(SH_ERROR, "cannot copy pod " + podKey(pod))
+                                 : cache_.assumePod(assumed);
+  if (!as.ok()) {
+    handleSchedulingFailure(*fw, info, as, nullptr, std::nullopt, start);
+    return;
+  }
+  queue_->deleteNominatedPodIfExists(podObj);
+  const sh_pod& ap = assumed->view();
+
+  auto reserveFailure = [&](Status s) {
+    fw->runUnreserve(*cycle, ap, result.host);
+    cache_.forgetPod(assumed);
+    if (s.isRejected()) {
+      FitError fe;
+      fe.numAllNodes = 1;
+      fe.diagnosis.addPluginStatus(s);
+      fe.diagnosis.nodeToStatus.set(result.host, s);
+      handleSchedulingFailure(*fw, info, s, &fe, std::nullopt, start);
+    } else {
+      handleSchedulingFailure(*fw, info, s, nullptr, std::nullopt, start);
+    }
+  };
+  Status rs = fw->runReserve(*cycle, ap, result.host);
+  if (!rs.ok()) {
+    reserveFailure(std::move(rs));
+    return;
+  }
+  std::vector<std::pair<std::string, int64_t>> waits;
+  Status ps = fw->runPermit(*cycle, ap, result.host, &waits);
+  std::shared_ptr<WaitingPod> waiting;
+  if (ps.isWait()) {
+    waiting = waitingPods_.add(uid, waits);
+  } else if (!ps.ok()) {
+    reserveFailure(std::move(ps));
+    return;
+  }
+  startBindingCycle(fw, std::move(cycle), info, assumed, result.host, start, waiting);
+}
+
+Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_pod& pod,
+                              ScheduleResult& result, FitError& fitError) {
+  const std::size_t numAll = snapshot_.views.size();
+  if (numAll == 0) {
+    return Status(SH_UNSCHEDULABLE_AND_UNRESOLVABLE, kNoNodesAvailable);
+  }
+  Status status;
+  std::vector<const sh_node_info*> feasible =
+      findNodesThatFitPod(fw, cycle, pod, fitError.diagnosis, status);
+  if (status.code() == SH_ERROR) {
+    return status;
+  }
+  result.feasible = feasible.size();
+  result.evaluated = feasible.size() + fitError.diagnosis.nodeToStatus.size();
+  if (feasible.empty()) {
+    fitError.numAllNodes = numAll;
+    Status s(SH_UNSCHEDULABLE);
+    return s;
+  }
+  if (feasible.size() == 1) {
+    result.host = str(feasible[0]->node->name);
+    return Status();
+  }
+  Status ps = fw.runPreScore(cycle, pod, feasible);
+  if (!ps.ok()) {
+    return ps;
+  }
+  std::vector<NodeScore> scores;
+  if (fw.hasScorePlugins()) {
+    cycle.parallelPhase = true;
+    Status ss = fw.runScore(cycle, pod, feasible, scores, nullptr,
+                            [this](std::size_t n, const std::function<void(std::size_t)>& fn) {
+                              parallelizer_.until(n, fn);
+                            });
+    cycle.parallelPhase = false;
+    if (!ss.ok()) {
+      return ss;
+    }
+  } else {
+    scores.resize(feasible.size());
+    for (std::size_t i = 0; i < feasible.size(); ++i) {
+      scores[i].node = feasible[i];
+      scores[i].total = 1;
+    }
+  }
+  std::size_t chosen = selectHost(scores, splitmix64(rngState_));
+  result.host = str(scores[chosen].node->node->name);
+  return Status();
+}
+
+std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework& fw,
+                                                                CycleState& cycle,
+                                                                const sh_pod& pod,
+                                                                Diagnosis& diagnosis,
+                                                                Status& status) {
+  NodeToStatus& nts = diagnosis.nodeToStatus;
+  const std::vector<const sh_node_info*>& all = snapshot_.views;
+  PreFilterOutcome pre;
+  Status ps = fw.runPreFilter(cycle, pod, pre);
+  if (!ps.ok()) {
+    if (ps.code() == SH_ERROR) {
+      status = ps;
+      return {};
+    }
+    nts.setAbsent(ps);
+    diagnosis.preFilterMsg = ps.message();
+    diagnosis.addPluginStatus(ps);
+    return {};
+  }
+
+  // The nominated node first: if the pod still fits there, it is the only candidate.
+  if (pod.nominated_node_name.len > 0) {
+    if (const sh_node_info* ni = snapshot_.find(
+            std::string_view(pod.nominated_node_name.ptr, pod.nominated_node_name.len))) {
+      Status s = runFilterWithNominatedPods(fw, cycle, pod, *ni);
+      if (s.ok()) {
+        return {ni};
+      }
+      if (s.code() == SH_ERROR) {
+        status = s;
+        return {};
+      }
+    }
+  }
+
+  std::vector<const sh_node_info*> restricted;
+  const std::vector<const sh_node_info*>* nodes = &all;
+  if (pre.restricted) {
+    for (const std::string& name : pre.nodeNames) {
+      if (const sh_node_info* ni = snapshot_.find(name)) {
+        restricted.push_back(ni);
+      }
+    }
+    nodes = &restricted;
+    std::vector<std::string> names = pre.restrictingPlugins;
+    std::sort(names.begin(), names.end());
+    std::string list;
+    for (const std::string& n : names) {
+      list += (list.empty() ? "" : " ") + n;
+    }
+    nts.setAbsent(Status(SH_UNSCHEDULABLE_AND_UNRESOLVABLE,
+                         "node(s) didn't satisfy plugin(s) [" + list + "]"));
+  }
+  const std::size_t n = nodes->size();
+  if (n == 0) {
+    return {};
+  }
+  std::size_t numToFind =
+      numFeasibleNodesToFind(options_.percentageOfNodesToScore, fw.percentageOfNodesToScore(),
+                             all.size());
+  if (!fw.hasScorePlugins()) {
+    numToFind = 1;
+  }
+  std::vector<const sh_node_info*> feasible;
+  feasible.reserve(std::min(numToFind, n));
+  const std::size_t start = nextStartNodeIndex_ % n;
+  if (!fw.hasFilterPlugins()) {
+    for (std::size_t i = 0; i < n && feasible.size() < numToFind; ++i) {
+      feasible.push_back((*nodes)[(start + i) % n]);
+    }
+    nextStartNodeIndex_ = (nextStartNodeIndex_ + feasible.size()) % all.size();
+    return feasible;
+  }
+
+  // Deterministic early stop: nodes are examined in rounds, in parallel within a round,
+  // and the results are read in node order, so the feasible set never depends on which
+  // worker finished first.
+  std::size_t processed = 0;
+  std::vector<Status> round;
+  std::vector<uint8_t> ok;
+  bool done = false;
+  while (processed < n && !done) {
+    std::size_t want = numToFind - feasible.size();
+    std::size_t len = std::min(n - processed, std::max<std::size_t>(want, 16));
+    round.assign(len, Status());
+    ok.assign(len, 0);
+    cycle.parallelPhase = true;
+    parallelizer_.until(len, [&](std::size_t i) {
+      const sh_node_info* ni = (*nodes)[(start + processed + i) % n];
+      Status s = runFilterWithNominatedPods(fw, cycle, pod, *ni);
+      if (s.ok()) {
+        ok[i] = 1;
+      } else {
+        round[i] = std::move(s);
+      }
+    });
+    cycle.parallelPhase = false;
+    for (std::size_t i = 0; i < len; ++i) {
+      const sh_node_info* ni = (*nodes)[(start + processed + i) % n];
+      if (ok[i] != 0) {
+        feasible.push_back(ni);
+        if (feasible.size() >= numToFind) {
+          processed += i + 1;
+          done = true;
+          break;
+        }
+        continue;
+      }
+      if (round[i].code() == SH_ERROR) {
+        status = std::move(round[i]);
+        return {};
+      }
+      diagnosis.addPluginStatus(round[i]);
+      nts.set(str(ni->node->name), std::move(round[i]));
+    }
+    if (!done) {
+      processed += len;
+    }
+  }
+  nextStartNodeIndex_ = (nextStartNodeIndex_ + processed) % all.size();
+  return feasible;
+}
+
+Status Scheduler::runFilterWithNominatedPods(const Framework& fw, CycleState& cycle,
+                                             const sh_pod& pod, const sh_node_info& node) {
+  std::vector<std::shared_ptr<const model::Pod>> nominated;
+  if (queue_->hasNominatedPods()) {
+    for (const auto& np : queue_->nominatedPodsForNode(str(node.node->name))) {
+      const sh_pod& v = np->view();
+      if (v.priority >= pod.priority && !(v.uid.len == pod.uid.len &&
+                                          std::equal(v.uid.ptr, v.uid.ptr + v.uid.len, pod.uid.ptr))) {
+        nominated.push_back(np);
+      }
+    }
+  }
+  if (nominated.empty()) {
+    return fw.runFilter(cycle, pod, node);
+  }
+  // Pass 1: with the nominated pods of higher or equal priority added.
+  auto it = snapshot_.byName.find(std::string_view(node.node->name.ptr, node.node->name.len));
+  model::NodeInfo withNominated = *snapshot_.nodeInfos[it->second];
+  auto cloned = cycle.clone();
+  cloned->parallelPhase = false;
+  for (const auto& np : nominated) {
+    withNominated.add_pod(np);
+  }
+  for (const auto& np : nominated) {
+    Status s = fw.runPreFilterAddPod(*cloned, pod, np->view(), withNominated.view());
+    if (!s.ok()) {
+      return s;
+    }
+  }
+  cloned->parallelPhase = true;
+  Status s = fw.runFilter(*cloned, pod, withNominated.view());
+  if (!s.ok()) {
+    return s;
+  }
+  // Pass 2: without them.
+  return fw.runFilter(cycle, pod, node);
+}
+
+void Scheduler::handleSchedulingFailure(const Framework& fw,
+                                        const std::shared_ptr<queue::QueuedPodInfo>& info,
+                                        const Status& status, const FitError* fitError,
+                                        std::optional<std::string> nominatedNode,
+                                        int64_t startNanos) {
+  const sh_pod& pod = info->pod->view();
+  const std::string uid = str(pod.uid);
+  const bool rejected = status.isRejected();
+  const std::string reason = rejected ? "Unschedulable" : "SchedulerError";
+  std::string message = fitError != nullptr ? fitError->message() : status.message();
+  {
+    std::lock_guard<std::mutex> lock(statsMu_);
+    if (rejected) {
+      ++stats_.unschedulable;
+    } else {
+      ++stats_.errors;
+    }
+  }
+
+  info->unschedulablePlugins.clear();
+  info->pendingPlugins.clear();
+  if (fitError != nullptr) {
+    info->unschedulablePlugins = fitError->diagnosis.unschedulablePlugins;
+    info->pendingPlugins = fitError->diagnosis.pendingPlugins;
+  } else if (rejected && !status.plugin().empty()) {
+    info->unschedulablePlugins.insert(status.plugin());
+  }
+
+  std::shared_ptr<const model::Pod> latest;
+  {
+    std::lock_guard<std::mutex> lock(podsMu_);
+    auto it = pods_.find(uid);
+    if (it != pods_.end()) {
+      latest = it->second;
+    }
+  }
+  if (latest != nullptr && latest->view().node_name.len == 0) {
+    info->pod = latest;
+    queue_->addUnschedulableIfNotPresent(info, queue_->schedulingCycle());
+    if (nominatedNode) {
+      queue_->addNominatedPod(latest, *nominatedNode);
+    }
+  }
+
+  if (message.size() > 1024) {
+    message = message.substr(0, 1020) + " ...";
+  }
+  connector_.recordEvent({"Warning", "FailedScheduling", "Scheduling", message, podKey(pod)});
+  connectors::SchedulingFailure failure;
+  failure.pod = info->pod;
+  failure.reason = reason;
+  failure.message = message;
+  failure.nominatedNodeName = nominatedNode;
+  connector_.recordFailure(failure);
+  if (log_ != nullptr) {
+    log_->failed(podKey(pod), fw.profileName(), info->attempts, reason, message,
+                 static_cast<double>(nowNanos() - startNanos) / 1e6);
+  }
+  queue_->done(uid);
+}
+
+}  // namespace sh::cycle

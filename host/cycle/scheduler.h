@@ -1,0 +1,168 @@
+// Scheduler: the running host. One scheduling loop pops pods and runs the scheduling
+// cycle (reference §7.1–§7.5); each pod that passes goes on to its binding cycle on the
+// binding pool (§7.6) while the loop moves on to the next pod.
+//
+//   connector --changes--> event handlers --> cache + queue
+//   queue --pop--> scheduling cycle (snapshot, PreFilter, Filter ∥, PreScore, Score ∥,
+//                  selectHost, assume, Reserve, Permit)
+//         --> binding pool: WaitOnPermit, PreBind, Bind (connector), PostBind
+//   any failure --> Unreserve, forget, requeue with the rejecting plugins, PodScheduled=False
+//
+// Frameworks are immutable and shared: a binding cycle keeps the framework (and so the
+// plugins) its scheduling cycle used.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "host/cache/cache.h"
+#include "host/cache/snapshot.h"
+#include "host/connectors/connector.h"
+#include "host/connectors/decision_log.h"
+#include "host/cycle/parallelizer.h"
+#include "host/cycle/scheduler_services.h"
+#include "host/cycle/waiting_pods.h"
+#include "host/framework/fit_error.h"
+#include "host/framework/framework.h"
+#include "host/queue/clock.h"
+#include "host/queue/scheduling_queue.h"
+
+namespace sh::cycle {
+
+using FrameworkMap = std::map<std::string, std::shared_ptr<const Framework>, std::less<>>;
+
+struct SchedulerOptions {
+  int parallelism = 16;               // Filter/Score workers; 0 = one per core
+  int percentageOfNodesToScore = 0;   // 0 = adaptive
+  uint64_t seed = 0;                  // tie-break seed
+  int bindingThreads = 4;
+  queue::QueueOptions queue;
+};
+
+struct SchedulerStats {
+  uint64_t scheduled = 0;
+  uint64_t unschedulable = 0;  // failed attempts (a pod may fail several times)
+  uint64_t errors = 0;
+  uint64_t attempts = 0;
+};
+
+class Scheduler {
+ public:
+  Scheduler(FrameworkMap frameworks, connectors::Connector& connector,
+            connectors::DecisionLog* log, SchedulerOptions options,
+            queue::Clock* clock = nullptr);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Runs until the connector is exhausted and nothing is left to do (follow = false), or
+  // until stop(). Returns the stats.
+  SchedulerStats run(bool follow = false);
+  void stop();
+
+  // One pass of the loop, for tests: applies pending changes, then schedules the popped
+  // pod if one is ready. Returns false when nothing was ready.
+  bool stepForTest();
+  // Waits until every binding cycle started so far has finished.
+  void waitForBindingsForTest();
+
+  const FrameworkMap& frameworks() const { return frameworks_; }
+  cache::Cache& cache() { return cache_; }
+  queue::SchedulingQueue& queue() { return *queue_; }
+  WaitingPods& waitingPods() { return waitingPods_; }
+  SchedulerStats stats() const;
+  // Pods known to be pending (not bound), by uid.
+  std::size_t pendingPodCount() const;
+
+ private:
+  // Event handlers (eventhandlers.go).
+  void applyChanges(std::chrono::milliseconds wait);
+  void handleChange(const connectors::ClusterChange& change);
+  void onNodeAdd(const std::shared_ptr<const model::Node>& node);
+  void onNodeUpdate(const std::shared_ptr<const model::Node>& old,
+                    const std::shared_ptr<const model::Node>& cur);
+  void onNodeDelete(const std::shared_ptr<const model::Node>& node);
+  void onPodAdd(const std::shared_ptr<const model::Pod>& pod);
+  void onPodUpdate(const std::shared_ptr<const model::Pod>& old,
+                   const std::shared_ptr<const model::Pod>& cur);
+  void onPodDelete(const std::shared_ptr<const model::Pod>& pod);
+  bool responsibleFor(const model::Pod& pod) const;
+
+  // The scheduling cycle (schedule_one.cc).
+  void scheduleOne(const std::shared_ptr<queue::QueuedPodInfo>& info);
+  struct ScheduleResult {
+    std::string host;
+    std::size_t evaluated = 0;
+    std::size_t feasible = 0;
+  };
+  Status schedulePod(const Framework& fw, CycleState& cycle, const sh_pod& pod,
+                     ScheduleResult& result, FitError& fitError);
+  std::vector<const sh_node_info*> findNodesThatFitPod(const Framework& fw, CycleState& cycle,
+                                                       const sh_pod& pod, Diagnosis& diagnosis,
+                                                       Status& status);
+  Status runFilterWithNominatedPods(const Framework& fw, CycleState& cycle, const sh_pod& pod,
+                                    const sh_node_info& node);
+  void handleSchedulingFailure(const Framework& fw,
+                               const std::shared_ptr<queue::QueuedPodInfo>& info,
+                               const Status& status, const FitError* fitError,
+                               std::optional<std::string> nominatedNode, int64_t startNanos);
+
+  // The binding cycle (binding_cycle.cc), on the binding pool.
+  void startBindingCycle(std::shared_ptr<const Framework> fw, std::unique_ptr<CycleState> cycle,
+                         std::shared_ptr<queue::QueuedPodInfo> info,
+                         std::shared_ptr<const model::Pod> assumed, std::string host,
+                         int64_t startNanos, std::shared_ptr<WaitingPod> waiting);
+  void bindingCycle(const std::shared_ptr<const Framework>& fw, CycleState& cycle,
+                    const std::shared_ptr<queue::QueuedPodInfo>& info,
+                    const std::shared_ptr<const model::Pod>& assumed, const std::string& host,
+                    int64_t startNanos, const std::shared_ptr<WaitingPod>& waiting);
+  void bindingWorker();
+
+  bool finished(bool follow) const;
+  int64_t nowNanos() const;
+
+  FrameworkMap frameworks_;
+  connectors::Connector& connector_;
+  connectors::DecisionLog* log_;
+  SchedulerOptions options_;
+  std::unique_ptr<queue::Clock> ownedClock_;
+  queue::Clock* clock_;
+
+  cache::Cache cache_;
+  cache::Snapshot snapshot_;
+  std::unique_ptr<queue::SchedulingQueue> queue_;
+  WaitingPods waitingPods_;
+  Parallelizer parallelizer_;
+
+  // The latest object of every pod we know, by uid (upstream's pod lister).
+  mutable std::mutex podsMu_;
+  std::unordered_map<std::string, std::shared_ptr<const model::Pod>> pods_;
+
+  std::size_t nextStartNodeIndex_ = 0;
+  uint64_t rngState_ = 0;
+
+  // The binding pool.
+  std::mutex bindMu_;
+  std::condition_variable bindCv_;
+  std::condition_variable bindIdleCv_;
+  std::deque<std::function<void()>> bindJobs_;
+  std::size_t bindingsInFlight_ = 0;
+  bool bindStopping_ = false;
+  std::vector<std::thread> bindThreads_;
+
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex statsMu_;
+  SchedulerStats stats_;
+};
+
+}  // namespace sh::cycle
