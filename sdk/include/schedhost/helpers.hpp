@@ -327,7 +327,8 @@ inline const sh_taint* findUntoleratedTaint(const sh_taint* taints, uint32_t tai
                                             uint32_t tolerationCount, uint32_t effects) noexcept {
   for (uint32_t i = 0; i < taintCount; ++i) {
     const sh_taint& taint = taints[i];
-    if (taint.effect < SH_EFFECT_NONE || taint.effect > SH_EFFECT_NO_EXECUTE || (effects & effectBit(taint.effect)) == 0) {
+    bool known = taint.effect >= SH_EFFECT_NONE && taint.effect <= SH_EFFECT_NO_EXECUTE;
+    if (!known || (effects & effectBit(taint.effect)) == 0) {
       continue;
     }
     if (!tolerationsTolerateTaint(tolerations, tolerationCount, taint)) {
