@@ -1,0 +1,294 @@
+#include "host/connectors/cluster_store.h"
+
+#include <algorithm>
+#include <array>
+
+#include <boost/json/object.hpp>
+
+namespace sh::connectors {
+
+namespace {
+
+using Type = ClusterChange::Type;
+
+struct RawKind {
+  std::string_view kind;
+  bool namespaced;
+};
+
+constexpr std::array<RawKind, 7> kRawKinds = {{
+    {"Namespace", false},
+    {"PriorityClass", false},
+    {"Service", true},
+    {"ReplicaSet", true},
+    {"StatefulSet", true},
+    {"ReplicationController", true},
+    {"PodDisruptionBudget", true},
+}};
+
+const RawKind* findRawKind(std::string_view kind) {
+  for (const RawKind& k : kRawKinds) {
+    if (k.kind == kind) {
+      return &k;
+    }
+  }
+  return nullptr;
+}
+
+std::string_view typeName(Type t) {
+  switch (t) {
+    case Type::kAdded:
+      return "ADDED";
+    case Type::kModified:
+      return "MODIFIED";
+    case Type::kDeleted:
+      return "DELETED";
+  }
+  return "?";
+}
+
+std::string_view stringField(const boost::json::object& o, std::string_view key) {
+  const boost::json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
+}
+
+// How an object is named in messages: `pod ns/p`, `node "n1"`, `Service ns/s`.
+std::string describe(std::string_view kind, std::string_view key) {
+  if (kind == "Pod") {
+    return "pod " + std::string(key);
+  }
+  if (kind == "Node") {
+    return "node \"" + std::string(key) + "\"";
+  }
+  return std::string(kind) + " " + std::string(key);
+}
+
+// The common checks: the object exists for MODIFIED/DELETED; ADDED of an existing one is a
+// modification. Returns false (and fills `r`) when the change is rejected.
+bool checkExistence(Type& type, bool exists, std::string_view kind, std::string_view key,
+                    ClusterStore::Result& r) {
+  if (!exists && type != Type::kAdded) {
+    r.rejected = true;
+    r.warning =
+        std::string(typeName(type)) + " of " + describe(kind, key) + ", which does not exist";
+    return false;
+  }
+  if (exists && type == Type::kAdded) {
+    r.warning = "ADDED of " + describe(kind, key) + ", which already exists; applied as MODIFIED";
+    type = Type::kModified;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool isRawKind(std::string_view kind) { return findRawKind(kind) != nullptr; }
+
+std::string podKey(std::string_view ns, std::string_view name) {
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  key.append(ns).append("/").append(name);
+  return key;
+}
+
+std::string podKey(const model::Pod& pod) { return podKey(pod.namespace_name(), pod.name()); }
+
+std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& object,
+                                            std::string& error) {
+  if (!object.is_object()) {
+    error = "object: expected an object";
+    return std::nullopt;
+  }
+  const boost::json::object& o = object.as_object();
+  PreparedChange c;
+  c.type = type;
+  c.kind = stringField(o, "kind");
+  if (c.kind.empty()) {
+    error = "object has no kind";
+    return std::nullopt;
+  }
+  const RawKind* raw = findRawKind(c.kind);
+  if (c.kind != "Pod" && c.kind != "Node" && raw == nullptr) {
+    error = "unsupported kind \"" + c.kind + "\"";
+    return std::nullopt;
+  }
+  const boost::json::value* meta = o.if_contains("metadata");
+  std::string_view name;
+  std::string_view ns;
+  if (meta != nullptr && meta->is_object()) {
+    name = stringField(meta->as_object(), "name");
+    ns = stringField(meta->as_object(), "namespace");
+  }
+  bool namespaced = c.kind == "Pod" || (raw != nullptr && raw->namespaced);
+  if (namespaced && ns.empty()) {
+    ns = "default";  // the API server's default, as parse_pod applies it
+  }
+  std::string key = namespaced ? podKey(ns, name) : std::string(name);
+  if (name.empty()) {
+    std::string what = c.kind == "Pod" ? "pod" : c.kind == "Node" ? "node" : c.kind;
+    error = what + ": metadata.name: required";
+    return std::nullopt;
+  }
+  c.key = std::move(key);
+  if (type == Type::kDeleted) {
+    return c;
+  }
+  std::string parseError;
+  if (c.kind == "Pod") {
+    c.pod = model::parse_pod(object, parseError);
+  } else if (c.kind == "Node") {
+    c.node = model::parse_node(object, parseError);
+  } else {
+    c.raw = std::make_shared<const boost::json::value>(std::move(object));
+    return c;
+  }
+  if (c.pod == nullptr && c.node == nullptr) {
+    error = describe(c.kind, c.key) + ": " + parseError;
+    return std::nullopt;
+  }
+  return c;
+}
+
+ClusterStore::Result ClusterStore::apply(PreparedChange&& change) {
+  if (change.kind == "Pod") {
+    return applyPod(std::move(change));
+  }
+  if (change.kind == "Node") {
+    return applyNode(std::move(change));
+  }
+  return applyRaw(std::move(change));
+}
+
+ClusterStore::Result ClusterStore::applyNode(PreparedChange&& c) {
+  Result r;
+  auto it = nodes_.find(c.key);
+  if (!checkExistence(c.type, it != nodes_.end(), c.kind, c.key, r)) {
+    return r;
+  }
+  ClusterChange out;
+  out.type = c.type;
+  out.kind = ClusterChange::Kind::kNode;
+  if (it != nodes_.end()) {
+    out.oldNode = it->second;
+  }
+  if (c.type == Type::kDeleted) {
+    nodes_.erase(it);
+  } else {
+    out.curNode = c.node;
+    nodes_[c.key] = std::move(c.node);
+  }
+  r.change = std::move(out);
+  return r;
+}
+
+ClusterStore::Result ClusterStore::applyPod(PreparedChange&& c) {
+  Result r;
+  auto it = pods_.find(c.key);
+  bool exists = it != pods_.end();
+  if (c.type != Type::kDeleted && !c.pod->node_name().empty() &&
+      nodes_.count(std::string(c.pod->node_name())) == 0) {
+    r.rejected = true;
+    r.warning = describe(c.kind, c.key) + ": spec.nodeName: node \"" +
+                std::string(c.pod->node_name()) + "\" not found";
+    return r;
+  }
+  if (exists && c.type != Type::kDeleted) {
+    // The API server refuses this too: spec.nodeName is immutable once set.
+    std::string_view was = it->second->node_name();
+    if (!was.empty() && c.pod->node_name() != was) {
+      r.rejected = true;
+      r.warning = describe(c.kind, c.key) + ": spec.nodeName: may not change from \"" +
+                  std::string(was) + "\" to \"" + std::string(c.pod->node_name()) +
+                  "\" once set";
+      return r;
+    }
+  }
+  if (!checkExistence(c.type, exists, c.kind, c.key, r)) {
+    return r;
+  }
+  ClusterChange out;
+  out.type = c.type;
+  out.kind = ClusterChange::Kind::kPod;
+  if (exists) {
+    out.oldPod = it->second;
+  }
+  if (c.type == Type::kDeleted) {
+    pods_.erase(it);
+  } else {
+    out.curPod = c.pod;
+    pods_[c.key] = std::move(c.pod);
+  }
+  r.change = std::move(out);
+  return r;
+}
+
+ClusterStore::Result ClusterStore::applyRaw(PreparedChange&& c) {
+  Result r;
+  auto& objects = raw_[c.kind];
+  auto it = objects.find(c.key);
+  if (!checkExistence(c.type, it != objects.end(), c.kind, c.key, r)) {
+    return r;
+  }
+  if (c.type == Type::kDeleted) {
+    objects.erase(it);
+  } else {
+    objects[c.key] = std::move(c.raw);
+  }
+  return r;
+}
+
+std::shared_ptr<const model::Pod> ClusterStore::pod(const std::string& key) const {
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const model::Node> ClusterStore::node(const std::string& name) const {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : it->second;
+}
+
+void ClusterStore::replacePod(const std::string& key, std::shared_ptr<const model::Pod> pod) {
+  pods_[key] = std::move(pod);
+}
+
+std::shared_ptr<const model::Pod> ClusterStore::erasePod(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) {
+    return nullptr;
+  }
+  std::shared_ptr<const model::Pod> pod = std::move(it->second);
+  pods_.erase(it);
+  return pod;
+}
+
+std::vector<std::shared_ptr<const model::Pod>> ClusterStore::podsOnNode(
+    std::string_view name) const {
+  std::vector<std::pair<std::string, std::shared_ptr<const model::Pod>>> found;
+  for (const auto& [key, pod] : pods_) {
+    if (pod->node_name() == name) {
+      found.emplace_back(key, pod);
+    }
+  }
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::shared_ptr<const model::Pod>> out;
+  out.reserve(found.size());
+  for (auto& [key, pod] : found) {
+    out.push_back(std::move(pod));
+  }
+  return out;
+}
+
+std::vector<std::shared_ptr<const boost::json::value>> ClusterStore::objectsOfKind(
+    std::string_view kind) const {
+  std::vector<std::shared_ptr<const boost::json::value>> out;
+  auto it = raw_.find(kind);
+  if (it != raw_.end()) {
+    for (const auto& [key, object] : it->second) {
+      out.push_back(object);
+    }
+  }
+  return out;
+}
+
+}  // namespace sh::connectors

@@ -1,0 +1,93 @@
+// The embedded cluster's objects: nodes by name, pods by namespace/name, and the other kinds a
+// scheduler watches kept as raw JSON. Not thread-safe: EmbeddedCluster guards it.
+//
+// A change goes in two steps. prepareChange() parses the object (the slow part, done outside
+// any lock) and apply() checks it against what is stored and stores it:
+//
+//   ADDED    of a new object      -> stored, kAdded
+//            of an existing one   -> stored, kModified, with a warning (not rejected)
+//   MODIFIED of an existing one   -> stored, kModified
+//   DELETED  of an existing one   -> removed, kDeleted
+//   MODIFIED/DELETED of a missing object, a pod whose spec.nodeName names a missing node,
+//   or one that changes a pod's spec.nodeName once set
+//                                 -> rejected with a warning, nothing changes
+//
+// Only nodes and pods produce a ClusterChange; the raw kinds are stored silently.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+#include "host/connectors/connector.h"
+
+namespace sh::connectors {
+
+// The kinds kept as raw JSON for later use (scheduling plugins that need them).
+bool isRawKind(std::string_view kind);
+
+// A parsed change of one object, ready for ClusterStore::apply().
+struct PreparedChange {
+  ClusterChange::Type type = ClusterChange::Type::kAdded;
+  std::string kind;  // "Pod", "Node" or a raw kind
+  std::string key;   // "namespace/name" for namespaced kinds, the name otherwise
+  std::shared_ptr<const model::Node> node;        // kNode, unless deleted
+  std::shared_ptr<const model::Pod> pod;          // kPod, unless deleted
+  std::shared_ptr<const boost::json::value> raw;  // raw kinds, unless deleted
+};
+
+// Parses `object` (one change of type `type`). For a deletion only the kind and the name are
+// read. nullopt with `error` set when the object cannot be used: no or unsupported kind, no
+// name, or (not for deletions) a pod or node that does not parse.
+std::optional<PreparedChange> prepareChange(ClusterChange::Type type, boost::json::value&& object,
+                                            std::string& error);
+
+class ClusterStore {
+ public:
+  struct Result {
+    std::optional<ClusterChange> change;  // for nodes and pods, unless rejected
+    std::string warning;                  // empty when there is nothing to say
+    bool rejected = false;                // the change was not applied
+  };
+
+  Result apply(PreparedChange&& change);
+
+  std::shared_ptr<const model::Pod> pod(const std::string& key) const;
+  std::shared_ptr<const model::Node> node(const std::string& name) const;
+  // Replaces a stored pod (binding, status). The pod must exist.
+  void replacePod(const std::string& key, std::shared_ptr<const model::Pod> pod);
+  // Removes a stored pod and returns it (null when there was none).
+  std::shared_ptr<const model::Pod> erasePod(const std::string& key);
+
+  // Pods with spec.nodeName == `name`, by key. A scan over every pod.
+  std::vector<std::shared_ptr<const model::Pod>> podsOnNode(std::string_view name) const;
+  // The stored objects of a raw kind, by key.
+  std::vector<std::shared_ptr<const boost::json::value>> objectsOfKind(std::string_view kind) const;
+  std::size_t podCount() const { return pods_.size(); }
+  std::size_t nodeCount() const { return nodes_.size(); }
+
+ private:
+  Result applyNode(PreparedChange&& change);
+  Result applyPod(PreparedChange&& change);
+  Result applyRaw(PreparedChange&& change);
+
+  std::unordered_map<std::string, std::shared_ptr<const model::Node>> nodes_;
+  std::unordered_map<std::string, std::shared_ptr<const model::Pod>> pods_;
+  // kind -> key -> object
+  std::map<std::string, std::map<std::string, std::shared_ptr<const boost::json::value>>,
+           std::less<>>
+      raw_;
+};
+
+// "namespace/name", the key of a pod.
+std::string podKey(std::string_view ns, std::string_view name);
+std::string podKey(const model::Pod& pod);
+
+}  // namespace sh::connectors

@@ -1,0 +1,141 @@
+#include "host/connectors/decision_log.h"
+
+#include <charconv>
+#include <cmath>
+#include <string_view>
+
+#include <boost/json/serialize.hpp>
+#include <boost/json/string.hpp>
+
+namespace sh::connectors {
+
+namespace {
+
+// Rounded to 3 decimals and written in shortest plain form ("0.42", "12", "0.001").
+std::string number(double x) {
+  if (!std::isfinite(x)) {
+    return "0";
+  }
+  x = std::round(x * 1000.0) / 1000.0;
+  if (x == 0) {
+    return "0";  // no "-0"
+  }
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::fixed);
+  if (ec != std::errc()) {
+    return "0";
+  }
+  return std::string(buf, end);
+}
+
+// A JSON object written member by member, keys in the order given.
+class Line {
+ public:
+  Line& str(std::string_view key, std::string_view value) {
+    open(key);
+    text_ += boost::json::serialize(boost::json::string(value));
+    return *this;
+  }
+  Line& num(std::string_view key, double value) {
+    open(key);
+    text_ += number(value);
+    return *this;
+  }
+  Line& count(std::string_view key, std::size_t value) {
+    open(key);
+    text_ += std::to_string(value);
+    return *this;
+  }
+  Line& object(std::string_view key, const Line& inner) {
+    open(key);
+    text_ += inner.done();
+    return *this;
+  }
+  std::string done() const { return text_ + "}"; }
+
+ private:
+  void open(std::string_view key) {
+    text_ += text_.size() == 1 ? "" : ",";
+    text_ += boost::json::serialize(boost::json::string(key));
+    text_ += ":";
+  }
+  std::string text_ = "{";
+};
+
+std::size_t nonNegative(int n) { return n < 0 ? 0 : static_cast<std::size_t>(n); }
+
+}  // namespace
+
+double RunSummary::podsPerSecond() const {
+  return elapsedSeconds > 0 ? static_cast<double>(scheduled) / elapsedSeconds : 0;
+}
+
+DecisionLog::DecisionLog(std::ostream& out) : out_(out) {}
+
+void DecisionLog::binding(const BindingDecision& d) {
+  write(Line()
+            .str("kind", "Binding")
+            .str("pod", d.pod)
+            .str("node", d.node)
+            .str("profile", d.profile)
+            .count("attempts", nonNegative(d.attempts))
+            .num("latencyMs", d.latencyMs)
+            .done());
+}
+
+void DecisionLog::failedScheduling(const FailureDecision& d) {
+  write(Line()
+            .str("kind", "FailedScheduling")
+            .str("pod", d.pod)
+            .str("profile", d.profile)
+            .count("attempts", nonNegative(d.attempts))
+            .str("reason", d.reason)
+            .str("message", d.message)
+            .done());
+}
+
+void DecisionLog::event(const EventRecord& e) {
+  write(Line()
+            .str("kind", "Event")
+            .str("type", e.type)
+            .str("reason", e.reason)
+            .str("action", e.action)
+            .str("pod", e.podKey)
+            .str("message", e.message)
+            .done());
+}
+
+void DecisionLog::summary(const RunSummary& s) {
+  Line latency;
+  latency.num("p50", s.attemptLatency.p50)
+      .num("p99", s.attemptLatency.p99)
+      .num("max", s.attemptLatency.max);
+  write(Line()
+            .str("kind", "Summary")
+            .count("scheduled", s.scheduled)
+            .count("unschedulable", s.unschedulable)
+            .count("pending", s.pending)
+            .num("podsPerSecond", s.podsPerSecond())
+            .num("elapsedSeconds", s.elapsedSeconds)
+            .object("attemptLatencyMs", latency)
+            .done());
+}
+
+void DecisionLog::write(const std::string& line) {
+  std::lock_guard<std::mutex> lock(mu_);
+  out_ << line << '\n';
+  out_.flush();
+}
+
+std::string summaryText(const RunSummary& s) {
+  std::string out = "scheduled " + std::to_string(s.scheduled) + ", unschedulable " +
+                    std::to_string(s.unschedulable) + ", pending " + std::to_string(s.pending) +
+                    " in " + number(s.elapsedSeconds) + " s (" + number(s.podsPerSecond()) +
+                    " pods/s)\n";
+  const LatencySummary& l = s.attemptLatency;
+  out += "attempt latency: p50 " + number(l.p50) + " ms, p99 " + number(l.p99) + " ms, max " +
+         number(l.max) + " ms over " + std::to_string(l.count) + " attempts\n";
+  return out;
+}
+
+}  // namespace sh::connectors

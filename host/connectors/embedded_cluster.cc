@@ -1,0 +1,503 @@
+#include "host/connectors/embedded_cluster.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+#include <boost/json/parse.hpp>
+
+#include "host/connectors/decision_log.h"
+#include "host/connectors/line_reader.h"
+#include "host/connectors/object_file.h"
+#include "host/connectors/pod_patch.h"
+
+namespace sh::connectors {
+
+namespace {
+
+using Type = ClusterChange::Type;
+
+constexpr std::size_t kMaxJsonDepth = 256;
+
+// What one line of the change stream asks for.
+struct WatchLine {
+  enum class What { kChange, kSkip, kBad };
+  What what = What::kBad;
+  Type type = Type::kAdded;
+  boost::json::value object;
+  std::string error;  // kBad
+};
+
+WatchLine parseWatchLine(std::string_view text) {
+  WatchLine w;
+  boost::json::parse_options opts;
+  opts.max_depth = kMaxJsonDepth;
+  boost::system::error_code ec;
+  boost::json::value v =
+      boost::json::parse(boost::json::string_view(text.data(), text.size()), ec, {}, opts);
+  if (ec) {
+    w.error = "invalid JSON: " + ec.message();
+    return w;
+  }
+  boost::json::object* o = v.if_object();
+  boost::json::value* type = o != nullptr ? o->if_contains("type") : nullptr;
+  boost::json::value* object = o != nullptr ? o->if_contains("object") : nullptr;
+  if (type == nullptr || !type->is_string() || object == nullptr) {
+    w.error = R"(expected a watch event {"type": "ADDED|MODIFIED|DELETED", "object": {...}})";
+    return w;
+  }
+  std::string_view t = type->as_string();
+  if (t == "ADDED") {
+    w.type = Type::kAdded;
+  } else if (t == "MODIFIED") {
+    w.type = Type::kModified;
+  } else if (t == "DELETED") {
+    w.type = Type::kDeleted;
+  } else if (t == "BOOKMARK") {
+    w.what = WatchLine::What::kSkip;  // only advances a resourceVersion we do not track
+    return w;
+  } else if (t == "ERROR") {
+    // The object is a Status (e.g. 410 Expired); say what it says.
+    std::string_view message;
+    if (const boost::json::object* status = object->if_object()) {
+      const boost::json::value* m = status->if_contains("message");
+      if (m != nullptr && m->is_string()) {
+        message = m->as_string();
+      }
+    }
+    w.error = "watch ERROR event" + (message.empty() ? "" : ": " + std::string(message));
+    return w;
+  } else {
+    w.error = "unknown event type \"" + std::string(t) + "\"";
+    return w;
+  }
+  if (!object->is_object()) {
+    w.error = "object: expected an object";
+    return w;
+  }
+  w.what = WatchLine::What::kChange;
+  w.object = std::move(*object);
+  return w;
+}
+
+std::string source(const std::string& name, std::size_t line) {
+  return name + ":" + std::to_string(line);
+}
+
+Status podPrecondition(const model::Pod& pod, const model::Pod& stored) {
+  if (!pod.uid().empty() && !stored.uid().empty() && pod.uid() != stored.uid()) {
+    return Status::error("pod " + podKey(stored) + ": precondition failed: UID \"" +
+                         std::string(pod.uid()) + "\" does not match \"" +
+                         std::string(stored.uid()) + "\"");
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+EmbeddedCluster::EmbeddedCluster(Options options) : options_(std::move(options)) {}
+
+EmbeddedCluster::~EmbeddedCluster() {
+  stop();
+  if (reader_.joinable()) {
+    reader_.join();
+  }
+}
+
+Status EmbeddedCluster::start() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (started_) {
+      return Status::error("embedded cluster: start() called twice");
+    }
+    started_ = true;
+  }
+  if (options_.initialState == "-" && options_.changes == "-") {
+    return Status::error("the initial state and the changes cannot both be read from stdin");
+  }
+  if (!options_.changes.empty()) {
+    std::string error;
+    lines_ = LineReader::open(options_.changes, error);
+    if (lines_ == nullptr) {
+      return Status::error(error);
+    }
+  }
+  if (!options_.initialState.empty()) {
+    Status s = loadInitialState();
+    if (!s.ok()) {
+      return s;
+    }
+  }
+  if (lines_ != nullptr) {
+    reader_ = std::thread([this] { readChanges(); });
+  } else {
+    std::lock_guard<std::mutex> lock(mu_);
+    inputDone_ = true;
+    changed_.notify_all();
+  }
+  return Status::success();
+}
+
+Status EmbeddedCluster::loadInitialState() {
+  std::string error;
+  std::optional<std::string> text = readFileText(options_.initialState, error);
+  if (!text.has_value()) {
+    return Status::error(error);
+  }
+  const std::string name = displayName(options_.initialState);
+  ObjectFileContents contents = parseObjectFile(*text);
+  text.reset();
+
+  // Parse every object first (warnings in line order), then apply nodes, then pods, so a pod
+  // listed before its node still finds it.
+  std::vector<std::pair<std::size_t, std::string>> problems;
+  for (FileProblem& p : contents.problems) {
+    problems.emplace_back(p.line, source(name, p.line) + ": " + p.reason);
+  }
+  struct Ranked {
+    int rank;
+    PreparedChange change;
+    std::string source;
+  };
+  std::vector<Ranked> ranked;
+  ranked.reserve(contents.objects.size());
+  for (FileObject& object : contents.objects) {
+    std::string where = source(name, object.line);
+    std::string reason;
+    std::optional<PreparedChange> change =
+        prepareChange(Type::kAdded, std::move(object.value), reason);
+    if (!change.has_value()) {
+      problems.emplace_back(object.line, where + ": " + reason);
+      continue;
+    }
+    int rank = change->kind == "Node" ? 0 : change->kind == "Pod" ? 1 : 2;
+    ranked.push_back({rank, std::move(*change), std::move(where)});
+  }
+  std::stable_sort(problems.begin(), problems.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Ranked& a, const Ranked& b) { return a.rank < b.rank; });
+
+  Warnings warnings;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [line, message] : problems) {
+      rejectLocked(std::move(message), warnings);
+    }
+  }
+  for (Ranked& r : ranked) {
+    accept(std::move(r.change), std::move(r.source), warnings);
+  }
+  emit(warnings);
+  return Status::success();
+}
+
+void EmbeddedCluster::readChanges() {
+  LineReader::Idle idle = [this](std::chrono::milliseconds wait) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (wait.count() > 0) {
+      readerWake_.wait_for(lock, wait, [this] { return stopped_; });
+    }
+    return !stopped_;
+  };
+  const std::size_t readAhead = std::max<std::size_t>(options_.maxReadAhead, 1);
+  while (std::optional<std::string> line =
+             lines_->next(options_.follow, options_.followInterval, idle)) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      readerWake_.wait(lock, [&] { return stopped_ || queue_.size() < readAhead; });
+      if (stopped_) {
+        break;
+      }
+    }
+    handleLine(*line, lines_->lineNumber());
+  }
+  if (!lines_->error().empty()) {
+    Warnings warnings{lines_->name() + ": " + lines_->error()};
+    emit(warnings);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  inputDone_ = true;
+  changed_.notify_all();
+}
+
+void EmbeddedCluster::handleLine(std::string_view text, std::size_t lineNumber) {
+  if (text.find_first_not_of(" \t\r") == std::string_view::npos) {
+    return;
+  }
+  std::string where = source(lines_->name(), lineNumber);
+  Warnings warnings;
+  WatchLine w = parseWatchLine(text);
+  if (w.what == WatchLine::What::kChange) {
+    std::string reason;
+    std::optional<PreparedChange> change = prepareChange(w.type, std::move(w.object), reason);
+    if (change.has_value()) {
+      accept(std::move(*change), std::move(where), warnings);
+    } else {
+      std::lock_guard<std::mutex> lock(mu_);
+      rejectLocked(where + ": " + reason, warnings);
+    }
+  } else if (w.what == WatchLine::What::kBad) {
+    std::lock_guard<std::mutex> lock(mu_);
+    rejectLocked(where + ": " + w.error, warnings);
+  }
+  emit(warnings);
+}
+
+void EmbeddedCluster::accept(PreparedChange&& change, std::string where, Warnings& warnings) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_) {
+    return;
+  }
+  ClusterStore::Result r = store_.apply(std::move(change));
+  if (r.rejected) {
+    rejectLocked(where + ": " + r.warning, warnings);
+  } else if (!r.warning.empty()) {
+    warnings.push_back(where + ": " + r.warning);
+  }
+  if (r.change.has_value()) {
+    r.change->source = std::move(where);
+    pushLocked(std::move(*r.change));
+  }
+}
+
+void EmbeddedCluster::rejectLocked(std::string message, Warnings& warnings) {
+  ++rejected_;
+  warnings.push_back(std::move(message));
+}
+
+void EmbeddedCluster::emit(Warnings& warnings) {
+  for (std::string& w : warnings) {
+    if (options_.warn) {
+      options_.warn(std::move(w));
+    } else {
+      spdlog::warn("{}", w);
+    }
+  }
+  warnings.clear();
+}
+
+void EmbeddedCluster::pushLocked(ClusterChange change) {
+  queue_.push_back(std::move(change));
+  changed_.notify_all();
+}
+
+std::optional<ClusterChange> EmbeddedCluster::next(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait_for(lock, timeout, [this] { return stopped_ || !queue_.empty(); });
+  if (stopped_ || queue_.empty()) {
+    return std::nullopt;
+  }
+  ClusterChange change = std::move(queue_.front());
+  queue_.pop_front();
+  readerWake_.notify_all();
+  return change;
+}
+
+bool EmbeddedCluster::exhausted() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stopped_ || (inputDone_ && queue_.empty());
+}
+
+std::size_t EmbeddedCluster::pending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.size();
+}
+
+void EmbeddedCluster::stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopped_ = true;
+  changed_.notify_all();
+  readerWake_.notify_all();
+}
+
+Status EmbeddedCluster::updatePod(const std::string& key, const PodCheck& check,
+                                  const PodEdit& edit, const PodCommit& commit) {
+  for (;;) {
+    std::shared_ptr<const model::Pod> stored;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stored = store_.pod(key);
+      if (stored == nullptr) {
+        return Status::error("pod " + key + " not found");
+      }
+      Status s = check(*stored);
+      if (!s.ok()) {
+        return s;
+      }
+    }
+    // Edit and parse a copy outside the lock; binds from several threads overlap here.
+    boost::system::error_code ec;
+    boost::json::parse_options opts;
+    opts.max_depth = kMaxJsonDepth;
+    boost::json::value manifest = boost::json::parse(stored->json(), ec, {}, opts);
+    if (ec || !manifest.is_object()) {
+      return Status::error("pod " + key + ": stored manifest does not parse: " + ec.message());
+    }
+    edit(manifest.as_object());
+    std::string error;
+    std::shared_ptr<const model::Pod> updated = model::parse_pod(manifest, error);
+    if (updated == nullptr) {
+      return Status::error("pod " + key + ": edited manifest does not parse: " + error);
+    }
+    if (beforeCommitForTest_) {
+      beforeCommitForTest_();
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (store_.pod(key) != stored) {
+      continue;  // changed (or deleted) meanwhile: check again against the new version
+    }
+    Status s = check(*stored);
+    if (!s.ok()) {
+      return s;
+    }
+    store_.replacePod(key, updated);
+    commit(std::move(stored), std::move(updated));
+    return Status::success();
+  }
+}
+
+Status EmbeddedCluster::bind(const model::Pod& pod, std::string_view nodeName) {
+  const std::string key = podKey(pod);
+  const std::string node(nodeName);
+  // The API server's checks (ecosystem §1.6), run on the stored pod.
+  auto check = [&](const model::Pod& stored) -> Status {
+    Status s = podPrecondition(pod, stored);
+    if (!s.ok()) {
+      return s;
+    }
+    if (stored.view().deleting != 0) {
+      return Status::error("pod " + key + " is being deleted, cannot be assigned to a host");
+    }
+    if (!stored.node_name().empty()) {
+      return Status::error("pod " + key + " is already assigned to node \"" +
+                           std::string(stored.node_name()) + "\"");
+    }
+    if (store_.node(node) == nullptr) {
+      return Status::error("node \"" + node + "\" not found");
+    }
+    return Status::success();
+  };
+  const std::string now = rfc3339Now();
+  auto edit = [&](boost::json::object& manifest) { applyBinding(manifest, node, now); };
+  auto commit = [&](std::shared_ptr<const model::Pod> old, std::shared_ptr<const model::Pod> cur) {
+    ClusterChange change;
+    change.type = Type::kModified;
+    change.kind = ClusterChange::Kind::kPod;
+    change.oldPod = std::move(old);
+    change.curPod = std::move(cur);
+    change.source = "binding";
+    ++bound_;
+    pushLocked(std::move(change));
+  };
+  return updatePod(key, check, edit, commit);
+}
+
+Status EmbeddedCluster::deletePod(const model::Pod& pod, std::string_view reason) {
+  const std::string key = podKey(pod);
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<const model::Pod> stored = store_.pod(key);
+  if (stored == nullptr) {
+    return Status::error("pod " + key + " not found");
+  }
+  Status s = podPrecondition(pod, *stored);
+  if (!s.ok()) {
+    return s;
+  }
+  store_.erasePod(key);
+  spdlog::debug("embedded cluster: deleted pod {}: {}", key, reason);
+  ClusterChange change;
+  change.type = Type::kDeleted;
+  change.kind = ClusterChange::Kind::kPod;
+  change.oldPod = std::move(stored);
+  change.source = "deletion";
+  pushLocked(std::move(change));
+  return Status::success();
+}
+
+void EmbeddedCluster::recordFailure(const SchedulingFailure& failure) {
+  if (failure.pod == nullptr) {
+    return;
+  }
+  const std::string key = podKey(*failure.pod);
+  auto check = [&](const model::Pod& stored) -> Status {
+    Status s = podPrecondition(*failure.pod, stored);
+    if (s.ok() && !stored.node_name().empty()) {
+      return Status::error("pod " + key + " is bound by now");
+    }
+    return s;
+  };
+  const std::string now = rfc3339Now();
+  auto edit = [&](boost::json::object& manifest) {
+    applySchedulingFailure(manifest, failure.reason, failure.message, failure.nominatedNodeName,
+                           now);
+  };
+  auto commit = [](std::shared_ptr<const model::Pod>, std::shared_ptr<const model::Pod>) {};
+  Status s = updatePod(key, check, edit, commit);
+  if (!s.ok()) {
+    spdlog::debug("embedded cluster: failure of pod {} not recorded: {}", key, s.message());
+  }
+}
+
+void EmbeddedCluster::recordEvent(const EventRecord& event) {
+  EventRecord e = event;
+  e.message = truncateNote(std::move(e.message));
+  if (options_.eventLog != nullptr) {
+    options_.eventLog->event(e);
+  }
+  std::lock_guard<std::mutex> lock(eventsMu_);
+  events_.push_back(std::move(e));
+  while (events_.size() > options_.maxEventsKept) {
+    events_.pop_front();
+  }
+}
+
+std::shared_ptr<const model::Pod> EmbeddedCluster::pod(std::string_view ns,
+                                                       std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return store_.pod(podKey(ns, name));
+}
+
+std::shared_ptr<const model::Node> EmbeddedCluster::node(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return store_.node(std::string(name));
+}
+
+std::vector<std::shared_ptr<const model::Pod>> EmbeddedCluster::podsOnNode(
+    std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return store_.podsOnNode(name);
+}
+
+std::vector<std::shared_ptr<const boost::json::value>> EmbeddedCluster::objectsOfKind(
+    std::string_view kind) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return store_.objectsOfKind(kind);
+}
+
+std::vector<EventRecord> EmbeddedCluster::events() const {
+  std::lock_guard<std::mutex> lock(eventsMu_);
+  return {events_.begin(), events_.end()};
+}
+
+std::size_t EmbeddedCluster::podCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return store_.podCount();
+}
+
+std::size_t EmbeddedCluster::nodeCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return store_.nodeCount();
+}
+
+std::size_t EmbeddedCluster::boundCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bound_;
+}
+
+std::size_t EmbeddedCluster::rejectedLines() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rejected_;
+}
+
+}  // namespace sh::connectors

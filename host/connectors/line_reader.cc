@@ -1,0 +1,114 @@
+#include "host/connectors/line_reader.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sh::connectors {
+
+namespace {
+
+// How long one poll() on a pipe or terminal waits before checking whether to stop.
+constexpr int kPollMillis = 50;
+constexpr std::size_t kChunk = 64 * 1024;
+
+}  // namespace
+
+std::unique_ptr<LineReader> LineReader::open(const std::string& path, std::string& error) {
+  int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = "cannot read [" + path + "]: " + std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st {};
+  bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  return std::unique_ptr<LineReader>(
+      new LineReader(fd, path != "-", regular, path == "-" ? "<stdin>" : path));
+}
+
+LineReader::LineReader(int fd, bool ownsFd, bool regular, std::string name)
+    : fd_(fd), ownsFd_(ownsFd), regular_(regular), name_(std::move(name)) {}
+
+LineReader::~LineReader() {
+  if (ownsFd_) {
+    ::close(fd_);
+  }
+}
+
+long LineReader::fill(const Idle& idle) {
+  if (!regular_) {
+    // Pipes and terminals: wait for data in short polls so a stop is noticed.
+    for (;;) {
+      pollfd p{fd_, POLLIN, 0};
+      int n = ::poll(&p, 1, kPollMillis);
+      if (n > 0) {
+        break;
+      }
+      if (n < 0 && errno != EINTR) {
+        error_ = std::string("read error: ") + std::strerror(errno);
+        return -1;
+      }
+      if (!idle(std::chrono::milliseconds(0))) {
+        return -1;
+      }
+    }
+  }
+  char chunk[kChunk];
+  for (;;) {
+    ssize_t n = ::read(fd_, chunk, sizeof chunk);
+    if (n >= 0) {
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+      return static_cast<long>(n);
+    }
+    if (errno != EINTR) {
+      error_ = std::string("read error: ") + std::strerror(errno);
+      return -1;
+    }
+  }
+}
+
+std::string LineReader::takeLine(std::size_t end) {
+  std::string line = buffer_.substr(0, end);
+  buffer_.erase(0, end == buffer_.size() ? end : end + 1);
+  if (!line.empty() && line.back() == '\r') {
+    line.pop_back();
+  }
+  ++lineNumber_;
+  return line;
+}
+
+std::optional<std::string> LineReader::next(bool follow, std::chrono::milliseconds pollInterval,
+                                            const Idle& idle) {
+  for (;;) {
+    std::size_t nl = buffer_.find('\n');
+    if (nl != std::string::npos) {
+      return takeLine(nl);
+    }
+    if (eof_) {
+      if (buffer_.empty()) {
+        return std::nullopt;
+      }
+      return takeLine(buffer_.size());
+    }
+    if (!idle(std::chrono::milliseconds(0))) {
+      return std::nullopt;
+    }
+    long n = fill(idle);
+    if (n < 0) {
+      return std::nullopt;
+    }
+    if (n == 0) {
+      if (!follow || !regular_) {
+        eof_ = true;
+      } else if (!idle(pollInterval)) {
+        return std::nullopt;
+      }
+    }
+  }
+}
+
+}  // namespace sh::connectors

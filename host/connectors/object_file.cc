@@ -1,0 +1,235 @@
+#include "host/connectors/object_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include <boost/json/object.hpp>
+#include <boost/json/stream_parser.hpp>
+
+namespace sh::connectors {
+
+namespace {
+
+constexpr std::size_t kMaxDepth = 256;
+
+struct ParseResult {
+  boost::json::value value;
+  std::string error;     // empty on success
+  std::size_t line = 1;  // where the parser stopped, on failure
+};
+
+ParseResult parseJson(std::string_view text) {
+  ParseResult r;
+  boost::json::parse_options opts;
+  opts.max_depth = kMaxDepth;
+  boost::json::stream_parser parser({}, opts);
+  boost::system::error_code ec;
+  std::size_t consumed = parser.write_some(text.data(), text.size(), ec);
+  if (!ec && consumed < text.size()) {
+    ec = boost::json::error::extra_data;
+  }
+  if (!ec) {
+    parser.finish(ec);
+  }
+  if (ec) {
+    r.error = "invalid JSON: " + ec.message();
+    for (std::size_t i = 0; i < consumed && i < text.size(); ++i) {
+      r.line += text[i] == '\n' ? 1 : 0;
+    }
+    return r;
+  }
+  r.value = parser.release();
+  return r;
+}
+
+std::size_t firstContentLine(std::string_view text) {
+  std::size_t line = 1;
+  for (char c : text) {
+    if (c == '\n') {
+      ++line;
+    } else if (c != ' ' && c != '\t' && c != '\r') {
+      break;
+    }
+  }
+  return line;
+}
+
+void addElements(boost::json::array& items, std::string_view text, std::string_view path,
+                 ObjectFileContents& out) {
+  std::vector<std::size_t> lines = elementLines(text);
+  if (lines.size() != items.size()) {
+    lines.assign(items.size(), firstContentLine(text));  // not expected for valid JSON
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!items[i].is_object()) {
+      out.problems.push_back(
+          {lines[i], std::string(path) + "[" + std::to_string(i) + "]: expected an object"});
+      continue;
+    }
+    out.objects.push_back({std::move(items[i]), lines[i]});
+  }
+}
+
+// JSON lines; false when no line parsed as an object (so this was not JSON lines).
+bool parseLines(std::string_view text, ObjectFileContents& out) {
+  bool anyObject = false;
+  std::size_t lineNo = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) {
+      end = text.size();
+    }
+    std::string_view line = text.substr(pos, end - pos);
+    ++lineNo;
+    pos = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+      continue;
+    }
+    ParseResult r = parseJson(line);
+    if (!r.error.empty()) {
+      out.problems.push_back({lineNo, r.error});
+    } else if (!r.value.is_object()) {
+      out.problems.push_back({lineNo, "expected an object"});
+    } else {
+      out.objects.push_back({std::move(r.value), lineNo});
+      anyObject = true;
+    }
+  }
+  return anyObject;
+}
+
+}  // namespace
+
+std::vector<std::size_t> elementLines(std::string_view text) {
+  std::vector<std::size_t> lines;
+  std::size_t line = 1;
+  int depth = 0;
+  int arrayDepth = -1;  // depth of the elements of the array we report on
+  bool rootIsObject = false;
+  bool inString = false;
+  bool escaped = false;
+  bool collecting = false;  // a string in the root object, possibly a key
+  bool expectValue = false;
+  std::string str;
+  std::string key;
+  for (char c : text) {
+    if (inString) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        inString = false;
+      }
+      if (collecting && inString) {
+        str += c;
+      }
+      continue;
+    }
+    if (c == '\n') {
+      ++line;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      continue;
+    }
+    if (depth == arrayDepth && expectValue && c != ']') {
+      lines.push_back(line);
+      expectValue = false;
+    }
+    switch (c) {
+      case '"':
+        inString = true;
+        collecting = rootIsObject && depth == 1;
+        str.clear();
+        break;
+      case ':':
+        if (rootIsObject && depth == 1) {
+          key = str;
+        }
+        break;
+      case ',':
+        if (depth == arrayDepth) {
+          expectValue = true;
+        }
+        break;
+      case '{':
+      case '[':
+        if (depth == 0) {
+          rootIsObject = c == '{';
+          if (c == '[') {
+            arrayDepth = 1;
+            expectValue = true;
+          }
+        } else if (c == '[' && depth == 1 && rootIsObject && key == "items" && arrayDepth < 0) {
+          arrayDepth = 2;
+          expectValue = true;
+        }
+        ++depth;
+        break;
+      case '}':
+      case ']':
+        if (c == ']' && depth == arrayDepth) {
+          return lines;
+        }
+        --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return lines;
+}
+
+ObjectFileContents parseObjectFile(std::string_view text) {
+  ObjectFileContents out;
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return out;
+  }
+  ParseResult doc = parseJson(text);
+  if (doc.error.empty()) {
+    if (doc.value.is_array()) {
+      addElements(doc.value.as_array(), text, "", out);
+    } else if (!doc.value.is_object()) {
+      out.problems.push_back({firstContentLine(text), "expected an object, a list or JSON lines"});
+    } else if (boost::json::value* items = doc.value.as_object().if_contains("items")) {
+      if (items->is_array()) {
+        addElements(items->as_array(), text, "items", out);
+      } else if (!items->is_null()) {
+        out.problems.push_back({firstContentLine(text), "items: expected an array"});
+      }
+    } else {
+      out.objects.push_back({std::move(doc.value), firstContentLine(text)});
+    }
+    return out;
+  }
+  ObjectFileContents lines;
+  if (parseLines(text, lines)) {
+    return lines;
+  }
+  out.problems.push_back({doc.line, doc.error});
+  return out;
+}
+
+std::optional<std::string> readFileText(const std::string& path, std::string& error) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read [" + path + "]: " + std::strerror(errno);
+    return std::nullopt;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string displayName(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+}  // namespace sh::connectors
