@@ -1,26 +1,85 @@
 #include "host/cache/snapshot.h"
 
+#include <algorithm>
+
 #include "host/cache/node_tree.h"
 #include "host/model/image_states.h"
+
+namespace {
+
+std::string_view nodeName(const sh_node_info& v) {
+  return {v.node->name.ptr, v.node->name.len};
+}
+
+// Keeps `list` (with its parallel, ascending `index`) equal to the subsequence of nodeInfos
+// whose views have the property, after position i changed from `hadIt` to `hasIt`.
+void patchList(std::vector<const sh_node_info*>& list, std::vector<uint32_t>& index,
+               uint32_t i, bool hadIt, bool hasIt, const sh_node_info* view) {
+  if (!hadIt && !hasIt) {
+    return;
+  }
+  auto it = std::lower_bound(index.begin(), index.end(), i);
+  auto at = it - index.begin();
+  bool present = it != index.end() && *it == i;
+  if (hasIt && present) {
+    list[at] = view;
+  } else if (hasIt) {
+    index.insert(it, i);
+    list.insert(list.begin() + at, view);
+  } else if (present) {
+    index.erase(it);
+    list.erase(list.begin() + at);
+  }
+}
+
+}  // namespace
 
 void sh_snapshot::reindex() {
   views.clear();
   byName.clear();
   withAffinity.clear();
   withRequiredAntiAffinity.clear();
+  withAffinityIndex.clear();
+  withRequiredAntiAffinityIndex.clear();
   views.reserve(nodeInfos.size());
   byName.reserve(nodeInfos.size());
   for (std::size_t i = 0; i < nodeInfos.size(); ++i) {
     const sh_node_info& v = nodeInfos[i]->view();
     views.push_back(&v);
-    byName.emplace(std::string_view(v.node->name.ptr, v.node->name.len), i);
+    byName.emplace(nodeName(v), i);
     if (v.pods_with_affinity_count > 0) {
       withAffinity.push_back(&v);
+      withAffinityIndex.push_back(static_cast<uint32_t>(i));
     }
     if (v.pods_with_required_anti_affinity_count > 0) {
       withRequiredAntiAffinity.push_back(&v);
+      withRequiredAntiAffinityIndex.push_back(static_cast<uint32_t>(i));
     }
   }
+}
+
+void sh_snapshot::replaceAt(std::size_t i, std::shared_ptr<sh::model::NodeInfo> info) {
+  // The old NodeInfo stays alive until the end: byName's key points into its node.
+  std::shared_ptr<sh::model::NodeInfo> old = std::move(nodeInfos[i]);
+  const sh_node_info& was = old->view();
+  const sh_node_info& now = info->view();
+  if (was.node != now.node) {
+    auto nh = byName.extract(nodeName(was));
+    if (nh.empty()) {
+      byName.emplace(nodeName(now), i);
+    } else {
+      nh.key() = nodeName(now);
+      byName.insert(std::move(nh));
+    }
+  }
+  const auto at = static_cast<uint32_t>(i);
+  patchList(withAffinity, withAffinityIndex, at, was.pods_with_affinity_count > 0,
+            now.pods_with_affinity_count > 0, &now);
+  patchList(withRequiredAntiAffinity, withRequiredAntiAffinityIndex, at,
+            was.pods_with_required_anti_affinity_count > 0,
+            now.pods_with_required_anti_affinity_count > 0, &now);
+  views[i] = &now;
+  nodeInfos[i] = std::move(info);
 }
 
 namespace sh::cache {

@@ -4,7 +4,12 @@
 // nodeInfos    in node-tree order (round-robin across zones)
 // byName       node name -> index into nodeInfos
 // withAffinity / withRequiredAntiAffinity
-//              the nodes holding pods with (anti-)affinity, for InterPodAffinity
+//              the nodes holding pods with (anti-)affinity, for InterPodAffinity, in
+//              nodeInfos order; the ...Index vectors hold their positions in nodeInfos
+//
+// A NodeInfo reached through a snapshot is never modified: Cache::updateSnapshot replaces
+// the shared_ptr of a node that changed (replaceAt) instead of writing into it, so whoever
+// still holds the old one keeps a stable object.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +31,14 @@ struct sh_snapshot {
   std::unordered_map<std::string_view, std::size_t> byName;
   std::vector<const sh_node_info*> withAffinity;
   std::vector<const sh_node_info*> withRequiredAntiAffinity;
+  std::vector<uint32_t> withAffinityIndex;              // parallel to withAffinity
+  std::vector<uint32_t> withRequiredAntiAffinityIndex;  // parallel to withRequiredAntiAffinity
+  // The newest change (NodeInfo or image generation) this snapshot reflects.
   uint64_t generation = 0;
+  // Set by sh::cache::Cache::updateSnapshot: the cache that last updated this snapshot (0:
+  // none) and the version of that cache's node tree the node order was built from.
+  uint64_t cacheId = 0;
+  uint64_t nodeTreeVersion = 0;
 
   const sh_node_info* find(std::string_view name) const {
     auto it = byName.find(name);
@@ -34,6 +46,10 @@ struct sh_snapshot {
   }
   // Rebuilds views, byName and the affinity lists from nodeInfos.
   void reindex();
+  // Puts `info` (a NodeInfo of the same node name, with a node) at position i, patching
+  // views[i], the byName key when the node object changed, and the affinity lists. Costs
+  // O(log n), plus a move of the affinity list's tail when the node joins or leaves it.
+  void replaceAt(std::size_t i, std::shared_ptr<sh::model::NodeInfo> info);
 };
 
 namespace sh::cache {
