@@ -25,4 +25,26 @@ struct ProfileCheckArgs {
 };
 int runProfileCheck(const ProfileCheckArgs& args);
 
+struct RunArgs {
+  std::string config;   // schedhost.toml; empty: the default profile
+  std::string cluster;  // initial state
+  std::string events;   // change stream ("-" for stdin); empty: none
+  std::vector<std::string> pluginDirs;
+  uint64_t seed = 0;
+  bool follow = false;
+};
+int runRun(const RunArgs& args);
+
+struct BenchArgs {
+  std::string workload;
+  std::string config;
+  std::vector<std::string> pluginDirs;
+  double scale = 1.0;
+  int parallelism = -1;  // -1: from the configuration
+  uint64_t seed = 0;
+  int timeoutSeconds = 600;
+  bool json = false;
+};
+int runBench(const BenchArgs& args);
+
 }  // namespace sh::cli

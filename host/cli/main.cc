@@ -43,6 +43,28 @@ int main(int argc, char** argv) {
   check->add_option("--plugin-dir", pc.pluginDirs, "where plugin .so files are found");
   check->add_flag("--json", pc.json, "JSON output");
 
+  sh::cli::RunArgs run;
+  auto* runCmd = app.add_subcommand("run", "schedule the pods of a cluster (embedded cluster)");
+  runCmd->add_option("--config", run.config, "schedhost.toml (default: the default profile)");
+  runCmd->add_option("--cluster", run.cluster, "initial cluster state: v1.List or JSON lines")
+      ->required();
+  runCmd->add_option("--events", run.events, "watch-format change stream, '-' for stdin");
+  runCmd->add_option("--plugin-dir", run.pluginDirs, "where plugin .so files are found");
+  runCmd->add_option("--seed", run.seed, "seed for tie-breaking")->capture_default_str();
+  runCmd->add_flag("--follow", run.follow, "keep reading the change stream");
+
+  sh::cli::BenchArgs bench;
+  auto* benchCmd = app.add_subcommand("bench", "measure scheduling throughput on a workload");
+  benchCmd->add_option("--workload", bench.workload, "workload JSON (bench/workloads/)")->required();
+  benchCmd->add_option("--config", bench.config, "schedhost.toml (default: the default profile)");
+  benchCmd->add_option("--plugin-dir", bench.pluginDirs, "where plugin .so files are found");
+  benchCmd->add_option("--scale", bench.scale, "multiply every count")->capture_default_str();
+  benchCmd->add_option("--parallelism", bench.parallelism, "override the configuration's");
+  benchCmd->add_option("--seed", bench.seed, "seed for tie-breaking")->capture_default_str();
+  benchCmd->add_option("--timeout", bench.timeoutSeconds, "give up after this many seconds")
+      ->capture_default_str();
+  benchCmd->add_flag("--json", bench.json, "JSON output");
+
   CLI11_PARSE(app, argc, argv);
   // Logs go to stderr so that JSON on stdout stays clean.
   spdlog::set_default_logger(spdlog::stderr_color_mt("schedhost"));
@@ -52,6 +74,14 @@ int main(int argc, char** argv) {
   auto dirsOr = [](std::vector<std::string> dirs) {
     return dirs.empty() ? sh::cli::defaultPluginDirs() : dirs;
   };
+  if (benchCmd->parsed()) {
+    bench.pluginDirs = dirsOr(bench.pluginDirs);
+    return sh::cli::runBench(bench);
+  }
+  if (runCmd->parsed()) {
+    run.pluginDirs = dirsOr(run.pluginDirs);
+    return sh::cli::runRun(run);
+  }
   if (evaluate->parsed()) {
     ev.pluginDirs = dirsOr(ev.pluginDirs);
     return sh::cli::runEvaluate(ev);

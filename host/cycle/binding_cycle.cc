@@ -16,13 +16,13 @@ std::string podKey(const sh_pod& p) {
 
 void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
                                   std::unique_ptr<CycleState> cycle,
-                                  std::shared_ptr<queue::QueuedPodInfo> info,
+                                  queue::QueuedPodInfoPtr info,
                                   std::shared_ptr<const model::Pod> assumed, std::string host,
                                   int64_t startNanos, std::shared_ptr<WaitingPod> waiting) {
   // The cycle state outlives the scheduling cycle; the snapshot it points at does not.
   cycle->snapshot = nullptr;
   auto job = [this, fw = std::move(fw), cycle = std::shared_ptr<CycleState>(std::move(cycle)),
-              info = std::move(info), assumed = std::move(assumed), host = std::move(host),
+              info = std::shared_ptr<queue::QueuedPodInfo>(std::move(info)), assumed = std::move(assumed), host = std::move(host),
               startNanos, waiting = std::move(waiting)]() {
     bindingCycle(fw, *cycle, info, assumed, host, startNanos, waiting);
   };
@@ -71,21 +71,22 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
     fw->runUnreserve(cycle, pod, host);
     if (cache_.forgetPod(assumed).ok()) {
       queue_->moveAllToActiveOrBackoffQueue(
-          queue::ClusterEvent{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}}, assumed.get(),
-          nullptr);
+          queue::ClusterEvent{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}}, assumed, nullptr);
     }
     if (permitRejection && s.isRejected()) {
       FitError fe;
       fe.numAllNodes = 1;
       fe.diagnosis.addPluginStatus(s);
       fe.diagnosis.nodeToStatus.set(host, s);
-      handleSchedulingFailure(*fw, info, s, &fe, std::nullopt, startNanos);
+      handleSchedulingFailure(*fw, std::make_unique<queue::QueuedPodInfo>(*info), s, &fe,
+                              std::nullopt, startNanos);
     } else {
       if (s.isRejected() && !permitRejection) {
         // Failures after WaitOnPermit are never "unschedulable by plugin".
         s.setCode(SH_ERROR);
       }
-      handleSchedulingFailure(*fw, info, s, nullptr, std::nullopt, startNanos);
+      handleSchedulingFailure(*fw, std::make_unique<queue::QueuedPodInfo>(*info), s, nullptr,
+                              std::nullopt, startNanos);
     }
   };
 
@@ -124,8 +125,15 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
   }
   connector_.recordEvent({"Normal", "Scheduled", "Binding",
                           "Successfully assigned " + podKey(pod) + " to " + host, podKey(pod)});
+  latencies_.record(latencyMs);
   if (log_ != nullptr) {
-    log_->binding(podKey(pod), host, fw->profileName(), info->attempts, latencyMs);
+    connectors::BindingDecision d;
+    d.pod = podKey(pod);
+    d.node = host;
+    d.profile = fw->profileName();
+    d.attempts = info->attempts;
+    d.latencyMs = latencyMs;
+    log_->binding(d);
   }
   fw->runPostBind(cycle, pod, host);
 }

@@ -18,7 +18,7 @@ std::string str(sh_str s) { return std::string(s.ptr, s.len); }
 
 }  // namespace
 
-void Scheduler::scheduleOne(const std::shared_ptr<queue::QueuedPodInfo>& info) {
+void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   const model::Pod& podObj = *info->pod;
   const sh_pod& pod = podObj.view();
   const std::string uid = str(pod.uid);
@@ -44,6 +44,7 @@ void Scheduler::scheduleOne(const std::shared_ptr<queue::QueuedPodInfo>& info) {
     ++stats_.attempts;
   }
 
+  haveNominatedPods_ = queue_->hasNominatedPods();
   auto cycle = std::make_unique<CycleState>();
   FitError fitError;
   bool isFitError = false;
@@ -60,7 +61,8 @@ void Scheduler::scheduleOne(const std::shared_ptr<queue::QueuedPodInfo>& info) {
       Status pf = fw->runPostFilter(*cycle, pod, fitError.diagnosis.nodeToStatus, &nominated);
       fitError.diagnosis.postFilterMsg = pf.ok() ? std::string() : pf.message();
     }
-    handleSchedulingFailure(*fw, info, st, isFitError ? &fitError : nullptr, nominated, start);
+    handleSchedulingFailure(*fw, std::move(info), st, isFitError ? &fitError : nullptr, nominated,
+                            start);
     return;
   }
 
@@ -69,10 +71,10 @@ void Scheduler::scheduleOne(const std::shared_ptr<queue::QueuedPodInfo>& info) {
   Status as = assumed == nullptr ? Status(SH_ERROR, "cannot copy pod " + podKey(pod))
                                  : cache_.assumePod(assumed);
   if (!as.ok()) {
-    handleSchedulingFailure(*fw, info, as, nullptr, std::nullopt, start);
+    handleSchedulingFailure(*fw, std::move(info), as, nullptr, std::nullopt, start);
     return;
   }
-  queue_->deleteNominatedPodIfExists(podObj);
+  queue_->deleteNominatedPodIfExists(info->pod);
   const sh_pod& ap = assumed->view();
 
   auto reserveFailure = [&](Status s) {
@@ -83,9 +85,9 @@ void Scheduler::scheduleOne(const std::shared_ptr<queue::QueuedPodInfo>& info) {
       fe.numAllNodes = 1;
       fe.diagnosis.addPluginStatus(s);
       fe.diagnosis.nodeToStatus.set(result.host, s);
-      handleSchedulingFailure(*fw, info, s, &fe, std::nullopt, start);
+      handleSchedulingFailure(*fw, std::move(info), s, &fe, std::nullopt, start);
     } else {
-      handleSchedulingFailure(*fw, info, s, nullptr, std::nullopt, start);
+      handleSchedulingFailure(*fw, std::move(info), s, nullptr, std::nullopt, start);
     }
   };
   Status rs = fw->runReserve(*cycle, ap, result.host);
@@ -102,7 +104,7 @@ void Scheduler::scheduleOne(const std::shared_ptr<queue::QueuedPodInfo>& info) {
     reserveFailure(std::move(ps));
     return;
   }
-  startBindingCycle(fw, std::move(cycle), info, assumed, result.host, start, waiting);
+  startBindingCycle(fw, std::move(cycle), std::move(info), assumed, result.host, start, waiting);
 }
 
 Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_pod& pod,
@@ -281,7 +283,7 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
 Status Scheduler::runFilterWithNominatedPods(const Framework& fw, CycleState& cycle,
                                              const sh_pod& pod, const sh_node_info& node) {
   std::vector<std::shared_ptr<const model::Pod>> nominated;
-  if (queue_->hasNominatedPods()) {
+  if (haveNominatedPods_) {
     for (const auto& np : queue_->nominatedPodsForNode(str(node.node->name))) {
       const sh_pod& v = np->view();
       if (v.priority >= pod.priority && !(v.uid.len == pod.uid.len &&
@@ -316,8 +318,7 @@ Status Scheduler::runFilterWithNominatedPods(const Framework& fw, CycleState& cy
   return fw.runFilter(cycle, pod, node);
 }
 
-void Scheduler::handleSchedulingFailure(const Framework& fw,
-                                        const std::shared_ptr<queue::QueuedPodInfo>& info,
+void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInfoPtr info,
                                         const Status& status, const FitError* fitError,
                                         std::optional<std::string> nominatedNode,
                                         int64_t startNanos) {
@@ -352,27 +353,39 @@ void Scheduler::handleSchedulingFailure(const Framework& fw,
       latest = it->second;
     }
   }
+  const std::string key = podKey(pod);
+  const int attempts = info->attempts;
+  std::shared_ptr<const model::Pod> failedPod = info->pod;
   if (latest != nullptr && latest->view().node_name.len == 0) {
     info->pod = latest;
-    queue_->addUnschedulableIfNotPresent(info, queue_->schedulingCycle());
+    Status q = queue_->addUnschedulableIfNotPresent(std::move(info), queue_->schedulingCycle());
+    if (!q.ok()) {
+      spdlog::warn("requeue {}: {}", key, q.message());
+    }
     if (nominatedNode) {
-      queue_->addNominatedPod(latest, *nominatedNode);
+      queue_->addNominatedPod(latest, queue::NominatingInfo::overrideWith(*nominatedNode));
     }
   }
 
   if (message.size() > 1024) {
     message = message.substr(0, 1020) + " ...";
   }
-  connector_.recordEvent({"Warning", "FailedScheduling", "Scheduling", message, podKey(pod)});
+  connector_.recordEvent({"Warning", "FailedScheduling", "Scheduling", message, key});
   connectors::SchedulingFailure failure;
-  failure.pod = info->pod;
+  failure.pod = failedPod;
   failure.reason = reason;
   failure.message = message;
   failure.nominatedNodeName = nominatedNode;
   connector_.recordFailure(failure);
+  latencies_.record(static_cast<double>(nowNanos() - startNanos) / 1e6);
   if (log_ != nullptr) {
-    log_->failed(podKey(pod), fw.profileName(), info->attempts, reason, message,
-                 static_cast<double>(nowNanos() - startNanos) / 1e6);
+    connectors::FailureDecision d;
+    d.pod = key;
+    d.profile = fw.profileName();
+    d.attempts = attempts;
+    d.reason = reason;
+    d.message = message;
+    log_->failedScheduling(d);
   }
   queue_->done(uid);
 }

@@ -29,6 +29,7 @@
 #include "host/cache/snapshot.h"
 #include "host/connectors/connector.h"
 #include "host/connectors/decision_log.h"
+#include "host/connectors/latency_stats.h"
 #include "host/cycle/parallelizer.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/cycle/waiting_pods.h"
@@ -81,6 +82,8 @@ class Scheduler {
   queue::SchedulingQueue& queue() { return *queue_; }
   WaitingPods& waitingPods() { return waitingPods_; }
   SchedulerStats stats() const;
+  // Attempt latencies (pop to bound, or pop to failure), in milliseconds.
+  const connectors::LatencyStats& latencies() const { return latencies_; }
   // Pods known to be pending (not bound), by uid.
   std::size_t pendingPodCount() const;
 
@@ -99,7 +102,7 @@ class Scheduler {
   bool responsibleFor(const model::Pod& pod) const;
 
   // The scheduling cycle (schedule_one.cc).
-  void scheduleOne(const std::shared_ptr<queue::QueuedPodInfo>& info);
+  void scheduleOne(queue::QueuedPodInfoPtr info);
   struct ScheduleResult {
     std::string host;
     std::size_t evaluated = 0;
@@ -112,14 +115,13 @@ class Scheduler {
                                                        Status& status);
   Status runFilterWithNominatedPods(const Framework& fw, CycleState& cycle, const sh_pod& pod,
                                     const sh_node_info& node);
-  void handleSchedulingFailure(const Framework& fw,
-                               const std::shared_ptr<queue::QueuedPodInfo>& info,
+  void handleSchedulingFailure(const Framework& fw, queue::QueuedPodInfoPtr info,
                                const Status& status, const FitError* fitError,
                                std::optional<std::string> nominatedNode, int64_t startNanos);
 
   // The binding cycle (binding_cycle.cc), on the binding pool.
   void startBindingCycle(std::shared_ptr<const Framework> fw, std::unique_ptr<CycleState> cycle,
-                         std::shared_ptr<queue::QueuedPodInfo> info,
+                         queue::QueuedPodInfoPtr info,
                          std::shared_ptr<const model::Pod> assumed, std::string host,
                          int64_t startNanos, std::shared_ptr<WaitingPod> waiting);
   void bindingCycle(const std::shared_ptr<const Framework>& fw, CycleState& cycle,
@@ -149,10 +151,12 @@ class Scheduler {
   std::unordered_map<std::string, std::shared_ptr<const model::Pod>> pods_;
 
   std::size_t nextStartNodeIndex_ = 0;
+  // Whether any pod was nominated when this cycle started (skips per-node lookups).
+  bool haveNominatedPods_ = false;
   uint64_t rngState_ = 0;
 
   // The binding pool.
-  std::mutex bindMu_;
+  mutable std::mutex bindMu_;
   std::condition_variable bindCv_;
   std::condition_variable bindIdleCv_;
   std::deque<std::function<void()>> bindJobs_;
@@ -161,6 +165,7 @@ class Scheduler {
   std::vector<std::thread> bindThreads_;
 
   std::atomic<bool> stopping_{false};
+  connectors::LatencyStats latencies_;
   mutable std::mutex statsMu_;
   SchedulerStats stats_;
 };

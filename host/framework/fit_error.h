@@ -11,8 +11,8 @@ namespace sh {
 
 struct Diagnosis {
   NodeToStatus nodeToStatus;
-  std::set<std::string> unschedulablePlugins;
-  std::set<std::string> pendingPlugins;
+  std::set<std::string, std::less<>> unschedulablePlugins;
+  std::set<std::string, std::less<>> pendingPlugins;
   std::string preFilterMsg;
   std::string postFilterMsg;
 

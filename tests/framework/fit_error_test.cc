@@ -61,8 +61,8 @@ TEST(FitErrorTest, DiagnosisRecordsRejectorsAndPendingPlugins) {
   d.addPluginStatus(rejected(SH_PENDING, {"y"}, "B"));
   d.addPluginStatus(rejected(SH_ERROR, {"z"}, "C"));
   d.addPluginStatus(rejected(SH_UNSCHEDULABLE, {"w"}, ""));
-  EXPECT_EQ(d.unschedulablePlugins, (std::set<std::string>{"A", "B"}));
-  EXPECT_EQ(d.pendingPlugins, (std::set<std::string>{"B"}));
+  EXPECT_EQ(d.unschedulablePlugins, (std::set<std::string, std::less<>>{"A", "B"}));
+  EXPECT_EQ(d.pendingPlugins, (std::set<std::string, std::less<>>{"B"}));
 }
 
 }  // namespace

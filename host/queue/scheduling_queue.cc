@@ -1,0 +1,866 @@
+#include "host/queue/scheduling_queue.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+
+namespace sh::queue {
+namespace {
+
+constexpr int64_t kLeftoverFlushPeriodNanos = 30'000'000'000;
+constexpr int64_t kMaxFlusherSleepNanos = 1'000'000'000;
+constexpr int64_t kMinFlusherSleepNanos = 1'000'000;
+
+// The resources a plugin without EventsToRegister is registered for, each with All (upstream
+// UnrollWildCardResource: every resource, never the wildcard itself).
+constexpr sh_event_resource kAllResources[] = {
+    SH_RESOURCE_POD,
+    SH_RESOURCE_NODE,
+    SH_RESOURCE_PERSISTENT_VOLUME,
+    SH_RESOURCE_PERSISTENT_VOLUME_CLAIM,
+    SH_RESOURCE_CSI_NODE,
+    SH_RESOURCE_CSI_DRIVER,
+    SH_RESOURCE_VOLUME_ATTACHMENT,
+    SH_RESOURCE_CSI_STORAGE_CAPACITY,
+    SH_RESOURCE_STORAGE_CLASS,
+    SH_RESOURCE_RESOURCE_CLAIM,
+    SH_RESOURCE_RESOURCE_SLICE,
+    SH_RESOURCE_DEVICE_CLASS,
+};
+
+// Only plugins at these points may requeue pods they rejected (upstream: the framework fills
+// EnqueueExtensions for PreEnqueue, PreFilter, Filter, Reserve and Permit plugins).
+constexpr Point kRejectorPoints[] = {Point::kPreEnqueue, Point::kPreFilter, Point::kFilter,
+                                     Point::kReserve, Point::kPermit};
+
+std::string_view schedulerName(const model::Pod& pod) {
+  const sh_str& s = pod.view().scheduler_name;
+  return {s.ptr, s.len};
+}
+
+// Calls fn() holding the plugin's serializer when it asked for one.
+template <typename Fn>
+auto withSerializer(const PluginInstance& p, Fn&& fn) {
+  if (std::mutex* m = p.serializer()) {
+    std::lock_guard<std::mutex> lock(*m);
+    return fn();
+  }
+  return fn();
+}
+
+Status runPreEnqueuePlugin(const PluginInstance& p, const sh_pod& pod) {
+  auto fn = p.vtable().pre_enqueue;
+  if (fn == nullptr) {
+    return Status();
+  }
+  sh_status raw;
+  int code = withSerializer(p, [&] { return static_cast<int>(fn(p.self(), &pod, &raw)); });
+  return checkedStatus(p, code, raw);
+}
+
+// A pod with only a name, a namespace and a uid (upstream podRef.toPod()).
+PodPtr stubPod(const PodRef& ref) {
+  boost::json::object meta;
+  meta["name"] = ref.name;
+  meta["namespace"] = ref.namespaceName;
+  meta["uid"] = ref.uid;
+  boost::json::object obj;
+  obj["metadata"] = std::move(meta);
+  std::string error;
+  return model::parse_pod(boost::json::value(std::move(obj)), error);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Construction
+
+SchedulingQueue::SchedulingQueue(Profiles profiles, QueueOptions options, const Clock* clock)
+    : options_(std::move(options)),
+      ownClock_(clock == nullptr ? std::make_unique<SteadyClock>() : nullptr),
+      clock_(clock == nullptr ? ownClock_.get() : clock),
+      sortFramework_([&]() -> std::shared_ptr<const Framework> {
+        for (const auto& [name, fw] : profiles) {
+          if (fw != nullptr && !fw->plugins(Point::kQueueSort).empty()) {
+            return fw;
+          }
+        }
+        return nullptr;
+      }()),
+      active_([fw = sortFramework_.get()](const QueuedPodInfo& a, const QueuedPodInfo& b) {
+        return fw != nullptr && fw->queueSortLess(a.view(), b.view());
+      }),
+      backoff_(*clock_, options_.initialBackoff, options_.maxBackoff,
+               [fw = sortFramework_.get()](const QueuedPodInfo& a, const QueuedPodInfo& b) {
+                 return fw != nullptr && fw->queueSortLess(a.view(), b.view());
+               }),
+      nominator_(options_.podLister) {
+  profiles_.reserve(profiles.size());
+  for (auto& [name, fw] : profiles) {
+    if (fw != nullptr) {
+      profiles_.push_back(Profile{name, std::move(fw), {}});
+    }
+  }
+  buildHints();
+}
+
+SchedulingQueue::~SchedulingQueue() { close(); }
+
+void SchedulingQueue::buildHints() {
+  for (Profile& profile : profiles_) {
+    std::vector<const PluginInstance*> seen;
+    for (Point point : kRejectorPoints) {
+      for (const PluginPtr& plugin : profile.framework->plugins(point)) {
+        if (std::find(seen.begin(), seen.end(), plugin.get()) != seen.end()) {
+          continue;
+        }
+        seen.push_back(plugin.get());
+        const std::string& name = plugin->name();
+        auto addEntry = [&](ClusterEvent event, int64_t index) {
+          pluginEvents_[name].push_back(event);
+          profile.hints.push_back(HintEntry{std::move(event), name, plugin, index});
+        };
+        if (!plugin->hasEventsToRegister()) {
+          // No EnqueueExtensions: every resource, every action, always Queue.
+          for (sh_event_resource r : kAllResources) {
+            addEntry(ClusterEvent{r, SH_ACTION_ALL, {}}, -1);
+          }
+          continue;
+        }
+        // Registered nothing: the plugin's rejections are resolved only by the pod's own
+        // updates (e.g. SchedulingGates in older releases); nothing to add.
+        bool nodeAdd = false;
+        bool nodeTaint = false;
+        const auto& regs = plugin->events();
+        for (std::size_t i = 0; i < regs.size(); ++i) {
+          const sh_event_registration& reg = regs[i];
+          auto resource = static_cast<sh_event_resource>(reg.resource);
+          if (resource == SH_RESOURCE_NODE) {
+            nodeAdd = nodeAdd || (reg.actions & SH_ACTION_ADD) != 0;
+            nodeTaint = nodeTaint || (reg.actions & SH_ACTION_UPDATE_NODE_TAINT) != 0;
+          }
+          addEntry(ClusterEvent{resource, reg.actions, {}},
+                   reg.has_hint != 0 ? static_cast<int64_t>(i) : -1);
+        }
+        if (nodeAdd && !nodeTaint) {
+          // Upstream's compatibility rule (issue 109437): Node/Add implies Node/UpdateNodeTaint,
+          // always Queue.
+          addEntry(ClusterEvent{SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_TAINT, {}}, -1);
+        }
+      }
+    }
+  }
+  for (const Profile& profile : profiles_) {
+    profileByName_.emplace(profile.name, &profile);
+  }
+}
+
+const SchedulingQueue::Profile* SchedulingQueue::profileFor(const model::Pod& pod) const {
+  auto it = profileByName_.find(schedulerName(pod));
+  return it == profileByName_.end() ? nullptr : it->second;
+}
+
+QueuedPodInfoPtr SchedulingQueue::newQueuedPodInfo(PodPtr pod) const {
+  auto info = std::make_unique<QueuedPodInfo>();
+  info->pod = std::move(pod);
+  info->timestamp = clock_->nowNanos();
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moving pods between sub-queues (mu_ held)
+
+void SchedulingQueue::runPreEnqueuePlugins(QueuedPodInfo& info) {
+  const Profile* profile = profileFor(*info.pod);
+  if (profile == nullptr) {
+    info.gatingPlugin.clear();
+    info.gatingPluginEvents.clear();
+    return;
+  }
+  const sh_pod& pod = info.pod->view();
+  const auto& plugins = profile->framework->plugins(Point::kPreEnqueue);
+  auto gate = [&](const PluginInstance& p, const Status& s) {
+    info.unschedulablePlugins.insert(p.name());
+    bumpUnschedulableGauge(p.name(), *info.pod, 1);
+    info.gatingPlugin = p.name();
+    auto events = pluginEvents_.find(p.name());
+    info.gatingPluginEvents =
+        events == pluginEvents_.end() ? std::vector<ClusterEvent>{} : events->second;
+    if (s.code() == SH_ERROR) {
+      spdlog::error("PreEnqueue plugin {} failed for pod {}/{}: {}", p.name(),
+                    info.pod->namespace_name(), info.pod->name(), s.message());
+    }
+  };
+  // The plugin that gated the pod last time runs first: it is the likeliest to gate again.
+  const std::string previous = info.gatingPlugin;
+  if (!previous.empty()) {
+    for (const PluginPtr& p : plugins) {
+      if (p->name() == previous) {
+        Status s = runPreEnqueuePlugin(*p, pod);
+        if (!s.ok()) {
+          gate(*p, s);
+          return;
+        }
+        break;
+      }
+    }
+  }
+  for (const PluginPtr& p : plugins) {
+    if (!previous.empty() && p->name() == previous) {
+      continue;
+    }
+    Status s = runPreEnqueuePlugin(*p, pod);
+    if (!s.ok()) {
+      gate(*p, s);
+      return;
+    }
+  }
+  info.gatingPlugin.clear();
+  info.gatingPluginEvents.clear();
+}
+
+void SchedulingQueue::addToUnschedulable(QueuedPodInfoPtr info, std::string_view event,
+                                         bool count) {
+  if (unschedulable_.add(std::move(info)) && count) {
+    countIncoming(kUnschedulableIdx, event);
+  }
+}
+
+SchedulingQueue::Where SchedulingQueue::moveToActiveQ(QueuedPodInfoPtr info, std::string_view event,
+                                                      bool fromBackoffQ, bool wasInUnschedulable) {
+  // PreEnqueue already ran when the pod entered backoffQ.
+  if (!fromBackoffQ) {
+    runPreEnqueuePlugins(*info);
+  }
+  const std::string key = info->key();
+  if (info->gated()) {
+    if (active_.has(key) || backoff_.has(key) || unschedulable_.has(key)) {
+      return Where::kDropped;  // another copy of the pod is queued already
+    }
+    addToUnschedulable(std::move(info), event, !wasInUnschedulable);
+    return Where::kUnschedulable;
+  }
+  if (!info->initialAttemptTimestamp) {
+    info->initialAttemptTimestamp = clock_->nowNanos();
+  }
+  unschedulable_.remove(key);
+  backoff_.remove(key);
+  const bool nominate = event == kUnschedulablePodAdd || event == kUnschedulablePodUpdate;
+  PodPtr pod = info->pod;
+  active_.add(std::move(info));
+  countIncoming(kActiveIdx, event);
+  if (nominate) {
+    nominator_.add(*pod, NominatingInfo{});
+  }
+  return Where::kActive;
+}
+
+SchedulingQueue::Where SchedulingQueue::moveToBackoffQ(QueuedPodInfoPtr info,
+                                                       std::string_view event,
+                                                       bool wasInUnschedulable) {
+  // PopFromBackoffQ: PreEnqueue runs on the way in, so the way out can skip it.
+  runPreEnqueuePlugins(*info);
+  const std::string key = info->key();
+  if (info->gated()) {
+    if (unschedulable_.has(key)) {
+      return Where::kDropped;
+    }
+    addToUnschedulable(std::move(info), event, !wasInUnschedulable);
+    return Where::kUnschedulable;
+  }
+  unschedulable_.remove(key);
+  backoff_.add(std::move(info));
+  countIncoming(kBackoffIdx, event);
+  return Where::kBackoff;
+}
+
+SchedulingQueue::Where SchedulingQueue::requeue(QueuedPodInfoPtr info, Strategy strategy,
+                                                std::string_view event, bool wasInUnschedulable) {
+  if (strategy == Strategy::kSkip) {
+    addToUnschedulable(std::move(info), event, !wasInUnschedulable);
+    return Where::kUnschedulable;
+  }
+  // The backoff may have completed while the pod waited in unschedulablePods.
+  if (strategy == Strategy::kAfterBackoff && backoff_.isBackingOff(*info)) {
+    return moveToBackoffQ(std::move(info), event, wasInUnschedulable);
+  }
+  return moveToActiveQ(std::move(info), event, false, wasInUnschedulable);
+}
+
+SchedulingQueue::Strategy SchedulingQueue::isPodWorthRequeuing(const QueuedPodInfo& info,
+                                                               const ClusterEvent& event,
+                                                               const EventObject& oldObj,
+                                                               const EventObject& newObj) const {
+  if (!info.hasRejectors()) {
+    return Strategy::kAfterBackoff;
+  }
+  if (event.isWildcard()) {
+    // A wildcard event carrying a pod is meant for that pod only (ForceActivate).
+    if (!newObj.empty() && (newObj.pod() == nullptr || newObj.pod()->uid() != info.uid())) {
+      return Strategy::kSkip;
+    }
+    return Strategy::kAfterBackoff;
+  }
+  const Profile* profile = profileFor(*info.pod);
+  if (profile == nullptr) {
+    return Strategy::kAfterBackoff;  // upstream: "shouldn't reach here unless bug"
+  }
+  Strategy strategy = Strategy::kSkip;
+  std::optional<sh_event_objects> objects;
+  for (const HintEntry& entry : profile->hints) {
+    if (!matches(entry.event, event) || !info.isRejector(entry.plugin)) {
+      continue;
+    }
+    sh_queueing_hint hint = SH_QUEUE;
+    const PluginInstance* plugin = entry.instance.get();
+    if (entry.index >= 0 && plugin != nullptr && plugin->vtable().queueing_hint != nullptr) {
+      if (!objects) {
+        objects = toAbi(event, oldObj, newObj);
+      }
+      auto fn = plugin->vtable().queueing_hint;
+      const sh_pod* pod = &info.pod->view();
+      auto index = static_cast<std::size_t>(entry.index);
+      hint = withSerializer(*plugin, [&] { return fn(plugin->self(), index, pod, &*objects); });
+      // Anything but an explicit QueueSkip counts as Queue, as an error does upstream.
+      hint = hint == SH_QUEUE_SKIP ? SH_QUEUE_SKIP : SH_QUEUE;
+    }
+    if (hint == SH_QUEUE_SKIP) {
+      continue;
+    }
+    if (info.pendingPlugins.count(entry.plugin) != 0) {
+      return Strategy::kImmediately;
+    }
+    if (info.pendingPlugins.empty()) {
+      return Strategy::kAfterBackoff;
+    }
+    strategy = Strategy::kAfterBackoff;  // a Pending plugin may still say Queue
+  }
+  return strategy;
+}
+
+SchedulingQueue::Strategy SchedulingQueue::strategyForInFlightPod(const QueuedPodInfo& info) const {
+  if (!info.hasRejectors()) {
+    return Strategy::kAfterBackoff;
+  }
+  auto events = active_.eventsSince(info.uid());
+  if (!events) {
+    spdlog::error("in-flight pod {}/{} is not tracked by the scheduling queue",
+                  info.pod->namespace_name(), info.pod->name());
+    return Strategy::kAfterBackoff;
+  }
+  Strategy strategy = Strategy::kSkip;
+  for (const InFlightEvent* e : *events) {
+    switch (isPodWorthRequeuing(info, e->event, e->oldObj, e->newObj)) {
+      case Strategy::kSkip:
+        break;
+      case Strategy::kImmediately:
+        return Strategy::kImmediately;
+      case Strategy::kAfterBackoff:
+        strategy = Strategy::kAfterBackoff;
+        if (info.pendingPlugins.empty()) {
+          return strategy;
+        }
+        break;
+    }
+  }
+  return strategy;
+}
+
+bool SchedulingQueue::isEventOfInterest(const ClusterEvent& event) const {
+  if (event.isWildcard()) {
+    return true;
+  }
+  for (const Profile& profile : profiles_) {
+    for (const HintEntry& entry : profile.hints) {
+      if (matches(entry.event, event)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void SchedulingQueue::movePods(const std::vector<QueuedPodInfo*>& pods, const ClusterEvent& event,
+                               const EventObject& oldObj, const EventObject& newObj) {
+  if (!isEventOfInterest(event)) {
+    return;
+  }
+  const std::string label = event.label();
+  bool activated = false;
+  for (QueuedPodInfo* info : pods) {
+    if (info->gated() && !matchesAny(event, info->gatingPluginEvents)) {
+      continue;  // only the gating plugin's events can lift the gate
+    }
+    Strategy strategy = isPodWorthRequeuing(*info, event, oldObj, newObj);
+    if (strategy == Strategy::kSkip) {
+      continue;
+    }
+    QueuedPodInfoPtr owned = unschedulable_.remove(info->key());
+    if (owned == nullptr) {
+      continue;
+    }
+    Where where = requeue(std::move(owned), strategy, label, false);
+    activated = activated || where == Where::kActive || where == Where::kBackoff;
+  }
+  active_.addEventIfAnyInFlight(event, oldObj, newObj);
+  if (activated) {
+    popCond_.notify_all();
+  }
+}
+
+bool SchedulingQueue::activateOne(const model::Pod& pod) {
+  const std::string key = QueuedPodInfo::podKey(pod);
+  bool fromBackoffQ = false;
+  QueuedPodInfoPtr info = unschedulable_.remove(key);
+  const bool wasInUnschedulable = info != nullptr;
+  if (info == nullptr) {
+    info = backoff_.remove(key);
+    if (info == nullptr) {
+      return false;
+    }
+    fromBackoffQ = true;
+  }
+  return moveToActiveQ(std::move(info), kForceActivate, fromBackoffQ, wasInUnschedulable) ==
+         Where::kActive;
+}
+
+QueuedPodInfoPtr SchedulingQueue::popLocked() {
+  if (!active_.empty()) {
+    return active_.pop();
+  }
+  QueuedPodInfoPtr info = backoff_.popBackoff();
+  if (info != nullptr) {
+    countIncoming(kActiveIdx, kPopFromBackoffQ);
+  }
+  return info;
+}
+
+void SchedulingQueue::flushBackoffQCompletedLocked() {
+  bool activated = false;
+  for (QueuedPodInfoPtr& info : backoff_.popAllCompleted()) {
+    activated = moveToActiveQ(std::move(info), kBackoffComplete, true, false) == Where::kActive ||
+                activated;
+  }
+  if (activated) {
+    popCond_.notify_all();
+  }
+}
+
+void SchedulingQueue::flushUnschedulablePodsLeftoverLocked() {
+  const int64_t now = clock_->nowNanos();
+  const auto limit = static_cast<int64_t>(options_.maxInUnschedulable.count());
+  std::vector<QueuedPodInfo*> stale;
+  for (QueuedPodInfo* info : unschedulable_.list()) {
+    if (now - info->timestamp > limit) {
+      info->wasFlushedFromUnschedulable = true;
+      stale.push_back(info);
+    }
+  }
+  if (!stale.empty()) {
+    movePods(stale, eventUnschedulableTimeout(), {}, {});
+  }
+}
+
+void SchedulingQueue::countIncoming(QueueIndex queue, std::string_view event) {
+  auto& counts = incoming_[queue];
+  auto it = counts.find(event);
+  if (it == counts.end()) {
+    it = counts.emplace(std::string(event), 0).first;
+  }
+  ++it->second;
+}
+
+void SchedulingQueue::bumpUnschedulableGauge(std::string_view plugin, const model::Pod& pod,
+                                             int64_t delta) {
+  auto byPlugin = unschedulableGauge_.find(plugin);
+  if (byPlugin == unschedulableGauge_.end()) {
+    byPlugin = unschedulableGauge_.emplace(std::string(plugin), decltype(byPlugin->second){}).first;
+  }
+  std::string_view profile = schedulerName(pod);
+  auto it = byPlugin->second.find(profile);
+  if (it == byPlugin->second.end()) {
+    it = byPlugin->second.emplace(std::string(profile), 0).first;
+  }
+  it->second += delta;
+}
+
+void SchedulingQueue::bumpUnschedulableGauge(const QueuedPodInfo& info, int64_t delta) {
+  for (const std::string& plugin : info.unschedulablePlugins) {
+    bumpUnschedulableGauge(plugin, *info.pod, delta);
+  }
+  for (const std::string& plugin : info.pendingPlugins) {
+    if (info.unschedulablePlugins.count(plugin) == 0) {
+      bumpUnschedulableGauge(plugin, *info.pod, delta);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public operations
+
+void SchedulingQueue::add(PodPtr pod) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (moveToActiveQ(newQueuedPodInfo(std::move(pod)), kUnschedulablePodAdd, false, false) ==
+      Where::kActive) {
+    popCond_.notify_all();
+  }
+}
+
+void SchedulingQueue::update(PodPtr oldPod, PodPtr newPod) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ClusterEvent> events;
+  if (oldPod != nullptr) {
+    events = podUpdateEvents(*oldPod, *newPod);
+  }
+  // In flight: remember the update; the pod is requeued with the informer's latest copy.
+  if (active_.addEventsIfPodInFlight(newPod->uid(), EventObject(oldPod), EventObject(newPod),
+                                     events)) {
+    return;
+  }
+  if (oldPod != nullptr) {
+    const std::string key = QueuedPodInfo::podKey(*oldPod);
+    if (active_.update(key, newPod) || backoff_.update(key, newPod)) {
+      nominator_.update(*oldPod, *newPod);
+      return;
+    }
+  }
+  const std::string key = QueuedPodInfo::podKey(*newPod);
+  if (QueuedPodInfoPtr info = unschedulable_.remove(key)) {
+    info->pod = newPod;
+    if (oldPod != nullptr) {
+      nominator_.update(*oldPod, *newPod);
+    } else {
+      nominator_.add(*newPod, NominatingInfo{});
+    }
+    const EventObject oldObj(oldPod);
+    const EventObject newObj(newPod);
+    for (const ClusterEvent& event : events) {
+      Strategy strategy = isPodWorthRequeuing(*info, event, oldObj, newObj);
+      if (strategy == Strategy::kSkip) {
+        continue;
+      }
+      Where where = requeue(std::move(info), strategy, event.label(), true);
+      if (where == Where::kActive || where == Where::kBackoff) {
+        popCond_.notify_all();
+        return;
+      }
+      // Gated again: it went back to unschedulablePods; the next event may still move it.
+      info = unschedulable_.remove(key);
+      if (info == nullptr) {
+        return;
+      }
+    }
+    addToUnschedulable(std::move(info), kUnschedulablePodUpdate, false);
+    return;
+  }
+  if (moveToActiveQ(newQueuedPodInfo(std::move(newPod)), kUnschedulablePodUpdate, false, false) ==
+      Where::kActive) {
+    popCond_.notify_all();
+  }
+}
+
+void SchedulingQueue::remove(const PodPtr& pod) {
+  std::lock_guard<std::mutex> lock(mu_);
+  nominator_.remove(*pod);
+  const std::string key = QueuedPodInfo::podKey(*pod);
+  QueuedPodInfoPtr info = active_.remove(key);
+  if (info == nullptr) {
+    info = backoff_.remove(key);
+  }
+  if (info == nullptr) {
+    info = unschedulable_.remove(key);
+  }
+  if (info != nullptr) {
+    bumpUnschedulableGauge(*info, -1);
+  }
+}
+
+void SchedulingQueue::moveAllToActiveOrBackoffQueue(const ClusterEvent& event, EventObject oldObj,
+                                                    EventObject newObj) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!isEventOfInterest(event)) {
+    return;  // not even recorded for in-flight pods
+  }
+  movePods(unschedulable_.list(), event, oldObj, newObj);
+}
+
+QueuedPodInfoPtr SchedulingQueue::pop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    popCond_.wait(lock,
+                  [&] { return closed_ || !active_.empty() || backoff_.podBackoffSize() != 0; });
+    if (closed_) {
+      return nullptr;
+    }
+    QueuedPodInfoPtr info = popLocked();
+    if (!active_.startAttempt(*info)) {
+      spdlog::error("discarding pod {}/{}: it is already in flight", info->pod->namespace_name(),
+                    info->pod->name());
+      continue;
+    }
+    bumpUnschedulableGauge(*info, -1);
+    return info;
+  }
+}
+
+QueuedPodInfoPtr SchedulingQueue::tryPopForTest() {
+  std::lock_guard<std::mutex> lock(mu_);
+  while (!closed_ && (!active_.empty() || backoff_.podBackoffSize() != 0)) {
+    QueuedPodInfoPtr info = popLocked();
+    if (!active_.startAttempt(*info)) {
+      continue;
+    }
+    bumpUnschedulableGauge(*info, -1);
+    return info;
+  }
+  return nullptr;
+}
+
+Status SchedulingQueue::addUnschedulableIfNotPresent(QueuedPodInfoPtr info,
+                                                     int64_t /*podSchedulingCycle*/) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Whatever happens, this attempt is over.
+  const std::string uid(info->uid());
+  struct DoneOnExit {
+    ActiveQueue& q;
+    const std::string& uid;
+    ~DoneOnExit() { q.done(uid); }
+  } doneOnExit{active_, uid};
+
+  const std::string key = info->key();
+  if (unschedulable_.has(key)) {
+    return Status::error("Pod " + key + " is already present in unschedulable queue");
+  }
+  if (active_.has(key)) {
+    return Status::error("Pod " + key + " is already present in the active queue");
+  }
+  if (backoff_.has(key)) {
+    return Status::error("Pod " + key + " is already present in the backoff queue");
+  }
+  if (!info->hasRejectors()) {
+    ++info->consecutiveErrorsCount;  // an error: no plugin is to blame
+  } else {
+    ++info->unschedulableCount;
+    info->consecutiveErrorsCount = 0;
+  }
+  info->timestamp = clock_->nowNanos();
+  info->backoffExpiration.reset();
+  bumpUnschedulableGauge(*info, 1);
+
+  Strategy strategy = strategyForInFlightPod(*info);
+  Where where = requeue(std::move(info), strategy, kScheduleAttemptFailure, false);
+  if (where == Where::kActive || where == Where::kBackoff) {
+    popCond_.notify_all();
+  }
+  return Status();
+}
+
+void SchedulingQueue::done(std::string_view uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  active_.done(uid);
+}
+
+void SchedulingQueue::activate(const std::vector<PodPtr>& pods) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bool activated = false;
+  for (const PodPtr& pod : pods) {
+    if (activateOne(*pod)) {
+      activated = true;
+      continue;
+    }
+    // In flight: requeue it when it comes back. Unknown: nothing happens.
+    active_.addEventsIfPodInFlight(pod->uid(), EventObject(), EventObject(pod),
+                                   {eventForceActivate()});
+  }
+  if (activated) {
+    popCond_.notify_all();
+  }
+}
+
+int64_t SchedulingQueue::schedulingCycle() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return active_.schedulingCycle();
+}
+
+void SchedulingQueue::flushBackoffQCompleted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  flushBackoffQCompletedLocked();
+}
+
+void SchedulingQueue::flushUnschedulablePodsLeftover() {
+  std::lock_guard<std::mutex> lock(mu_);
+  flushUnschedulablePodsLeftoverLocked();
+}
+
+void SchedulingQueue::run() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_ || flusherStarted_) {
+    return;
+  }
+  flusherStarted_ = true;
+  flusher_ = std::thread([this] { flushLoop(); });
+}
+
+void SchedulingQueue::flushLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  int64_t now = clock_->nowNanos();
+  // The backoff flush ticks on whole seconds, so a whole ordering window moves at once.
+  int64_t nextBackoff = BackoffQueue::alignToWindow(now + kBackoffWindowNanos);
+  int64_t nextLeftover = now;  // like wait.Until: at once, then every period
+  while (!closed_) {
+    now = clock_->nowNanos();
+    if (now >= nextLeftover) {
+      flushUnschedulablePodsLeftoverLocked();
+      nextLeftover = now + kLeftoverFlushPeriodNanos;
+    }
+    if (now >= nextBackoff) {
+      flushBackoffQCompletedLocked();
+      nextBackoff = BackoffQueue::alignToWindow(now) + kBackoffWindowNanos;
+    }
+    int64_t sleep = std::min(nextBackoff, nextLeftover) - clock_->nowNanos();
+    sleep = std::clamp(sleep, kMinFlusherSleepNanos, kMaxFlusherSleepNanos);
+    flushCond_.wait_for(lock, std::chrono::nanoseconds(sleep));
+  }
+}
+
+void SchedulingQueue::close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!closed_) {
+      closed_ = true;
+      active_.doneAll();
+    }
+    popCond_.notify_all();
+    flushCond_.notify_all();
+  }
+  std::lock_guard<std::mutex> join(joinMu_);
+  if (flusher_.joinable() && flusher_.get_id() != std::this_thread::get_id()) {
+    flusher_.join();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nominator
+
+void SchedulingQueue::addNominatedPod(const PodPtr& pod, const NominatingInfo& info) {
+  std::lock_guard<std::mutex> lock(mu_);
+  nominator_.add(*pod, info);
+}
+
+void SchedulingQueue::deleteNominatedPodIfExists(const PodPtr& pod) {
+  std::lock_guard<std::mutex> lock(mu_);
+  nominator_.remove(*pod);
+}
+
+void SchedulingQueue::updateNominatedPod(const PodPtr& oldPod, const PodPtr& newPod) {
+  std::lock_guard<std::mutex> lock(mu_);
+  nominator_.update(*oldPod, *newPod);
+}
+
+bool SchedulingQueue::hasNominatedPods() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return nominator_.size() > 0;
+}
+
+std::vector<PodPtr> SchedulingQueue::nominatedPodsForNode(std::string_view node) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<PodPtr> out;
+  for (const PodRef& ref : nominator_.podsForNode(node)) {
+    const std::string key = ref.namespaceName + "/" + ref.name;
+    const QueuedPodInfo* info = active_.get(key);
+    if (info == nullptr) {
+      info = unschedulable_.get(key);
+    }
+    if (info == nullptr) {
+      info = backoff_.get(key);
+    }
+    PodPtr pod = info != nullptr ? info->pod : stubPod(ref);
+    if (pod != nullptr) {
+      out.push_back(std::move(pod));
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// State
+
+PendingCounts SchedulingQueue::pendingCounts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return PendingCounts{active_.size(), backoff_.size(), unschedulable_.unschedulableCount(),
+                       unschedulable_.gatedCount()};
+}
+
+bool SchedulingQueue::quiet() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return active_.empty() && backoff_.size() == 0 && active_.inFlightPodCount() == 0;
+}
+
+QueueMetrics SchedulingQueue::metrics() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  QueueMetrics out;
+  static constexpr const char* kQueueNames[] = {"active", "backoff", "unschedulable"};
+  for (int q = 0; q < 3; ++q) {
+    for (const auto& [event, count] : incoming_[q]) {
+      out.incomingPods[{kQueueNames[q], event}] = count;
+    }
+  }
+  for (const auto& [plugin, byProfile] : unschedulableGauge_) {
+    for (const auto& [profile, value] : byProfile) {
+      out.unschedulablePods[{plugin, profile}] = value;
+    }
+  }
+  for (const auto& [event, value] : active_.inFlightEventsGauge()) {
+    out.inflightEvents[event] = value;
+  }
+  out.pendingPods = PendingCounts{active_.size(), backoff_.size(),
+                                  unschedulable_.unschedulableCount(), unschedulable_.gatedCount()};
+  return out;
+}
+
+std::optional<SchedulingQueue::PodLookup> SchedulingQueue::lookupForTest(
+    std::string_view key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (const QueuedPodInfo* info = active_.get(key)) {
+    return PodLookup{PodLocation::kActive, *info};
+  }
+  if (const QueuedPodInfo* info = backoff_.get(key)) {
+    return PodLookup{PodLocation::kBackoff, *info};
+  }
+  if (const QueuedPodInfo* info = unschedulable_.get(key)) {
+    return PodLookup{PodLocation::kUnschedulable, *info};
+  }
+  for (const PodPtr& pod : active_.inFlightPods()) {
+    if (QueuedPodInfo::podKey(*pod) == key) {
+      QueuedPodInfo info;
+      info.pod = pod;
+      return PodLookup{PodLocation::kInFlight, std::move(info)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<PodPtr> SchedulingQueue::inFlightPodsForTest() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return active_.inFlightPods();
+}
+
+std::size_t SchedulingQueue::inFlightListSizeForTest() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return active_.inFlightListSizeForTest();
+}
+
+std::vector<std::pair<std::string, ClusterEvent>> SchedulingQueue::registeredEventsForTest(
+    std::string_view profile) const {
+  std::vector<std::pair<std::string, ClusterEvent>> out;
+  auto it = profileByName_.find(profile);
+  if (it != profileByName_.end()) {
+    for (const HintEntry& e : it->second->hints) {
+      out.emplace_back(e.plugin, e.event);
+    }
+  }
+  return out;
+}
+
+}  // namespace sh::queue

@@ -1,0 +1,79 @@
+// UnschedulablePods: keyed storage with exact gated / unschedulable counts.
+#include "host/queue/unschedulable_pods.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/queue/queue_test_util.h"
+
+namespace sh::queue {
+namespace {
+
+using testing::Key;
+using testing::Pod;
+
+QueuedPodInfoPtr Info(const std::string& name, const std::string& gatingPlugin = "") {
+  auto info = std::make_unique<QueuedPodInfo>();
+  info->pod = Pod(name).Obj();
+  info->gatingPlugin = gatingPlugin;
+  return info;
+}
+
+TEST(UnschedulablePodsTest, AddGetRemove) {
+  UnschedulablePods u;
+  EXPECT_TRUE(u.add(Info("a")));
+  EXPECT_TRUE(u.add(Info("b")));
+  EXPECT_EQ(u.size(), 2u);
+  EXPECT_TRUE(u.has(Key("a")));
+  ASSERT_NE(u.get(Key("b")), nullptr);
+  EXPECT_EQ(u.get(Key("b"))->pod->name(), "b");
+  EXPECT_EQ(u.get(Key("zz")), nullptr);
+
+  QueuedPodInfoPtr a = u.remove(Key("a"));
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->pod->name(), "a");
+  EXPECT_EQ(u.remove(Key("a")), nullptr);
+  EXPECT_EQ(u.size(), 1u);
+  EXPECT_EQ(u.list().size(), 1u);
+}
+
+TEST(UnschedulablePodsTest, CountsGatedAndUnschedulableApart) {
+  struct Step {
+    const char* name;
+    const char* gatingPlugin;
+    bool remove;
+    std::size_t gated;
+    std::size_t unschedulable;
+  };
+  // clang-format off
+  const Step steps[] = {
+      {"a", "",      false, 0, 1},
+      {"b", "Gates", false, 1, 1},
+      {"c", "Gates", false, 2, 1},
+      {"b", "",      false, 1, 2},  // re-added ungated: moves between the counts
+      {"a", "Gates", false, 2, 1},
+      {"c", "",      true,  1, 1},  // removing uses how the entry was counted
+      {"a", "",      true,  0, 1},
+  };
+  // clang-format on
+  UnschedulablePods u;
+  for (const Step& s : steps) {
+    SCOPED_TRACE(std::string(s.name) + (s.remove ? " removed" : " added"));
+    if (s.remove) {
+      u.remove(Key(s.name));
+    } else {
+      u.add(Info(s.name, s.gatingPlugin));
+    }
+    EXPECT_EQ(u.gatedCount(), s.gated);
+    EXPECT_EQ(u.unschedulableCount(), s.unschedulable);
+  }
+}
+
+TEST(UnschedulablePodsTest, ReAddingReportsAnExistingKey) {
+  UnschedulablePods u;
+  EXPECT_TRUE(u.add(Info("a")));
+  EXPECT_FALSE(u.add(Info("a")));
+  EXPECT_EQ(u.size(), 1u);
+}
+
+}  // namespace
+}  // namespace sh::queue
