@@ -6,10 +6,10 @@
 namespace sh::cycle {
 
 Parallelizer::Parallelizer(int parallelism) {
-  if (parallelism <= 0) {
-    parallelism = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  }
-  parallelism_ = parallelism;
+  // Threads beyond the cores only add wake-ups and context switches: upstream's
+  // `parallelism` counts goroutines, which the Go runtime multiplexes onto the cores.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  parallelism_ = parallelism <= 0 ? cores : std::min(parallelism, cores);
   for (int i = 1; i < parallelism_; ++i) {
     workers_.emplace_back([this] { workerLoop(); });
   }

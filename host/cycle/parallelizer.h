@@ -18,7 +18,8 @@ namespace sh::cycle {
 
 class Parallelizer {
  public:
-  // `parallelism` threads in total (the caller counts as one); 0 means one per core.
+  // `parallelism` threads in total (the caller counts as one), at most one per core;
+  // 0 means one per core.
   explicit Parallelizer(int parallelism);
   ~Parallelizer();
   Parallelizer(const Parallelizer&) = delete;

@@ -46,7 +46,7 @@ struct SchedulerOptions {
   int parallelism = 16;               // Filter/Score workers; 0 = one per core
   int percentageOfNodesToScore = 0;   // 0 = adaptive
   uint64_t seed = 0;                  // tie-break seed
-  int bindingThreads = 4;
+  int bindingThreads = 1;
   queue::QueueOptions queue;
 };
 

@@ -1,8 +1,30 @@
 #include "host/model/pod.h"
 
-#include <boost/json/parse.hpp>
+#include <boost/json.hpp>
 
 namespace sh::model {
+
+const std::string& Pod::json() const {
+  if (base_ != nullptr) {
+    std::call_once(jsonOnce_, [this] {
+      boost::system::error_code ec;
+      boost::json::value doc = boost::json::parse(base_->json(), ec);
+      if (ec || !doc.is_object()) {
+        json_ = base_->json();
+        return;
+      }
+      boost::json::object& obj = doc.get_object();
+      boost::json::value* spec = obj.if_contains("spec");
+      if (spec == nullptr || !spec->is_object()) {
+        obj["spec"] = boost::json::object();
+        spec = obj.if_contains("spec");
+      }
+      spec->get_object()["nodeName"] = boost::json::string(nodeName_);
+      json_ = boost::json::serialize(doc);
+    });
+  }
+  return json_;
+}
 
 std::shared_ptr<const Pod> parse_pod_json(std::string_view json_text, std::string& error) {
   boost::system::error_code ec;

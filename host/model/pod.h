@@ -11,6 +11,7 @@
 
 #include <boost/json/value.hpp>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -18,7 +19,7 @@
 
 namespace sh::model {
 
-class Pod {
+class Pod : public std::enable_shared_from_this<Pod> {
   struct Key {
     explicit Key() = default;
   };
@@ -54,11 +55,13 @@ class Pod {
     const sh_pod_affinity* anti = block_.view.pod_anti_affinity;
     return anti != nullptr && anti->required_count > 0;
   }
-  // The manifest this pod was parsed from, serialised.
-  const std::string& json() const { return json_; }
+  // The manifest this pod was parsed from, serialised. For a pod made by
+  // assign_to_node, the base manifest with spec.nodeName set (built on first use).
+  const std::string& json() const;
 
  private:
   friend class PodParser;
+  friend std::shared_ptr<const Pod> assign_to_node(const Pod& pod, std::string_view node);
 
   static std::string_view text(sh_str s) { return {s.ptr, s.len}; }
 
@@ -70,7 +73,12 @@ class Pod {
     const Pod* owner = nullptr;
   };
   ViewBlock block_;
-  std::string json_;
+  mutable std::string json_;
+  // A pod placed by assign_to_node shares the arena of the pod it was made from: its view
+  // is the base's view with node_name pointing at nodeName_.
+  std::shared_ptr<const Pod> base_;
+  std::string nodeName_;
+  mutable std::once_flag jsonOnce_;
   bool has_priority_ = false;
   sh_str priority_class_name_{"", 0};
 };

@@ -4,21 +4,22 @@
 
 namespace sh::model {
 
+// The copy shares the base pod's arena (every pointer of the view stays valid while the
+// base lives) and owns only its node name: no parsing, no copying of the manifest. The
+// manifest itself is rebuilt only if someone asks for it (Pod::json()).
 std::shared_ptr<const Pod> assign_to_node(const Pod& pod, std::string_view node) {
-  boost::system::error_code ec;
-  boost::json::value doc = boost::json::parse(pod.json(), ec);
-  if (ec || !doc.is_object()) {
-    return nullptr;
+  std::shared_ptr<const Pod> base = pod.base_ != nullptr ? pod.base_ : pod.weak_from_this().lock();
+  if (base == nullptr) {
+    return nullptr;  // not owned by a shared_ptr: nothing could keep the arena alive
   }
-  boost::json::object& obj = doc.get_object();
-  boost::json::value* spec = obj.if_contains("spec");
-  if (spec == nullptr || !spec->is_object()) {
-    obj["spec"] = boost::json::object();
-    spec = obj.if_contains("spec");
-  }
-  spec->get_object()["nodeName"] = boost::json::string(node);
-  std::string error;
-  return parse_pod(doc, error);
+  auto copy = std::make_shared<Pod>(Pod::Key{});
+  copy->base_ = std::move(base);
+  copy->nodeName_ = std::string(node);
+  copy->block_.view = pod.block_.view;
+  copy->block_.view.node_name = sh_str{copy->nodeName_.data(), copy->nodeName_.size()};
+  copy->has_priority_ = pod.has_priority_;
+  copy->priority_class_name_ = pod.priority_class_name_;
+  return copy;
 }
 
 }  // namespace sh::model
