@@ -21,6 +21,7 @@
 
 #include <schedhost/plugin.h>
 
+#include "host/model/cluster_objects.h"
 #include "host/model/node.h"
 #include "host/model/node_info.h"
 #include "host/model/pod.h"
@@ -35,6 +36,8 @@ struct sh_snapshot {
   std::vector<uint32_t> withRequiredAntiAffinityIndex;  // parallel to withRequiredAntiAffinity
   // The newest change (NodeInfo or image generation) this snapshot reflects.
   uint64_t generation = 0;
+  // Namespaces, Services and workload controllers; nullptr when the cluster has none.
+  std::shared_ptr<const sh::model::ClusterObjects> objects;
   // Set by sh::cache::Cache::updateSnapshot: the cache that last updated this snapshot (0:
   // none) and the version of that cache's node tree the node order was built from.
   uint64_t cacheId = 0;

@@ -234,6 +234,7 @@ ClusterStore::Result ClusterStore::applyRaw(PreparedChange&& c) {
   } else {
     objects[c.key] = std::move(c.raw);
   }
+  ++rawGeneration_;
   return r;
 }
 

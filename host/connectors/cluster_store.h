@@ -70,6 +70,8 @@ class ClusterStore {
   std::vector<std::shared_ptr<const model::Pod>> podsOnNode(std::string_view name) const;
   // The stored objects of a raw kind, by key.
   std::vector<std::shared_ptr<const boost::json::value>> objectsOfKind(std::string_view kind) const;
+  // Bumped by every change of a raw kind.
+  uint64_t rawGeneration() const { return rawGeneration_; }
   std::size_t podCount() const { return pods_.size(); }
   std::size_t nodeCount() const { return nodes_.size(); }
 
@@ -84,6 +86,7 @@ class ClusterStore {
   std::map<std::string, std::map<std::string, std::shared_ptr<const boost::json::value>>,
            std::less<>>
       raw_;
+  uint64_t rawGeneration_ = 0;
 };
 
 // "namespace/name", the key of a pod.

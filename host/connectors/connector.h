@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "host/framework/status.h"
+#include "host/model/cluster_objects.h"
 #include "host/model/node.h"
 #include "host/model/pod.h"
 
@@ -74,6 +75,9 @@ class Connector {
   virtual void recordFailure(const SchedulingFailure& failure) = 0;
   // Records an event. Thread-safe.
   virtual void recordEvent(const EventRecord& event) = 0;
+  // Namespaces, Services and workload controllers as they are now (nullptr: none). Called
+  // before each scheduling cycle; cheap when nothing changed. Thread-safe.
+  virtual std::shared_ptr<const model::ClusterObjects> clusterObjects() const { return nullptr; }
 };
 
 }  // namespace sh::connectors

@@ -469,6 +469,26 @@ std::vector<std::shared_ptr<const model::Pod>> EmbeddedCluster::podsOnNode(
   return store_.podsOnNode(name);
 }
 
+std::shared_ptr<const model::ClusterObjects> EmbeddedCluster::clusterObjects() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (objectsGeneration_ == store_.rawGeneration()) {
+    return objects_;
+  }
+  auto objects = std::make_shared<model::ClusterObjects>();
+  for (const char* kind :
+       {"Namespace", "Service", "ReplicationController", "ReplicaSet", "StatefulSet"}) {
+    for (const auto& o : store_.objectsOfKind(kind)) {
+      std::string error;
+      if (!objects->add(*o, error)) {
+        options_.warn(std::string(kind) + ": " + error);
+      }
+    }
+  }
+  objectsGeneration_ = store_.rawGeneration();
+  objects_ = objects->size() > 0 ? std::move(objects) : nullptr;
+  return objects_;
+}
+
 std::vector<std::shared_ptr<const boost::json::value>> EmbeddedCluster::objectsOfKind(
     std::string_view kind) const {
   std::lock_guard<std::mutex> lock(mu_);

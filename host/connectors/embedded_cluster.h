@@ -121,6 +121,7 @@ class EmbeddedCluster final : public Connector {
   std::vector<std::shared_ptr<const model::Pod>> podsOnNode(std::string_view name) const;
   // Stored objects of a raw kind ("Service", ...), ordered by namespace/name.
   std::vector<std::shared_ptr<const boost::json::value>> objectsOfKind(std::string_view kind) const;
+  std::shared_ptr<const model::ClusterObjects> clusterObjects() const override;
   // The newest events (at most Options::maxEventsKept), oldest first.
   std::vector<EventRecord> events() const;
   std::size_t podCount() const;
@@ -165,6 +166,9 @@ class EmbeddedCluster final : public Connector {
   std::condition_variable changed_;     // the queue grew, the input ended, or stop()
   std::condition_variable readerWake_;  // the queue shrank, or stop()
   ClusterStore store_;
+  // The last ClusterObjects built, and the store's raw generation it was built at.
+  mutable std::shared_ptr<const model::ClusterObjects> objects_;
+  mutable uint64_t objectsGeneration_ = ~uint64_t{0};
   std::deque<ClusterChange> queue_;
   bool started_ = false;
   bool inputDone_ = false;

@@ -21,6 +21,7 @@ void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
                                   int64_t startNanos, std::shared_ptr<WaitingPod> waiting) {
   // The cycle state outlives the scheduling cycle; the snapshot it points at does not.
   cycle->snapshot = nullptr;
+  const bool waits = waiting != nullptr;
   auto job = [this, fw = std::move(fw), cycle = std::shared_ptr<CycleState>(std::move(cycle)),
               info = std::shared_ptr<queue::QueuedPodInfo>(std::move(info)), assumed = std::move(assumed), host = std::move(host),
               startNanos, waiting = std::move(waiting)]() {
@@ -28,8 +29,36 @@ void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
   };
   std::lock_guard<std::mutex> lock(bindMu_);
   ++bindingsInFlight_;
-  bindJobs_.push_back(std::move(job));
-  bindCv_.notify_one();
+  if (!waits) {
+    bindJobs_.push_back(std::move(job));
+    bindCv_.notify_one();
+    return;
+  }
+  // Waiting on Permit in the pool would hold up every binding queued behind this one (with
+  // one binding thread, all of them) until the pod is allowed or times out.
+  std::erase_if(permitWaiters_, [](PermitWaiter& w) {
+    if (!w.finished->load()) {
+      return false;
+    }
+    w.thread.join();  // past bindingFinished(): returns at once
+    return true;
+  });
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  permitWaiters_.push_back(
+      {std::thread([this, job = std::move(job), finished] {
+         job();
+         bindingFinished();
+         finished->store(true);
+       }),
+       finished});
+}
+
+void Scheduler::bindingFinished() {
+  std::lock_guard<std::mutex> lock(bindMu_);
+  --bindingsInFlight_;
+  if (bindingsInFlight_ == 0) {
+    bindIdleCv_.notify_all();
+  }
 }
 
 void Scheduler::bindingWorker() {
@@ -45,13 +74,7 @@ void Scheduler::bindingWorker() {
       bindJobs_.pop_front();
     }
     job();
-    {
-      std::lock_guard<std::mutex> lock(bindMu_);
-      --bindingsInFlight_;
-      if (bindingsInFlight_ == 0) {
-        bindIdleCv_.notify_all();
-      }
-    }
+    bindingFinished();
   }
 }
 

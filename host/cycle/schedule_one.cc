@@ -50,6 +50,7 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   bool isFitError = false;
   ScheduleResult result;
   Status st = cache_.updateSnapshot(snapshot_);
+  snapshot_.objects = connector_.clusterObjects();
   cycle->snapshot = &snapshot_;
   if (st.ok()) {
     st = schedulePod(*fw, *cycle, pod, result, fitError);

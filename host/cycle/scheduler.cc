@@ -51,9 +51,17 @@ Scheduler::~Scheduler() {
     bindStopping_ = true;
   }
   bindCv_.notify_all();
-  // Pods still waiting on Permit would hold a binding thread until their timeout.
+  // Pods still waiting on Permit hold their thread until they are resolved or time out.
   for (auto& t : bindThreads_) {
     t.join();
+  }
+  std::vector<PermitWaiter> waiters;
+  {
+    std::lock_guard<std::mutex> lock(bindMu_);
+    waiters.swap(permitWaiters_);
+  }
+  for (PermitWaiter& w : waiters) {
+    w.thread.join();
   }
   queue_->close();
 }

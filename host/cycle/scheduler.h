@@ -129,6 +129,8 @@ class Scheduler {
                     const std::shared_ptr<const model::Pod>& assumed, const std::string& host,
                     int64_t startNanos, const std::shared_ptr<WaitingPod>& waiting);
   void bindingWorker();
+  // Counts a binding cycle as over (bindingsInFlight_).
+  void bindingFinished();
 
   bool finished(bool follow) const;
   int64_t nowNanos() const;
@@ -163,6 +165,14 @@ class Scheduler {
   std::size_t bindingsInFlight_ = 0;
   bool bindStopping_ = false;
   std::vector<std::thread> bindThreads_;
+  // Binding cycles that wait on Permit, each on a thread of its own so that a waiting pod
+  // never holds up the pool (upstream gives every binding cycle its own goroutine). Under
+  // bindMu_; finished ones are joined when the next one starts, the rest at destruction.
+  struct PermitWaiter {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> finished;
+  };
+  std::vector<PermitWaiter> permitWaiters_;
 
   std::atomic<bool> stopping_{false};
   connectors::LatencyStats latencies_;

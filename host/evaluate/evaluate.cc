@@ -112,6 +112,7 @@ Result run(const Scenario& scenario, const Options& options) {
   result.pod = podKey(pod);
 
   auto snapshot = cache::buildSnapshot(scenario.nodes, scenario.pods);
+  snapshot->objects = scenario.objects;
   const std::size_t numAll = snapshot->views.size();
   CycleState cycle;
   cycle.snapshot = snapshot.get();

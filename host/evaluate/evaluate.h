@@ -11,6 +11,7 @@
 
 #include <boost/json/value.hpp>
 
+#include "host/model/cluster_objects.h"
 #include "host/model/node.h"
 #include "host/model/pod.h"
 
@@ -28,6 +29,8 @@ struct Scenario {
   std::shared_ptr<const model::Pod> pod;                 // the pending pod
   std::vector<PluginSpec> plugins;
   int percentageOfNodesToScore = 100;
+  // namespaces, services, replicaSets, statefulSets, replicationControllers
+  std::shared_ptr<const model::ClusterObjects> objects;
 };
 
 struct PluginStatus {

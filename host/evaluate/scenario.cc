@@ -58,6 +58,29 @@ std::optional<Scenario> parseScenario(const boost::json::value& doc, std::string
       !parseObjects(obj, "pods", true, &s.pods, nullptr, error)) {
     return std::nullopt;
   }
+  auto objects = std::make_shared<model::ClusterObjects>();
+  for (const char* field :
+       {"namespaces", "services", "replicaSets", "statefulSets", "replicationControllers"}) {
+    auto it = obj.find(field);
+    if (it == obj.end() || it->value().is_null()) {
+      continue;
+    }
+    if (!it->value().is_array()) {
+      error = std::string(field) + ": expected array";
+      return std::nullopt;
+    }
+    const auto& arr = it->value().get_array();
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      std::string err;
+      if (!objects->add(arr[i], err)) {
+        error = std::string(field) + "[" + std::to_string(i) + "]: " + err;
+        return std::nullopt;
+      }
+    }
+  }
+  if (objects->size() > 0) {
+    s.objects = std::move(objects);
+  }
   auto pit = obj.find("pod");
   if (pit == obj.end() || !pit->value().is_object()) {
     error = "pod: required (the pending pod)";

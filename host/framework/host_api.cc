@@ -204,6 +204,32 @@ size_t apiNodeJson(const sh_node* node, char* buf, size_t cap) {
   return n == nullptr ? 0 : copyOut(n->json(), buf, cap);
 }
 
+size_t apiNamespaceLabels(sh_cycle* c, const char* ns, size_t len, const sh_label** out) {
+  *out = nullptr;
+  if (c == nullptr || c->snapshot == nullptr || c->snapshot->objects == nullptr) {
+    return 0;
+  }
+  const std::vector<sh_label>* labels = c->snapshot->objects->namespaceLabels(sv(ns, len));
+  if (labels == nullptr) {
+    return 0;
+  }
+  *out = labels->data();
+  return labels->size();
+}
+
+size_t apiWorkloadSelectors(sh_cycle* c, const sh_pod* pod, const sh_label_selector* const** out) {
+  thread_local std::vector<const sh_label_selector*> selectors;
+  selectors.clear();
+  *out = nullptr;
+  if (c == nullptr || pod == nullptr || c->snapshot == nullptr ||
+      c->snapshot->objects == nullptr) {
+    return 0;
+  }
+  c->snapshot->objects->workloadSelectors(*pod, selectors);
+  *out = selectors.data();
+  return selectors.size();
+}
+
 const sh_host_api kApi = {
     sizeof(sh_host_api),
     SH_ABI_MAJOR,
@@ -238,6 +264,8 @@ const sh_host_api kApi = {
     &apiBindPod,
     &apiPodJson,
     &apiNodeJson,
+    &apiNamespaceLabels,
+    &apiWorkloadSelectors,
 };
 
 }  // namespace

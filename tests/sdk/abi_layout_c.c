@@ -293,6 +293,8 @@ static const size_t kLayout[] = {
     offsetof(sh_host_api, bind_pod),
     offsetof(sh_host_api, pod_json),
     offsetof(sh_host_api, node_json),
+    offsetof(sh_host_api, namespace_labels),
+    offsetof(sh_host_api, workload_selectors),
     sizeof(sh_plugin_descriptor),
     SH_ALIGNOF(sh_plugin_descriptor),
     offsetof(sh_plugin_descriptor, struct_size),

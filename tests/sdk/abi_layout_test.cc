@@ -252,7 +252,7 @@ constexpr Pin kLayout[] = {
     SH_SIZE(sh_state_ops, 16, 8)
     SH_FIELD(sh_state_ops, clone, 0)
     SH_FIELD(sh_state_ops, free, 8)
-    SH_SIZE(sh_host_api, 248, 8)
+    SH_SIZE(sh_host_api, 264, 8)
     SH_FIELD(sh_host_api, struct_size, 0)
     SH_FIELD(sh_host_api, abi_major, 4)
     SH_FIELD(sh_host_api, abi_minor, 6)
@@ -286,6 +286,8 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_host_api, bind_pod, 224)
     SH_FIELD(sh_host_api, pod_json, 232)
     SH_FIELD(sh_host_api, node_json, 240)
+    SH_FIELD(sh_host_api, namespace_labels, 248)
+    SH_FIELD(sh_host_api, workload_selectors, 256)
     SH_SIZE(sh_plugin_descriptor, 64, 8)
     SH_FIELD(sh_plugin_descriptor, struct_size, 0)
     SH_FIELD(sh_plugin_descriptor, abi_major, 4)
@@ -652,7 +654,7 @@ SH_PIN_OFFSET(sh_plugin_vtable, queueing_hint, 144);
 SH_PIN_SIZE(sh_state_ops, 16, 8);
 SH_PIN_OFFSET(sh_state_ops, clone, 0);
 SH_PIN_OFFSET(sh_state_ops, free, 8);
-SH_PIN_SIZE(sh_host_api, 248, 8);
+SH_PIN_SIZE(sh_host_api, 264, 8);
 SH_PIN_OFFSET(sh_host_api, struct_size, 0);
 SH_PIN_OFFSET(sh_host_api, abi_major, 4);
 SH_PIN_OFFSET(sh_host_api, abi_minor, 6);
@@ -686,6 +688,8 @@ SH_PIN_OFFSET(sh_host_api, waiting_pod_reject, 216);
 SH_PIN_OFFSET(sh_host_api, bind_pod, 224);
 SH_PIN_OFFSET(sh_host_api, pod_json, 232);
 SH_PIN_OFFSET(sh_host_api, node_json, 240);
+SH_PIN_OFFSET(sh_host_api, namespace_labels, 248);
+SH_PIN_OFFSET(sh_host_api, workload_selectors, 256);
 SH_PIN_SIZE(sh_plugin_descriptor, 64, 8);
 SH_PIN_OFFSET(sh_plugin_descriptor, struct_size, 0);
 SH_PIN_OFFSET(sh_plugin_descriptor, abi_major, 4);

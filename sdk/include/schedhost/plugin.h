@@ -683,6 +683,17 @@ typedef struct sh_host_api {
    * into buf and returns the full length. */
   size_t (*pod_json)(const sh_pod* pod, char* buf, size_t capacity);
   size_t (*node_json)(const sh_node* node, char* buf, size_t capacity);
+
+  /* -- Cluster objects beyond pods and nodes ---------------------------------- */
+  /* The labels of namespace `ns` (sorted by key id), for namespaceSelector. Returns the
+   * count, 0 with *out NULL when the namespace is unknown. Valid for the cycle. */
+  size_t (*namespace_labels)(sh_cycle* cycle, const char* ns, size_t len, const sh_label** out);
+  /* The selectors of the workloads that own or select `pod`, as System default topology
+   * spreading uses them: every Service of the pod's namespace whose selector matches the
+   * pod, then the selector of its controlling ReplicationController, ReplicaSet or
+   * StatefulSet. Returns the count. *out is valid until this thread calls it again. */
+  size_t (*workload_selectors)(sh_cycle* cycle, const sh_pod* pod,
+                               const sh_label_selector* const** out);
 } sh_host_api;
 
 /* ======================================================================== */
