@@ -94,9 +94,11 @@ Status WaitingPod::wait() {
         first = it;
       }
     }
-    if (cv_.wait_until(lock, first->second) == std::cv_status::timeout && !result_ &&
-        Clock::now() >= first->second) {
-      std::string plugin = first->first;
+    // Copies: allow() may erase the entry while the lock is released in wait_until.
+    const std::string plugin = first->first;
+    const Clock::time_point deadline = first->second;
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && !result_ &&
+        pending_.count(plugin) != 0 && Clock::now() >= deadline) {
       Status s(SH_UNSCHEDULABLE, "rejected due to timeout after waiting " +
                                      goDuration(timeoutsMs_[plugin]) + " at plugin " + plugin);
       s.setPlugin(plugin);

@@ -236,23 +236,32 @@ Result run(const Scenario& scenario, const Options& options) {
   return result;
 }
 
+namespace {
+
+boost::json::array stringArray(const std::vector<std::string>& items) {
+  boost::json::array out;
+  for (const std::string& x : items) {
+    out.emplace_back(x);
+  }
+  return out;
+}
+
+boost::json::object statusJson(const PluginStatus& st) {
+  boost::json::object o;
+  o["code"] = st.code;
+  o["reasons"] = stringArray(st.reasons);
+  return o;
+}
+
+}  // namespace
+
 boost::json::value toJson(const Result& r) {
   boost::json::object out;
   out["pod"] = r.pod;
   boost::json::object pre;
   for (const auto& [name, st] : r.preFilter) {
-    boost::json::object o;
-    o["code"] = st.code;
-    boost::json::array reasons;
-    for (const auto& x : st.reasons) {
-      reasons.emplace_back(x);
-    }
-    o["reasons"] = std::move(reasons);
-    boost::json::array names;
-    for (const auto& x : st.nodeNames) {
-      names.emplace_back(x);
-    }
-    o["nodeNames"] = std::move(names);
+    boost::json::object o = statusJson(st);
+    o["nodeNames"] = stringArray(st.nodeNames);
     pre[name] = std::move(o);
   }
   out["preFilter"] = std::move(pre);
@@ -261,14 +270,7 @@ boost::json::value toJson(const Result& r) {
     boost::json::object n;
     boost::json::object filter;
     for (const auto& [plugin, st] : nr.filter) {
-      boost::json::object o;
-      o["code"] = st.code;
-      boost::json::array reasons;
-      for (const auto& x : st.reasons) {
-        reasons.emplace_back(x);
-      }
-      o["reasons"] = std::move(reasons);
-      filter[plugin] = std::move(o);
+      filter[plugin] = statusJson(st);
     }
     n["filter"] = std::move(filter);
     n["feasible"] = nr.feasible;
@@ -292,11 +294,7 @@ boost::json::value toJson(const Result& r) {
   } else {
     post["nominatedNodeName"] = nullptr;
   }
-  boost::json::array victims;
-  for (const auto& v : r.victims) {
-    victims.emplace_back(v);
-  }
-  post["victims"] = std::move(victims);
+  post["victims"] = stringArray(r.victims);
   out["postFilter"] = std::move(post);
   if (!r.message.empty()) {
     out["message"] = r.message;

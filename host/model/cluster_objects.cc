@@ -56,29 +56,23 @@ bool ClusterObjects::add(const boost::json::value& object, std::string& error) {
       return false;
     }
     namespaces_[name] = std::move(labels);
-  } else if (kind == "Service") {
-    auto s = std::make_unique<Selected>();
-    s->ns = ns;
-    s->labels = parse_string_map(root["spec"]["selector"]);
+  } else if (kind == "Service" || kind == "ReplicationController") {
+    // Both select with a plain label map.
+    auto sel = std::make_unique<Selected>();
+    sel->ns = ns;
+    sel->labels = parse_string_map(root["spec"]["selector"]);
     if (!ctx.ok()) {
       error = ctx.message();
       return false;
     }
-    s->selector.match_labels = s->labels.data();
-    s->selector.match_label_count = static_cast<uint32_t>(s->labels.size());
-    services_.push_back(std::move(s));
-  } else if (kind == "ReplicationController") {
-    auto s = std::make_unique<Selected>();
-    s->ns = ns;
-    s->labels = parse_string_map(root["spec"]["selector"]);
-    if (!ctx.ok()) {
-      error = ctx.message();
-      return false;
+    sel->selector.match_labels = sel->labels.data();
+    sel->selector.match_label_count = static_cast<uint32_t>(sel->labels.size());
+    if (kind == "Service") {
+      services_.push_back(std::move(sel));
+    } else {
+      controllers_[{ns, kind, name}] = &sel->selector;
+      mapSelectors_.push_back(std::move(sel));
     }
-    s->selector.match_labels = s->labels.data();
-    s->selector.match_label_count = static_cast<uint32_t>(s->labels.size());
-    controllers_[{ns, kind, name}] = &s->selector;
-    mapSelectors_.push_back(std::move(s));
   } else if (kind == "ReplicaSet" || kind == "StatefulSet") {
     const sh_label_selector* sel = parse_label_selector(root["spec"]["selector"], arena_);
     if (!ctx.ok()) {
