@@ -213,7 +213,9 @@ size_t apiNamespaceLabels(sh_cycle* c, const char* ns, size_t len, const sh_labe
   if (labels == nullptr) {
     return 0;
   }
-  *out = labels->data();
+  // A known namespace never answers NULL, even without labels: NULL means unknown.
+  static const sh_label kNoLabels{};
+  *out = labels->empty() ? &kNoLabels : labels->data();
   return labels->size();
 }
 

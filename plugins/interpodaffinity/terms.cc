@@ -219,8 +219,11 @@ bool incomingTermMatches(const sh_pod_affinity_term& term, std::string_view owne
       if (selectorEmpty(term.namespace_selector)) {
         nsOk = true;  // Everything(): left as a selector, matches every namespace
       } else {
+        // The selector is resolved against the namespaces that exist: a pod in an unknown
+        // namespace is never selected, whatever the selector.
         NsLabels l = namespaces.get(ns);
-        nsOk = matchLabelSelector(term.namespace_selector, l.labels, l.count);
+        nsOk = l.labels != nullptr &&
+               matchLabelSelector(term.namespace_selector, l.labels, l.count);
       }
     }
   }

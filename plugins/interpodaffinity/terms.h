@@ -42,7 +42,7 @@ WeightedTerms existingPreferredAntiAffinityTerms(const sh_pod& pod) noexcept;
 // "" when every term parses.
 std::string podParseError(const sh_pod& pod, const Host& host);
 
-// A namespace's labels (empty when the namespace is unknown).
+// A namespace's labels; `labels` is null only when the namespace is unknown.
 struct NsLabels {
   const sh_label* labels = nullptr;
   uint32_t count = 0;

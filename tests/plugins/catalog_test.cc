@@ -81,7 +81,8 @@ TEST(CatalogTest, ListsEveryDefaultPluginWithItsPoints) {
       "PrioritySort",  "SchedulingGates",  "NodeUnschedulable",
       "NodeName",      "TaintToleration",  "NodeAffinity",
       "NodePorts",     "NodeResourcesFit", "NodeResourcesBalancedAllocation",
-      "ImageLocality", "DefaultBinder"};
+      "ImageLocality", "DefaultBinder",    "PodTopologySpread",
+      "InterPodAffinity"};
   EXPECT_EQ(catalog.size(), defaults.size());
   for (const std::string& name : defaults) {
     SCOPED_TRACE(name);

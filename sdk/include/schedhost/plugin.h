@@ -686,7 +686,8 @@ typedef struct sh_host_api {
 
   /* -- Cluster objects beyond pods and nodes ---------------------------------- */
   /* The labels of namespace `ns` (sorted by key id), for namespaceSelector. Returns the
-   * count, 0 with *out NULL when the namespace is unknown. Valid for the cycle. */
+   * count; *out is NULL only when the namespace is unknown (a known namespace without
+   * labels gives 0 and a non-NULL *out). Valid for the cycle. */
   size_t (*namespace_labels)(sh_cycle* cycle, const char* ns, size_t len, const sh_label** out);
   /* The selectors of the workloads that own or select `pod`, as System default topology
    * spreading uses them: every Service of the pod's namespace whose selector matches the
