@@ -12,16 +12,6 @@ namespace {
 std::string str(sh_str s) { return std::string(s.ptr, s.len); }
 bool assigned(const model::Pod& p) { return p.view().node_name.len > 0; }
 
-// A clock for the queue that reads steady time.
-class SteadyClock : public queue::Clock {
- public:
-  int64_t nowNanos() const override {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
-};
-
 }  // namespace
 
 Scheduler::Scheduler(FrameworkMap frameworks, connectors::Connector& connector,
@@ -33,7 +23,8 @@ Scheduler::Scheduler(FrameworkMap frameworks, connectors::Connector& connector,
       clock_(clock),
       parallelizer_(options.parallelism) {
   if (clock_ == nullptr) {
-    ownedClock_ = std::make_unique<SteadyClock>();
+    // Unix-anchored: the queue's timestamps reach plugins as sh_queued_pod.timestamp_unix_nanos.
+    ownedClock_ = std::make_unique<queue::SteadyClock>();
     clock_ = ownedClock_.get();
   }
   rngState_ = options_.seed;

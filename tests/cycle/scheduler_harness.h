@@ -1,0 +1,291 @@
+// SchedulerHarness: what `schedhost run` wires together (run_command.cc), for tests —
+// a schedhost.toml written by the test, profile::load with SchedulerServices, an
+// EmbeddedCluster fed from files the test writes, a DecisionLog, and the Scheduler.
+//
+//   SchedulerHarness h({.profiles = kPermitProfile, .follow = true});
+//   h.add(node("n1", "4", "32Gi"));
+//   h.add(pod("p", "100m", "500Mi"));
+//   h.start();
+//   h.runInBackground();                      // or h.run() / h.scheduler().stepForTest()
+//   ASSERT_TRUE(h.eventually([&] { return h.scheduler().waitingPods().size() == 1; }));
+//   h.appendChange("DELETED", node("n1", ...));   // follow: the change stream is tailed
+//   h.stopBackground();
+//
+// Pods live in namespace "ns" with UID "<name>-uid". Everything the harness writes goes to a
+// temporary directory removed at the end.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "host/config/diagnostics.h"
+#include "host/connectors/decision_log.h"
+#include "host/connectors/embedded_cluster.h"
+#include "host/cycle/scheduler.h"
+#include "host/cycle/scheduler_services.h"
+#include "host/model/testing/wrappers.h"
+#include "host/profile/profile_set.h"
+
+namespace sh::cycle::testing {
+
+inline constexpr char kNamespace[] = "ns";
+
+inline boost::json::value withKind(boost::json::value v, std::string_view kind) {
+  v.as_object()["apiVersion"] = "v1";
+  v.as_object()["kind"] = kind;
+  return v;
+}
+
+// A node with these allocatable resources, in `zone` when one is given.
+inline boost::json::value node(std::string_view name, std::string_view cpu,
+                               std::string_view memory, std::string_view pods = "110",
+                               std::string_view zone = "") {
+  auto w = model::testing::MakeNode().Name(name).Capacity(
+      {{"cpu", std::string(cpu)}, {"memory", std::string(memory)}, {"pods", std::string(pods)}});
+  if (!zone.empty()) {
+    w.Label("topology.kubernetes.io/zone", zone);
+  }
+  return withKind(w.Json(), "Node");
+}
+
+// A pending pod of `ns` with these requests, for `schedulerName` when one is given.
+inline boost::json::value pod(std::string_view name, std::string_view cpu,
+                              std::string_view memory, std::string_view schedulerName = "") {
+  auto w = model::testing::MakePod()
+               .Name(name)
+               .Namespace(kNamespace)
+               .UID(std::string(name) + "-uid")
+               .Req({{"cpu", std::string(cpu)}, {"memory", std::string(memory)}});
+  if (!schedulerName.empty()) {
+    w.SchedulerName(schedulerName);
+  }
+  return withKind(w.Json(), "Pod");
+}
+
+// A JSON string's text; anything else serialized.
+inline std::string jstr(const boost::json::value& v) {
+  return v.is_string() ? std::string(v.as_string()) : boost::json::serialize(v);
+}
+
+inline std::string uidOf(std::string_view podName) { return std::string(podName) + "-uid"; }
+inline std::string keyOf(std::string_view podName) {
+  return std::string(kNamespace) + "/" + std::string(podName);
+}
+
+// The stored pod's PodScheduled condition, or nullopt.
+inline std::optional<boost::json::object> podScheduledCondition(const model::Pod& p) {
+  boost::json::value v = boost::json::parse(p.json());
+  const boost::json::value* conditions = v.as_object().if_contains("status");
+  if (conditions == nullptr || !conditions->is_object()) {
+    return std::nullopt;
+  }
+  conditions = conditions->as_object().if_contains("conditions");
+  if (conditions == nullptr || !conditions->is_array()) {
+    return std::nullopt;
+  }
+  for (const boost::json::value& c : conditions->as_array()) {
+    if (c.as_object().at("type") == "PodScheduled") {
+      return c.as_object();
+    }
+  }
+  return std::nullopt;
+}
+
+struct HarnessOptions {
+  // [[profiles]] tables for schedhost.toml; empty: the default profile.
+  std::string profiles;
+  int parallelism = 2;
+  int percentageOfNodesToScore = 0;
+  uint64_t seed = 1;
+  int bindingThreads = 1;
+  std::chrono::milliseconds initialBackoff{50};
+  std::chrono::milliseconds maxBackoff{400};
+  // Tail the change stream (appendChange()) instead of reading an empty one.
+  bool follow = false;
+};
+
+class SchedulerHarness {
+ public:
+  explicit SchedulerHarness(HarnessOptions options = {}) : options_(std::move(options)) {
+    static int counter = 0;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("schedhost-cycle-" + std::to_string(::getpid()) + "-" +
+            std::string(info != nullptr ? info->name() : "x") + "-" + std::to_string(++counter));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+
+  ~SchedulerHarness() {
+    if (runner_.joinable()) {
+      stopBackground();
+    }
+    if (scheduler_ != nullptr) {
+      services_.attach(nullptr, nullptr);
+      scheduler_.reset();
+    }
+    if (cluster_ != nullptr) {
+      cluster_->stop();
+      cluster_.reset();
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  SchedulerHarness(const SchedulerHarness&) = delete;
+  SchedulerHarness& operator=(const SchedulerHarness&) = delete;
+
+  // Before start(): the options, to change what depends on path().
+  HarnessOptions& options() { return options_; }
+
+  // A file in the harness's directory.
+  std::string path(std::string_view name) const { return (dir_ / name).string(); }
+
+  // Before start(): an object of the initial state.
+  void add(const boost::json::value& object) {
+    initial_ += boost::json::serialize(object);
+    initial_ += "\n";
+  }
+
+  // Loads the profiles, starts the cluster and builds the scheduler. Configuration errors
+  // fail the test (check with ASSERT_NO_FATAL_FAILURE).
+  void start() {
+    std::ofstream(path("cluster.json")) << initial_;
+    std::ofstream(path("changes.json")).flush();
+    std::ostringstream config;
+    config << "parallelism = " << options_.parallelism << "\n"
+           << "percentageOfNodesToScore = " << options_.percentageOfNodesToScore << "\n"
+           << "pluginDirs = [\"" << SCHEDHOST_TEST_PLUGIN_DIR << "\", \""
+           << SCHEDHOST_CYCLE_PLUGIN_DIR << "\"]\n"
+           << options_.profiles << "\n";
+    std::ofstream(path("schedhost.toml")) << config.str();
+
+    config::Diagnostics diags;
+    profile::LoadRequest req;
+    req.hostConfigFile = path("schedhost.toml");
+    set_ = profile::load(req, &services_, diags);
+    ASSERT_FALSE(diags.has_errors()) << diags.str() << "\n" << config.str();
+
+    connectors::EmbeddedCluster::Options co;
+    co.initialState = path("cluster.json");
+    co.changes = path("changes.json");
+    co.follow = options_.follow;
+    co.followInterval = std::chrono::milliseconds(5);
+    co.warn = [](std::string w) { ADD_FAILURE() << "cluster warning: " << w; };
+    cluster_ = std::make_unique<connectors::EmbeddedCluster>(co);
+    Status started = cluster_->start();
+    ASSERT_TRUE(started.ok()) << started.message();
+
+    decisionFile_ = std::make_unique<std::ofstream>(path("decisions.jsonl"));
+    log_ = std::make_unique<connectors::DecisionLog>(*decisionFile_);
+
+    SchedulerOptions so;
+    so.parallelism = options_.parallelism;
+    so.percentageOfNodesToScore = set_.host.percentage_of_nodes_to_score;
+    so.seed = options_.seed;
+    so.bindingThreads = options_.bindingThreads;
+    so.queue.initialBackoff = options_.initialBackoff;
+    so.queue.maxBackoff = options_.maxBackoff;
+    FrameworkMap frameworks(set_.frameworks.begin(), set_.frameworks.end());
+    scheduler_ = std::make_unique<Scheduler>(std::move(frameworks), *cluster_, log_.get(), so);
+    services_.attach(cluster_.get(), &scheduler_->waitingPods());
+  }
+
+  // Runs the scheduler until the input is over and nothing is left to do.
+  SchedulerStats run() { return scheduler_->run(false); }
+
+  // Runs the scheduler in follow mode on a thread of its own, until stopBackground().
+  void runInBackground() {
+    runner_ = std::thread([this] { backgroundStats_ = scheduler_->run(true); });
+  }
+  SchedulerStats stopBackground() {
+    scheduler_->stop();
+    runner_.join();
+    return backgroundStats_;
+  }
+
+  // Appends one watch event to the change stream (follow mode).
+  void appendChange(std::string_view type, const boost::json::value& object) {
+    std::ofstream out(path("changes.json"), std::ios::app);
+    out << R"({"type":")" << type << R"(","object":)" << boost::json::serialize(object) << "}\n";
+  }
+
+  // Polls `done` until it holds or `limit` passes.
+  static bool eventually(const std::function<bool()>& done,
+                         std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return true;
+  }
+
+  connectors::EmbeddedCluster& cluster() { return *cluster_; }
+  Scheduler& scheduler() { return *scheduler_; }
+
+  // The stored pod ns/<name> (null when deleted).
+  std::shared_ptr<const model::Pod> storedPod(std::string_view name) const {
+    return cluster_->pod(kNamespace, name);
+  }
+  std::string nodeOf(std::string_view podName) const {
+    auto p = storedPod(podName);
+    return p == nullptr ? std::string() : std::string(p->node_name());
+  }
+
+  // The events about ns/<name> with this reason, oldest first.
+  std::vector<connectors::EventRecord> events(std::string_view podName,
+                                              std::string_view reason) const {
+    std::vector<connectors::EventRecord> out;
+    for (connectors::EventRecord& e : cluster_->events()) {
+      if (e.podKey == keyOf(podName) && e.reason == reason) {
+        out.push_back(std::move(e));
+      }
+    }
+    return out;
+  }
+
+  // The decision log's lines so far, parsed.
+  std::vector<boost::json::object> decisions() const {
+    std::vector<boost::json::object> out;
+    std::ifstream in(path("decisions.jsonl"));
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!line.empty()) {
+        out.push_back(boost::json::parse(line).as_object());
+      }
+    }
+    return out;
+  }
+
+ private:
+  HarnessOptions options_;
+  std::filesystem::path dir_;
+  std::string initial_;
+  // Declared in dependency order: each outlives what is declared after it.
+  SchedulerServices services_;
+  profile::ProfileSet set_;
+  std::unique_ptr<std::ofstream> decisionFile_;
+  std::unique_ptr<connectors::DecisionLog> log_;
+  std::unique_ptr<connectors::EmbeddedCluster> cluster_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::thread runner_;
+  SchedulerStats backgroundStats_;
+};
+
+}  // namespace sh::cycle::testing
