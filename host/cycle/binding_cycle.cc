@@ -90,12 +90,10 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
                              const std::shared_ptr<WaitingPod>& waiting) {
   const sh_pod& pod = assumed->view();
   const std::string uid(pod.uid.ptr, pod.uid.len);
+  const queue::ClusterEvent assignedPodDelete{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}};
   auto fail = [&](Status s, bool permitRejection) {
     fw->runUnreserve(cycle, pod, host);
-    if (cache_.forgetPod(assumed).ok()) {
-      queue_->moveAllToActiveOrBackoffQueue(
-          queue::ClusterEvent{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}}, assumed, nullptr);
-    }
+    const bool forgotten = cache_.forgetPod(assumed).ok();
     if (permitRejection && s.isRejected()) {
       FitError fe;
       fe.numAllNodes = 1;
@@ -103,7 +101,17 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
       fe.diagnosis.nodeToStatus.set(host, s);
       handleSchedulingFailure(*fw, std::make_unique<queue::QueuedPodInfo>(*info), s, &fe,
                               std::nullopt, startNanos);
+      // After the failure handler, and not for the pod itself: the forgotten copy is the
+      // rejected pod's own, and must not requeue it (upstream handleBindingCycleError).
+      if (forgotten) {
+        queue_->moveAllToActiveOrBackoffQueue(
+            assignedPodDelete, assumed, nullptr,
+            [&uid](const queue::QueuedPodInfo& other) { return other.pod->uid() != uid; });
+      }
     } else {
+      if (forgotten) {
+        queue_->moveAllToActiveOrBackoffQueue(assignedPodDelete, assumed, nullptr);
+      }
       if (s.isRejected() && !permitRejection) {
         // Failures after WaitOnPermit are never "unschedulable by plugin".
         s.setCode(SH_ERROR);

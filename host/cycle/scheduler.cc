@@ -42,7 +42,9 @@ Scheduler::~Scheduler() {
     bindStopping_ = true;
   }
   bindCv_.notify_all();
-  // Pods still waiting on Permit hold their thread until they are resolved or time out.
+  // A stopping scheduler does not wait out Permit timeouts (up to 15 minutes): the pods
+  // still waiting are rejected, and their binding cycles unwind as for any rejection.
+  waitingPods_.rejectAll("scheduler is stopping");
   for (auto& t : bindThreads_) {
     t.join();
   }

@@ -127,6 +127,20 @@ std::shared_ptr<WaitingPod> WaitingPods::get(const std::string& uid) const {
   return it == pods_.end() ? nullptr : it->second;
 }
 
+std::size_t WaitingPods::rejectAll(const std::string& message) {
+  std::vector<std::shared_ptr<WaitingPod>> pods;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [uid, wp] : pods_) {
+      pods.push_back(wp);
+    }
+  }
+  for (const auto& wp : pods) {
+    wp->reject("", message);
+  }
+  return pods.size();
+}
+
 std::size_t WaitingPods::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return pods_.size();

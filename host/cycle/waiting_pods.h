@@ -55,6 +55,8 @@ class WaitingPods {
   void remove(const std::string& uid);
   std::shared_ptr<WaitingPod> get(const std::string& uid) const;
   std::size_t size() const;
+  // Rejects every waiting pod (the scheduler is stopping). Returns how many were waiting.
+  std::size_t rejectAll(const std::string& message);
 
  private:
   mutable std::mutex mu_;

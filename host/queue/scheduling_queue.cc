@@ -382,13 +382,17 @@ bool SchedulingQueue::isEventOfInterest(const ClusterEvent& event) const {
 }
 
 void SchedulingQueue::movePods(const std::vector<QueuedPodInfo*>& pods, const ClusterEvent& event,
-                               const EventObject& oldObj, const EventObject& newObj) {
+                               const PreCheck& preCheck, const EventObject& oldObj,
+                               const EventObject& newObj) {
   if (!isEventOfInterest(event)) {
     return;
   }
   const std::string label = event.label();
   bool activated = false;
   for (QueuedPodInfo* info : pods) {
+    if (preCheck && !preCheck(*info)) {
+      continue;
+    }
     if (info->gated() && !matchesAny(event, info->gatingPluginEvents)) {
       continue;  // only the gating plugin's events can lift the gate
     }
@@ -458,7 +462,7 @@ void SchedulingQueue::flushUnschedulablePodsLeftoverLocked() {
     }
   }
   if (!stale.empty()) {
-    movePods(stale, eventUnschedulableTimeout(), {}, {});
+    movePods(stale, eventUnschedulableTimeout(), {}, {}, {});
   }
 }
 
@@ -577,12 +581,12 @@ void SchedulingQueue::remove(const PodPtr& pod) {
 }
 
 void SchedulingQueue::moveAllToActiveOrBackoffQueue(const ClusterEvent& event, EventObject oldObj,
-                                                    EventObject newObj) {
+                                                    EventObject newObj, const PreCheck& preCheck) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!isEventOfInterest(event)) {
     return;  // not even recorded for in-flight pods
   }
-  movePods(unschedulable_.list(), event, oldObj, newObj);
+  movePods(unschedulable_.list(), event, preCheck, oldObj, newObj);
 }
 
 QueuedPodInfoPtr SchedulingQueue::pop() {

@@ -56,6 +56,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -137,8 +138,11 @@ class SchedulingQueue {
   // A cluster event (upstream MoveAllToActiveOrBackoffQueue): every pod of unschedulablePods
   // whose hints say so moves to activeQ or backoffQ; the event is recorded when pods are in
   // flight. old/new are the event's objects (no old for Add, no new for Delete).
+  // `preCheck`, when given, leaves out the unschedulable pods it answers false for
+  // (upstream's PreEnqueueCheck).
+  using PreCheck = std::function<bool(const QueuedPodInfo&)>;
   void moveAllToActiveOrBackoffQueue(const ClusterEvent& event, EventObject oldObj = {},
-                                     EventObject newObj = {});
+                                     EventObject newObj = {}, const PreCheck& preCheck = {});
 
   // -- scheduling-cycle-driven --------------------------------------------------------
   // Blocks until a pod can be popped: the head of activeQ, or, when activeQ is empty, the head
@@ -246,6 +250,7 @@ class SchedulingQueue {
   Strategy strategyForInFlightPod(const QueuedPodInfo& info) const;
   bool isEventOfInterest(const ClusterEvent& event) const;
   void movePods(const std::vector<QueuedPodInfo*>& pods, const ClusterEvent& event,
+                const PreCheck& preCheck,
                 const EventObject& oldObj, const EventObject& newObj);
   bool activateOne(const model::Pod& pod);
   QueuedPodInfoPtr popLocked();

@@ -140,7 +140,7 @@ TEST(SchedulerTest, PermitRejectSendsThePodBackToTheQueue) {
 // flight, so it replays the event on itself and is retried at once, rejected again, and so on.
 // The fix needs SchedulingQueue::moveAllToActiveOrBackoffQueue to take a pre-enqueue check
 // (upstream's PreEnqueueCheck) — host/queue, outside this change.
-TEST(SchedulerTest, DISABLED_PermitRejectedPodIsNotRequeuedByTheForgetOfItsOwnAssumedCopy) {
+TEST(SchedulerTest, PermitRejectedPodIsNotRequeuedByTheForgetOfItsOwnAssumedCopy) {
   SchedulerHarness h(
       {.profiles = permitProfile("{ timeoutMs = 2000, requeueOnPodDelete = true }")});
   h.add(node("n1", "4", "32Gi"));
