@@ -20,16 +20,7 @@ int64_t leastRequestedScore(int64_t requested, int64_t capacity) noexcept {
 
 int64_t leastAllocatedScore(const std::vector<ResourceSpec>& resources, const int64_t* requested,
                             const int64_t* allocatable) noexcept {
-  int64_t nodeScore = 0;
-  int64_t weightSum = 0;
-  for (std::size_t i = 0; i < resources.size(); ++i) {
-    if (allocatable[i] == 0) {
-      continue;
-    }
-    nodeScore += leastRequestedScore(requested[i], allocatable[i]) * resources[i].weight;
-    weightSum += resources[i].weight;
-  }
-  return weightSum == 0 ? 0 : nodeScore / weightSum;
+  return weightedScore(resources, requested, allocatable, leastRequestedScore);
 }
 
 }  // namespace schedhost::plugins::noderesourcesfit

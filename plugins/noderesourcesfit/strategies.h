@@ -12,6 +12,24 @@
 
 namespace schedhost::plugins::noderesourcesfit {
 
+// The weighted mean of perResource(requested, allocatable) over the resources the node
+// has (allocatable > 0); 0 when it has none. LeastAllocated and MostAllocated differ only
+// in perResource.
+template <typename PerResource>
+int64_t weightedScore(const std::vector<ResourceSpec>& resources, const int64_t* requested,
+                      const int64_t* allocatable, PerResource perResource) noexcept {
+  int64_t nodeScore = 0;
+  int64_t weightSum = 0;
+  for (std::size_t i = 0; i < resources.size(); ++i) {
+    if (allocatable[i] == 0) {
+      continue;
+    }
+    nodeScore += perResource(requested[i], allocatable[i]) * resources[i].weight;
+    weightSum += resources[i].weight;
+  }
+  return weightSum == 0 ? 0 : nodeScore / weightSum;
+}
+
 // Σ w·((alloc − req)·100/alloc) / Σ w; a resource requested beyond capacity scores 0.
 int64_t leastAllocatedScore(const std::vector<ResourceSpec>& resources, const int64_t* requested,
                             const int64_t* allocatable) noexcept;
