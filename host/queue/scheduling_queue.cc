@@ -60,7 +60,7 @@ Status runPreEnqueuePlugin(const PluginInstance& p, const sh_pod& pod) {
 }
 
 // A pod with only a name, a namespace and a uid (upstream podRef.toPod()).
-PodPtr stubPod(const PodRef& ref) {
+PodPtr podFromRef(const PodRef& ref) {
   boost::json::object meta;
   meta["name"] = ref.name;
   meta["namespace"] = ref.namespaceName;
@@ -779,7 +779,7 @@ std::vector<PodPtr> SchedulingQueue::nominatedPodsForNode(std::string_view node)
     if (info == nullptr) {
       info = backoff_.get(key);
     }
-    PodPtr pod = info != nullptr ? info->pod : stubPod(ref);
+    PodPtr pod = info != nullptr ? info->pod : podFromRef(ref);
     if (pod != nullptr) {
       out.push_back(std::move(pod));
     }

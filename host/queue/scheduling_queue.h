@@ -183,8 +183,8 @@ class SchedulingQueue {
   void addNominatedPod(const PodPtr& pod, const NominatingInfo& info);
   void deleteNominatedPodIfExists(const PodPtr& pod);
   void updateNominatedPod(const PodPtr& oldPod, const PodPtr& newPod);
-  // The pods nominated to `node`: their queued version, or, for a pod in no sub-queue, a stub
-  // with only its name, namespace and uid (as upstream).
+  // The pods nominated to `node`: their queued version, or, for a pod in no sub-queue, one
+  // rebuilt from its reference with only its name, namespace and uid (as upstream).
   std::vector<PodPtr> nominatedPodsForNode(std::string_view node) const;
   // Whether any pod is nominated anywhere (a cheap check before per-node lookups).
   bool hasNominatedPods() const;
