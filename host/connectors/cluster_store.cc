@@ -5,6 +5,8 @@
 
 #include <boost/json/object.hpp>
 
+#include "host/model/priority_admission.h"
+
 namespace sh::connectors {
 
 namespace {
@@ -80,6 +82,39 @@ bool checkExistence(Type& type, bool exists, std::string_view kind, std::string_
   return true;
 }
 
+// Whether a pod manifest has spec.priority (null counts as unset, as parse_pod reads it).
+bool hasPriority(const boost::json::value& pod) {
+  const boost::json::object* o = pod.if_object();
+  const boost::json::value* spec = o != nullptr ? o->if_contains("spec") : nullptr;
+  const boost::json::object* so = spec != nullptr ? spec->if_object() : nullptr;
+  const boost::json::value* priority = so != nullptr ? so->if_contains("priority") : nullptr;
+  return priority != nullptr && !priority->is_null();
+}
+
+// Upstream admission on update: spec.priority and spec.preemptionPolicy, which the API
+// server does not let change, carry over from the stored pod when the update leaves them out.
+void keepPriority(boost::json::value& manifest, const model::Pod& stored) {
+  boost::json::object* o = manifest.if_object();
+  if (o == nullptr) {
+    return;  // parse_pod reports it
+  }
+  boost::json::value* spec = o->if_contains("spec");
+  if (spec == nullptr || spec->is_null()) {
+    (*o)["spec"] = boost::json::object();
+    spec = o->if_contains("spec");
+  }
+  boost::json::object* so = spec->if_object();
+  if (so == nullptr) {
+    return;
+  }
+  (*so)["priority"] = stored.view().priority;
+  const boost::json::value* policy = so->if_contains("preemptionPolicy");
+  if (policy == nullptr || policy->is_null()) {
+    (*so)["preemptionPolicy"] =
+        stored.view().preemption_policy == SH_PREEMPT_NEVER ? "Never" : "PreemptLowerPriority";
+  }
+}
+
 }  // namespace
 
 bool isRawKind(std::string_view kind) { return findRawKind(kind) != nullptr; }
@@ -135,10 +170,22 @@ std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& obje
   }
   std::string parseError;
   if (c.kind == "Pod") {
+    if (!hasPriority(object)) {
+      c.unadmitted = std::move(object);  // parsed once admitted
+      return c;
+    }
     c.pod = model::parse_pod(object, parseError);
   } else if (c.kind == "Node") {
     c.node = model::parse_node(object, parseError);
   } else {
+    // Checked now, so a malformed object is rejected with its line and never stored.
+    if (model::ClusterObjects::keeps(c.kind)) {
+      model::ClusterObjects check;
+      if (!check.add(object, parseError)) {
+        error = describe(c.kind, c.key) + ": " + parseError;
+        return std::nullopt;
+      }
+    }
     c.raw = std::make_shared<const boost::json::value>(std::move(object));
     return c;
   }
@@ -147,6 +194,28 @@ std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& obje
     return std::nullopt;
   }
   return c;
+}
+
+bool admitPod(PreparedChange& c, const model::ClusterObjects* objects, const model::Pod* stored,
+              std::string& error) {
+  if (!c.unadmitted.has_value()) {
+    return true;
+  }
+  boost::json::value manifest = std::move(*c.unadmitted);
+  c.unadmitted.reset();
+  std::string reason;
+  if (stored != nullptr && stored->has_priority()) {
+    keepPriority(manifest, *stored);
+  } else if (!model::admit_priority(manifest, objects, reason)) {
+    error = describe(c.kind, c.key) + ": " + reason;
+    return false;
+  }
+  c.pod = model::parse_pod(manifest, reason);
+  if (c.pod == nullptr) {
+    error = describe(c.kind, c.key) + ": " + reason;
+    return false;
+  }
+  return true;
 }
 
 ClusterStore::Result ClusterStore::apply(PreparedChange&& change) {
@@ -183,6 +252,12 @@ ClusterStore::Result ClusterStore::applyNode(PreparedChange&& c) {
 
 ClusterStore::Result ClusterStore::applyPod(PreparedChange&& c) {
   Result r;
+  if (c.type != Type::kDeleted && c.pod == nullptr) {
+    // The caller skipped admitPod(); storing an unparsed pod is never right.
+    r.rejected = true;
+    r.warning = describe(c.kind, c.key) + ": not admitted";
+    return r;
+  }
   auto it = pods_.find(c.key);
   bool exists = it != pods_.end();
   if (c.type != Type::kDeleted && !c.pod->node_name().empty() &&

@@ -1,8 +1,10 @@
 // The embedded cluster's objects: nodes by name, pods by namespace/name, and the other kinds a
 // scheduler watches kept as raw JSON. Not thread-safe: EmbeddedCluster guards it.
 //
-// A change goes in two steps. prepareChange() parses the object (the slow part, done outside
-// any lock) and apply() checks it against what is stored and stores it:
+// A change goes in two steps, three for a pod without spec.priority. prepareChange() parses
+// the object (the slow part, done outside any lock); admitPod() resolves such a pod's
+// priority as the API server's admission would, then parses it; apply() checks the change
+// against what is stored and stores it:
 //
 //   ADDED    of a new object      -> stored, kAdded
 //            of an existing one   -> stored, kModified, with a warning (not rejected)
@@ -33,21 +35,37 @@ namespace sh::connectors {
 // The kinds kept as raw JSON for later use (scheduling plugins that need them).
 bool isRawKind(std::string_view kind);
 
-// A parsed change of one object, ready for ClusterStore::apply().
+// A parsed change of one object, ready for ClusterStore::apply() once it needs no admission.
 struct PreparedChange {
   ClusterChange::Type type = ClusterChange::Type::kAdded;
   std::string kind;  // "Pod", "Node" or a raw kind
   std::string key;   // "namespace/name" for namespaced kinds, the name otherwise
   std::shared_ptr<const model::Node> node;        // kNode, unless deleted
-  std::shared_ptr<const model::Pod> pod;          // kPod, unless deleted
+  std::shared_ptr<const model::Pod> pod;          // kPod, unless deleted or still to admit
   std::shared_ptr<const boost::json::value> raw;  // raw kinds, unless deleted
+  // A pod without spec.priority: the manifest, which admitPod() takes through priority
+  // admission and parses into `pod`.
+  std::optional<boost::json::value> unadmitted;
+
+  bool needsAdmission() const { return unadmitted.has_value(); }
 };
 
 // Parses `object` (one change of type `type`). For a deletion only the kind and the name are
-// read. nullopt with `error` set when the object cannot be used: no or unsupported kind, no
-// name, or (not for deletions) a pod or node that does not parse.
+// read. A pod that has spec.priority is parsed here; one without is left for admitPod(). A
+// raw kind that ClusterObjects reads is checked here as ClusterObjects will read it. nullopt
+// with `error` set when the object cannot be used: no or unsupported kind, no name, or (not
+// for deletions) a pod, node or raw object that does not parse.
 std::optional<PreparedChange> prepareChange(ClusterChange::Type type, boost::json::value&& object,
                                             std::string& error);
+
+// Completes a pod change that needsAdmission(): the API server's priority admission, then
+// parsing. On create it resolves the class against `objects` (may be null) and the system
+// classes; when `stored` (the pod now stored under the same key, may be null) has a priority,
+// the change is an update and keeps that priority and preemption policy, as upstream's
+// admission does on update. False with `error` set ("pod ns/p: spec.priorityClassName: no
+// PriorityClass with name x was found", or a parse error) when the pod cannot be used.
+bool admitPod(PreparedChange& change, const model::ClusterObjects* objects,
+              const model::Pod* stored, std::string& error);
 
 class ClusterStore {
  public:

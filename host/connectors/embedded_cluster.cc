@@ -148,8 +148,8 @@ Status EmbeddedCluster::loadInitialState() {
   ObjectFileContents contents = parseObjectFile(*text);
   text.reset();
 
-  // Parse every object first (warnings in line order), then apply nodes, then pods, so a pod
-  // listed before its node still finds it.
+  // Parse and admit every object first (warnings in line order), then apply nodes, then the
+  // raw kinds, then pods, so a pod listed before its node still finds it.
   std::vector<std::pair<std::size_t, std::string>> problems;
   for (FileProblem& p : contents.problems) {
     problems.emplace_back(p.line, source(name, p.line) + ": " + p.reason);
@@ -158,6 +158,7 @@ Status EmbeddedCluster::loadInitialState() {
     int rank;
     PreparedChange change;
     std::string source;
+    std::size_t line;
   };
   std::vector<Ranked> ranked;
   ranked.reserve(contents.objects.size());
@@ -170,9 +171,27 @@ Status EmbeddedCluster::loadInitialState() {
       problems.emplace_back(object.line, where + ": " + reason);
       continue;
     }
-    int rank = change->kind == "Node" ? 0 : change->kind == "Pod" ? 1 : 2;
-    ranked.push_back({rank, std::move(*change), std::move(where)});
+    int rank = change->kind == "Node" ? 0 : change->kind == "Pod" ? 2 : 1;
+    ranked.push_back({rank, std::move(*change), std::move(where), object.line});
   }
+  // Pods are admitted against every PriorityClass of the file, as an API server that held
+  // them all would have admitted them. The classes are stored before the pods, in file order,
+  // so a later duplicate wins here as in the store; prepareChange() checked each one.
+  model::ClusterObjects classes;
+  for (const Ranked& r : ranked) {
+    if (r.change.kind == "PriorityClass") {
+      std::string ignored;
+      classes.add(*r.change.raw, ignored);
+    }
+  }
+  std::erase_if(ranked, [&](Ranked& r) {
+    std::string reason;
+    if (admitPod(r.change, &classes, nullptr, reason)) {
+      return false;
+    }
+    problems.emplace_back(r.line, r.source + ": " + reason);
+    return true;
+  });
   std::stable_sort(problems.begin(), problems.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::stable_sort(ranked.begin(), ranked.end(),
@@ -245,6 +264,22 @@ void EmbeddedCluster::handleLine(std::string_view text, std::size_t lineNumber) 
 }
 
 void EmbeddedCluster::accept(PreparedChange&& change, std::string where, Warnings& warnings) {
+  if (change.needsAdmission()) {
+    // Outside the lock: admission parses the pod. The classes it reads only change on this
+    // thread (start(), then the reader), so they are still current when the pod is stored.
+    std::shared_ptr<const model::ClusterObjects> objects = clusterObjects();
+    std::shared_ptr<const model::Pod> stored;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stored = store_.pod(change.key);
+    }
+    std::string reason;
+    if (!admitPod(change, objects.get(), stored.get(), reason)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      rejectLocked(where + ": " + reason, warnings);
+      return;
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped_) {
     return;
@@ -439,6 +474,18 @@ void EmbeddedCluster::recordFailure(const SchedulingFailure& failure) {
   }
 }
 
+Status EmbeddedCluster::clearNominatedNodeName(const model::Pod& pod) {
+  auto check = [&](const model::Pod& stored) { return podPrecondition(pod, stored); };
+  auto edit = [](boost::json::object& manifest) {
+    if (boost::json::value* status = manifest.if_contains("status");
+        status != nullptr && status->is_object()) {
+      status->as_object().erase("nominatedNodeName");
+    }
+  };
+  auto commit = [](std::shared_ptr<const model::Pod>, std::shared_ptr<const model::Pod>) {};
+  return updatePod(podKey(pod), check, edit, commit);
+}
+
 void EmbeddedCluster::recordEvent(const EventRecord& event) {
   EventRecord e = event;
   e.message = truncateNote(std::move(e.message));
@@ -475,12 +522,14 @@ std::shared_ptr<const model::ClusterObjects> EmbeddedCluster::clusterObjects() c
     return objects_;
   }
   auto objects = std::make_shared<model::ClusterObjects>();
-  for (const char* kind :
-       {"Namespace", "Service", "ReplicationController", "ReplicaSet", "StatefulSet"}) {
+  for (const char* kind : {"Namespace", "Service", "ReplicationController", "ReplicaSet",
+                           "StatefulSet", "PodDisruptionBudget", "PriorityClass"}) {
     for (const auto& o : store_.objectsOfKind(kind)) {
       std::string error;
       if (!objects->add(*o, error)) {
-        options_.warn(std::string(kind) + ": " + error);
+        // prepareChange() rejects what ClusterObjects cannot read, so this is not expected;
+        // logged, not sent to the warning sink, as any thread may get here.
+        spdlog::warn("embedded cluster: {}: {}", kind, error);
       }
     }
   }

@@ -9,16 +9,23 @@
 // * The initial state is a v1.List, any {"items": [...]}, or JSON lines (object_file.h).
 //   start() loads it: every node, then every pod, in file order, becomes a kAdded change.
 //   Namespaces, Services, ReplicaSets, StatefulSets, ReplicationControllers,
-//   PodDisruptionBudgets and PriorityClasses are kept as raw JSON (objectsOfKind()).
+//   PodDisruptionBudgets and PriorityClasses are kept as raw JSON (objectsOfKind()) and
+//   stored before the pods; clusterObjects() reads them.
+// * Pods go through the API server's priority admission (model/priority_admission.h) as
+//   they are added: a pod without spec.priority gets its priority from its PriorityClass, or
+//   the global default class. The initial state's pods see every class of the file; a
+//   streamed pod sees the classes stored when its line is read. A modification without
+//   spec.priority keeps the stored pod's. A pod naming an unknown class is rejected.
 // * The change stream is JSON lines in the watch format {"type": "ADDED|MODIFIED|DELETED",
 //   "object": {...}}, from a file or "-" (stdin), read on a reader thread. BOOKMARK lines are
 //   skipped. Without follow, EOF ends the stream; with follow, a file is read like `tail -f`
 //   until stop().
 // * Bad input never stops the run: a malformed line, an unknown type, an unknown kind, an
-//   object that does not parse, a MODIFIED/DELETED of a missing object, a pod on a missing node,
-//   a change of a pod's spec.nodeName once set (and a watch ERROR event) is reported as
-//   "FILE:LINE: reason" to the warning sink, counted in rejectedLines() and skipped. An ADDED of an existing object is applied as MODIFIED,
-//   with a warning, and is not counted.
+//   object that does not parse, a pod naming an unknown PriorityClass, a MODIFIED/DELETED of
+//   a missing object, a pod on a missing node, a change of a pod's spec.nodeName once set (and
+//   a watch ERROR event) is reported as "FILE:LINE: reason" to the warning sink, counted in
+//   rejectedLines() and skipped. An ADDED of an existing object is applied as MODIFIED, with
+//   a warning, and is not counted.
 // * The store is updated when a change is read, so it runs ahead of what next() has
 //   delivered, as an API server runs ahead of an informer. bind() and deletePod() check the
 //   store, not what the scheduler has seen.
@@ -112,6 +119,9 @@ class EmbeddedCluster final : public Connector {
   // change of the pod carries the patched pod as oldPod. Ignored when the pod no longer exists
   // or is bound by now.
   void recordFailure(const SchedulingFailure& failure) override;
+  // Removes status.nominatedNodeName from the stored pod; like recordFailure, a status-only
+  // patch that emits no change. Errors: `pod ns/p not found`, the UID precondition.
+  Status clearNominatedNodeName(const model::Pod& pod) override;
   void recordEvent(const EventRecord& event) override;
 
   // For tests and the run summary. Null when absent.

@@ -52,6 +52,8 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   Status st = cache_.updateSnapshot(snapshot_);
   snapshot_.objects = connector_.clusterObjects();
   cycle->snapshot = &snapshot_;
+  cycle->framework = fw.get();
+  cycle->host = this;
   if (st.ok()) {
     st = schedulePod(*fw, *cycle, pod, result, fitError);
     isFitError = st.isRejected() && fitError.numAllNodes > 0;
@@ -283,40 +285,16 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
 
 Status Scheduler::runFilterWithNominatedPods(const Framework& fw, CycleState& cycle,
                                              const sh_pod& pod, const sh_node_info& node) {
-  std::vector<std::shared_ptr<const model::Pod>> nominated;
-  if (haveNominatedPods_) {
-    for (const auto& np : queue_->nominatedPodsForNode(str(node.node->name))) {
-      const sh_pod& v = np->view();
-      if (v.priority >= pod.priority && !(v.uid.len == pod.uid.len &&
-                                          std::equal(v.uid.ptr, v.uid.ptr + v.uid.len, pod.uid.ptr))) {
-        nominated.push_back(np);
-      }
-    }
-  }
-  if (nominated.empty()) {
+  if (!haveNominatedPods_) {
     return fw.runFilter(cycle, pod, node);
   }
-  // Pass 1: with the nominated pods of higher or equal priority added.
-  auto it = snapshot_.byName.find(std::string_view(node.node->name.ptr, node.node->name.len));
-  model::NodeInfo withNominated = *snapshot_.nodeInfos[it->second];
-  auto cloned = cycle.clone();
-  cloned->parallelPhase = false;
-  for (const auto& np : nominated) {
-    withNominated.add_pod(np);
+  const std::string_view name(node.node->name.ptr, node.node->name.len);
+  auto it = snapshot_.byName.find(name);
+  if (it == snapshot_.byName.end()) {
+    return fw.runFilter(cycle, pod, node);
   }
-  for (const auto& np : nominated) {
-    Status s = fw.runPreFilterAddPod(*cloned, pod, np->view(), withNominated.view());
-    if (!s.ok()) {
-      return s;
-    }
-  }
-  cloned->parallelPhase = true;
-  Status s = fw.runFilter(*cloned, pod, withNominated.view());
-  if (!s.ok()) {
-    return s;
-  }
-  // Pass 2: without them.
-  return fw.runFilter(cycle, pod, node);
+  return fw.runFilterWithNominatedPods(cycle, pod, *snapshot_.nodeInfos[it->second],
+                                       nominatedPodsFor(name, pod));
 }
 
 void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInfoPtr info,

@@ -33,6 +33,7 @@
 #include "host/cycle/parallelizer.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/cycle/waiting_pods.h"
+#include "host/framework/cycle_host.h"
 #include "host/framework/fit_error.h"
 #include "host/framework/framework.h"
 #include "host/queue/clock.h"
@@ -55,9 +56,11 @@ struct SchedulerStats {
   uint64_t unschedulable = 0;  // failed attempts (a pod may fail several times)
   uint64_t errors = 0;
   uint64_t attempts = 0;
+  uint64_t preemptions = 0;      // PostFilter decisions carried out (preempt_victims calls)
+  uint64_t preemptionVictims = 0;
 };
 
-class Scheduler {
+class Scheduler : private CycleHost {
  public:
   Scheduler(FrameworkMap frameworks, connectors::Connector& connector,
             connectors::DecisionLog* log, SchedulerOptions options,
@@ -115,6 +118,15 @@ class Scheduler {
                                                        Status& status);
   Status runFilterWithNominatedPods(const Framework& fw, CycleState& cycle, const sh_pod& pod,
                                     const sh_node_info& node);
+
+  // CycleHost: what the cycle's plugins reach through the preemption services
+  // (preemption.cc).
+  std::vector<std::shared_ptr<const model::Pod>> nominatedPodsFor(std::string_view node,
+                                                                  const sh_pod& pod) override;
+  void parallelFor(std::size_t n, const std::function<void(std::size_t)>& fn) override;
+  uint64_t random() override;
+  Status preempt(const sh_pod& preemptor, std::string_view node,
+                 const std::vector<const sh_pod*>& victims) override;
   void handleSchedulingFailure(const Framework& fw, queue::QueuedPodInfoPtr info,
                                const Status& status, const FitError* fitError,
                                std::optional<std::string> nominatedNode, int64_t startNanos);

@@ -9,6 +9,7 @@
 #include "host/config/args_tree.h"
 #include "host/config/diagnostics.h"
 #include "host/cycle/select_host.h"
+#include "host/framework/cycle_host.h"
 #include "host/framework/fit_error.h"
 #include "host/framework/framework.h"
 #include "host/framework/host_services.h"
@@ -98,6 +99,35 @@ std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
   return std::make_shared<Framework>(std::move(config));
 }
 
+// The host of an explained decision: no other pods are nominated, work runs in order, and
+// a preemption is recorded (the victims are reported), never carried out.
+class EvaluateCycleHost : public CycleHost {
+ public:
+  explicit EvaluateCycleHost(uint64_t seed) : rng_(seed) {}
+
+  std::vector<std::shared_ptr<const model::Pod>> nominatedPodsFor(std::string_view,
+                                                                  const sh_pod&) override {
+    return {};
+  }
+  void parallelFor(std::size_t n, const std::function<void(std::size_t)>& fn) override {
+    for (std::size_t i = 0; i < n; ++i) {
+      fn(i);
+    }
+  }
+  uint64_t random() override { return cycle::splitmix64(rng_); }
+  Status preempt(const sh_pod&, std::string_view, const std::vector<const sh_pod*>& victims) override {
+    for (const sh_pod* v : victims) {
+      victims_.push_back(podKey(*v));
+    }
+    return Status();
+  }
+  const std::vector<std::string>& victims() const { return victims_; }
+
+ private:
+  uint64_t rng_;
+  std::vector<std::string> victims_;
+};
+
 }  // namespace
 
 Result run(const Scenario& scenario, const Options& options) {
@@ -116,6 +146,9 @@ Result run(const Scenario& scenario, const Options& options) {
   const std::size_t numAll = snapshot->views.size();
   CycleState cycle;
   cycle.snapshot = snapshot.get();
+  EvaluateCycleHost host(options.seed);
+  cycle.framework = fw.get();
+  cycle.host = &host;
 
   FitError fitError;
   fitError.numAllNodes = numAll;
@@ -197,7 +230,10 @@ Result run(const Scenario& scenario, const Options& options) {
       std::optional<std::string> nominated;
       Status pf = fw->runPostFilter(cycle, pod, diagnosis.nodeToStatus, &nominated);
       diagnosis.postFilterMsg = pf.ok() ? std::string() : pf.message();
-      result.nominatedNodeName = nominated;
+      if (nominated && !nominated->empty()) {
+        result.nominatedNodeName = nominated;
+      }
+      result.victims = host.victims();
     }
     result.message = fitError.message();
     return result;

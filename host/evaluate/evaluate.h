@@ -29,7 +29,8 @@ struct Scenario {
   std::shared_ptr<const model::Pod> pod;                 // the pending pod
   std::vector<PluginSpec> plugins;
   int percentageOfNodesToScore = 100;
-  // namespaces, services, replicaSets, statefulSets, replicationControllers
+  // namespaces, services, replicaSets, statefulSets, replicationControllers,
+  // podDisruptionBudgets, priorityClasses
   std::shared_ptr<const model::ClusterObjects> objects;
 };
 

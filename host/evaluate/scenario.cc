@@ -4,11 +4,36 @@
 #include "host/evaluate/evaluate.h"
 #include "host/model/node.h"
 #include "host/model/pod.h"
+#include "host/model/priority_admission.h"
 
 namespace sh::evaluate {
 namespace {
 
+// The optional arrays of other objects, by scenario field name.
+constexpr const char* kObjectFields[] = {
+    "namespaces", "services", "replicaSets", "statefulSets", "replicationControllers",
+    "podDisruptionBudgets", "priorityClasses"};
+
+// A pod as the API server would have stored it: through priority admission (against the
+// scenario's PriorityClasses), then parsed. `at` names it in errors ("pods[1]", "pod").
+std::shared_ptr<const model::Pod> admitAndParsePod(const boost::json::value& manifest,
+                                                   const model::ClusterObjects& objects,
+                                                   const std::string& at, std::string& error) {
+  boost::json::value admitted = manifest;
+  std::string err;
+  if (!model::admit_priority(admitted, &objects, err)) {
+    error = at + ": " + err;
+    return nullptr;
+  }
+  auto pod = model::parse_pod(admitted, err);
+  if (!pod) {
+    error = at + "." + err;
+  }
+  return pod;
+}
+
 bool parseObjects(const boost::json::object& doc, const char* field, bool pods,
+                  const model::ClusterObjects& objects,
                   std::vector<std::shared_ptr<const model::Pod>>* podsOut,
                   std::vector<std::shared_ptr<const model::Node>>* nodesOut, std::string& error) {
   auto it = doc.find(field);
@@ -24,9 +49,8 @@ bool parseObjects(const boost::json::object& doc, const char* field, bool pods,
     std::string prefix = std::string(field) + "[" + std::to_string(i) + "]";
     std::string err;
     if (pods) {
-      auto pod = model::parse_pod(arr[i], err);
+      auto pod = admitAndParsePod(arr[i], objects, prefix, error);
       if (!pod) {
-        error = prefix + "." + err;
         return false;
       }
       podsOut->push_back(std::move(pod));
@@ -54,13 +78,9 @@ std::optional<Scenario> parseScenario(const boost::json::value& doc, std::string
   if (auto it = obj.find("name"); it != obj.end() && it->value().is_string()) {
     s.name = std::string(it->value().get_string());
   }
-  if (!parseObjects(obj, "nodes", false, nullptr, &s.nodes, error) ||
-      !parseObjects(obj, "pods", true, &s.pods, nullptr, error)) {
-    return std::nullopt;
-  }
+  // The other objects come first: the pods are admitted against the PriorityClasses.
   auto objects = std::make_shared<model::ClusterObjects>();
-  for (const char* field :
-       {"namespaces", "services", "replicaSets", "statefulSets", "replicationControllers"}) {
+  for (const char* field : kObjectFields) {
     auto it = obj.find(field);
     if (it == obj.end() || it->value().is_null()) {
       continue;
@@ -78,19 +98,21 @@ std::optional<Scenario> parseScenario(const boost::json::value& doc, std::string
       }
     }
   }
-  if (objects->size() > 0) {
-    s.objects = std::move(objects);
+  if (!parseObjects(obj, "nodes", false, *objects, nullptr, &s.nodes, error) ||
+      !parseObjects(obj, "pods", true, *objects, &s.pods, nullptr, error)) {
+    return std::nullopt;
   }
   auto pit = obj.find("pod");
   if (pit == obj.end() || !pit->value().is_object()) {
     error = "pod: required (the pending pod)";
     return std::nullopt;
   }
-  std::string err;
-  s.pod = model::parse_pod(pit->value(), err);
+  s.pod = admitAndParsePod(pit->value(), *objects, "pod", error);
   if (!s.pod) {
-    error = "pod." + err;
     return std::nullopt;
+  }
+  if (objects->size() > 0) {
+    s.objects = std::move(objects);
   }
   if (auto it = obj.find("plugins"); it != obj.end()) {
     if (!it->value().is_array()) {

@@ -44,6 +44,8 @@ std::unique_ptr<sh_cycle> sh_cycle::clone() const {
   auto c = std::make_unique<sh_cycle>();
   c->snapshot = snapshot;
   c->nodeStatuses = nodeStatuses;
+  c->framework = framework;
+  c->host = host;
   c->skipFilterPlugins = skipFilterPlugins;
   c->skipScorePlugins = skipScorePlugins;
   c->skipFilterMask = skipFilterMask;

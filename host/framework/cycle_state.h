@@ -21,6 +21,8 @@
 struct sh_snapshot;
 
 namespace sh {
+class CycleHost;
+class Framework;
 class NodeToStatus;
 }
 
@@ -41,8 +43,13 @@ struct sh_cycle {
   const sh_snapshot* snapshot = nullptr;
   // Filter statuses of this cycle, for PostFilter (NULL outside PostFilter).
   const sh::NodeToStatus* nodeStatuses = nullptr;
-  // Set by PostFilter plugins through postfilter_nominate.
+  // Set by PostFilter plugins through postfilter_nominate ("" clears the nomination).
   std::optional<std::string> nominatedNode;
+  // The framework running this cycle and the host serving it (both may be null in tests
+  // that drive single plugins; the preemption services then answer as a host without
+  // nominated pods, workers or a cluster).
+  const sh::Framework* framework = nullptr;
+  sh::CycleHost* host = nullptr;
 
   std::set<std::string> skipFilterPlugins;
   std::set<std::string> skipScorePlugins;

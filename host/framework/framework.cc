@@ -258,6 +258,33 @@ Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_
   return Status();
 }
 
+Status Framework::runFilterWithNominatedPods(
+    CycleState& cycle, const sh_pod& pod, const model::NodeInfo& node,
+    const std::vector<std::shared_ptr<const model::Pod>>& nominated) const {
+  if (nominated.empty()) {
+    return runFilter(cycle, pod, node.view());
+  }
+  // Pass 1: with the nominated pods of higher or equal priority added.
+  model::NodeInfo withNominated = node.clone();
+  std::unique_ptr<CycleState> cloned = cycle.clone();
+  for (const auto& np : nominated) {
+    withNominated.add_pod(np);
+  }
+  for (const auto& np : nominated) {
+    Status s = runPreFilterAddPod(*cloned, pod, np->view(), withNominated.view());
+    if (!s.ok()) {
+      return s;
+    }
+  }
+  cloned->parallelPhase = true;
+  Status s = runFilter(*cloned, pod, withNominated.view());
+  if (!s.ok()) {
+    return s;
+  }
+  // Pass 2: without them.
+  return runFilter(cycle, pod, node.view());
+}
+
 Status Framework::runPostFilter(CycleState& cycle, const sh_pod& pod,
                                 const NodeToStatus& statuses,
                                 std::optional<std::string>* nominated) const {
@@ -281,6 +308,9 @@ Status Framework::runPostFilter(CycleState& cycle, const sh_pod& pod,
     }
     if (s.code() == SH_UNSCHEDULABLE_AND_UNRESOLVABLE || s.code() == SH_ERROR) {
       cycle.nodeStatuses = nullptr;
+      if (nominated != nullptr && s.code() == SH_UNSCHEDULABLE_AND_UNRESOLVABLE) {
+        *nominated = cycle.nominatedNode;
+      }
       s.setPlugin(p->name());
       return s;
     }

@@ -22,6 +22,8 @@
 #include "host/framework/node_to_status.h"
 #include "host/framework/plugin_instance.h"
 #include "host/framework/status.h"
+#include "host/model/node_info.h"
+#include "host/model/pod.h"
 
 namespace sh {
 
@@ -95,6 +97,13 @@ class Framework {
   // Filter on one node; thread-safe across nodes. The first failure ends it.
   Status runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_info& node,
                    std::vector<PluginTrace>* trace = nullptr) const;
+  // Filter on `node` as upstream's RunFilterPluginsWithNominatedPods (reference §7.4): with
+  // `nominated` (the pods nominated to the node with priority >= the pod's) added to a
+  // copy of the node and of the cycle state first, then, if that passed, without them.
+  // Without nominated pods it is runFilter. Thread-safe across nodes.
+  Status runFilterWithNominatedPods(CycleState& cycle, const sh_pod& pod,
+                                    const model::NodeInfo& node,
+                                    const std::vector<std::shared_ptr<const model::Pod>>& nominated) const;
   // PostFilter after the pod fit nowhere; *nominated is set when a plugin nominated.
   Status runPostFilter(CycleState& cycle, const sh_pod& pod, const NodeToStatus& statuses,
                        std::optional<std::string>* nominated) const;

@@ -2,13 +2,16 @@
 // objects. The opaque handles are the host's types (sh_status, sh_cycle, sh_snapshot,
 // sh_prefilter_result, sh_host) or, for args, config::ArgNode.
 #include <cstring>
+#include <new>
 #include <string_view>
 
 #include <spdlog/spdlog.h>
 
 #include "host/cache/snapshot.h"
 #include "host/config/args_tree.h"
+#include "host/framework/cycle_host.h"
 #include "host/framework/cycle_state.h"
+#include "host/framework/simulation.h"
 #include "host/framework/node_to_status.h"
 #include "host/framework/plugin_instance.h"
 #include "host/framework/status.h"
@@ -38,6 +41,10 @@ void apiStatusAddReason(sh_status* st, const char* reason, size_t len) {
   if (st != nullptr) {
     st->status.addReason(std::string(sv(reason, len)));
   }
+}
+
+void addReason(sh_status* st, std::string_view text) {
+  apiStatusAddReason(st, text.data(), text.size());
 }
 
 sh_id apiIntern(sh_host*, const char* s, size_t len) {
@@ -156,6 +163,7 @@ int apiNodeFilterCode(sh_cycle* c, const char* name, size_t len) {
   return c->nodeStatuses->get(std::string(sv(name, len))).code();
 }
 void apiPostfilterNominate(sh_cycle* c, const char* name, size_t len) {
+  // An empty name is a nomination too: it clears the pod's (ModeOverride, "").
   if (c != nullptr) {
     c->nominatedNode = std::string(sv(name, len));
   }
@@ -177,7 +185,7 @@ int apiWaitingReject(sh_host* h, const char* uid, size_t ulen, const char* pl, s
 
 sh_code apiBindPod(sh_host* h, const sh_pod* pod, const char* node, size_t len, sh_status* st) {
   if (h == nullptr || h->services == nullptr || pod == nullptr) {
-    apiStatusAddReason(st, "no cluster connector to bind with", 33);
+    addReason(st, "no cluster connector to bind with");
     return SH_ERROR;
   }
   Status s = h->services->bindPod(*pod, sv(node, len));
@@ -232,6 +240,126 @@ size_t apiWorkloadSelectors(sh_cycle* c, const sh_pod* pod, const sh_label_selec
   return selectors.size();
 }
 
+sh_status* apiStatusCreate() { return new (std::nothrow) sh_status(); }
+void apiStatusDestroy(sh_status* st) { delete st; }
+size_t apiStatusReasonCount(const sh_status* st) {
+  return st == nullptr ? 0 : st->status.reasons().size();
+}
+sh_str apiStatusReasonAt(const sh_status* st, size_t i) {
+  if (st == nullptr || i >= st->status.reasons().size()) {
+    return sh_str{nullptr, 0};
+  }
+  const std::string& r = st->status.reasons()[i];
+  return sh_str{r.data(), r.size()};
+}
+
+size_t apiPdbs(sh_cycle* c, const sh_pdb* const** out) {
+  *out = nullptr;
+  if (c == nullptr || c->snapshot == nullptr || c->snapshot->objects == nullptr) {
+    return 0;
+  }
+  const std::vector<const sh_pdb*>& pdbs = c->snapshot->objects->pdbs();
+  *out = pdbs.data();
+  return pdbs.size();
+}
+
+uint64_t apiCycleRandom(sh_cycle* c) {
+  if (c != nullptr && c->host != nullptr) {
+    return c->host->random();
+  }
+  // No host (a plugin driven on its own): a fixed sequence, still reproducible.
+  thread_local uint64_t state = 0x9e3779b97f4a7c15ull;
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void apiParallelFor(sh_cycle* c, size_t count, void (*fn)(void*, size_t), void* ctx) {
+  if (fn == nullptr) {
+    return;
+  }
+  if (c == nullptr || c->host == nullptr) {
+    for (size_t i = 0; i < count; ++i) {
+      fn(ctx, i);
+    }
+    return;
+  }
+  c->host->parallelFor(count, [&](std::size_t i) { fn(ctx, i); });
+}
+
+sh_sim* apiSimBegin(sh_cycle* c, const sh_pod* pod, const sh_node_info* node) {
+  if (c == nullptr || pod == nullptr || node == nullptr) {
+    return nullptr;
+  }
+  const model::NodeInfo* info = snapshotNodeInfo(*c, *node);
+  if (info == nullptr) {
+    return nullptr;
+  }
+  try {
+    return new sh_sim(*c, *pod, *info);
+  } catch (const std::exception& e) {
+    spdlog::error("sim_begin: {}", e.what());
+    return nullptr;
+  }
+}
+const sh_node_info* apiSimNodeInfo(sh_sim* s) { return s == nullptr ? nullptr : &s->nodeInfo(); }
+sh_cycle* apiSimCycle(sh_sim* s) { return s == nullptr ? nullptr : s->state.get(); }
+
+sh_code reportStatus(const Status& s, sh_status* st) {
+  if (st != nullptr) {
+    for (const std::string& r : s.reasons()) {
+      st->status.addReason(r);
+    }
+  }
+  return s.code();
+}
+
+sh_code apiSimRemovePod(sh_sim* s, const sh_pod* other, sh_status* st) {
+  if (s == nullptr || other == nullptr) {
+    addReason(st, "sim_remove_pod: no sim or no pod");
+    return SH_ERROR;
+  }
+  return reportStatus(s->removePod(*other), st);
+}
+sh_code apiSimAddPod(sh_sim* s, const sh_pod* other, sh_status* st) {
+  if (s == nullptr || other == nullptr) {
+    addReason(st, "sim_add_pod: no sim or no pod");
+    return SH_ERROR;
+  }
+  return reportStatus(s->addPod(*other), st);
+}
+sh_code apiSimFilter(sh_sim* s, sh_status* st) {
+  if (s == nullptr) {
+    addReason(st, "sim_filter: no sim");
+    return SH_ERROR;
+  }
+  return reportStatus(s->filter(), st);
+}
+void apiSimEnd(sh_sim* s) { delete s; }
+
+sh_code apiPreemptVictims(sh_cycle* c, const sh_pod* preemptor, const char* node, size_t len,
+                          const sh_pod* const* victims, size_t count, sh_status* st) {
+  if (c == nullptr || preemptor == nullptr || (count > 0 && victims == nullptr)) {
+    addReason(st, "preempt_victims: missing cycle, preemptor or victims");
+    return SH_ERROR;
+  }
+  if (c->host == nullptr) {
+    addReason(st, "preempt_victims: no host to evict with");
+    return SH_ERROR;
+  }
+  std::vector<const sh_pod*> list;
+  list.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (victims[i] == nullptr || model::Pod::from_view(victims[i]) == nullptr) {
+      addReason(st, "preempt_victims: a victim is not a pod of the snapshot");
+      return SH_ERROR;
+    }
+    list.push_back(victims[i]);
+  }
+  return reportStatus(c->host->preempt(*preemptor, sv(node, len), list), st);
+}
+
 const sh_host_api kApi = {
     sizeof(sh_host_api),
     SH_ABI_MAJOR,
@@ -268,6 +396,21 @@ const sh_host_api kApi = {
     &apiNodeJson,
     &apiNamespaceLabels,
     &apiWorkloadSelectors,
+    &apiStatusCreate,
+    &apiStatusDestroy,
+    &apiStatusReasonCount,
+    &apiStatusReasonAt,
+    &apiPdbs,
+    &apiCycleRandom,
+    &apiParallelFor,
+    &apiSimBegin,
+    &apiSimNodeInfo,
+    &apiSimCycle,
+    &apiSimRemovePod,
+    &apiSimAddPod,
+    &apiSimFilter,
+    &apiSimEnd,
+    &apiPreemptVictims,
 };
 
 }  // namespace

@@ -31,7 +31,8 @@ bool mapSelects(const std::vector<sh_label>& selector, const sh_label* labels, u
 
 bool ClusterObjects::keeps(std::string_view kind) {
   return kind == "Namespace" || kind == "Service" || kind == "ReplicationController" ||
-         kind == "ReplicaSet" || kind == "StatefulSet";
+         kind == "ReplicaSet" || kind == "StatefulSet" || kind == "PodDisruptionBudget" ||
+         kind == "PriorityClass";
 }
 
 bool ClusterObjects::add(const boost::json::value& object, std::string& error) {
@@ -44,7 +45,10 @@ bool ClusterObjects::add(const boost::json::value& object, std::string& error) {
   std::string kind(root["kind"].string_or(""));
   Cursor meta = root["metadata"];
   std::string name(meta["name"].required_string());
-  std::string ns(meta["namespace"].string_or("default"));
+  std::string ns(meta["namespace"].string_or(""));
+  if (ns.empty()) {
+    ns = "default";  // the API server's default for namespaced kinds
+  }
   if (!ctx.ok()) {
     error = ctx.message();
     return false;
@@ -82,12 +86,98 @@ bool ClusterObjects::add(const boost::json::value& object, std::string& error) {
     if (sel != nullptr) {
       controllers_[{ns, kind, name}] = sel;
     }
+  } else if (kind == "PodDisruptionBudget") {
+    if (!addPdb(root, ns, name)) {
+      error = ctx.message();
+      return false;
+    }
+  } else if (kind == "PriorityClass") {
+    if (!addPriorityClass(root, name)) {
+      error = ctx.message();
+      return false;
+    }
   } else {
     error = "kind: unsupported value \"" + kind + "\"";
     return false;
   }
   ++count_;
   return true;
+}
+
+bool ClusterObjects::addPdb(const Cursor& root, const std::string& ns, const std::string& name) {
+  const sh_label_selector* selector = parse_label_selector(root["spec"]["selector"], arena_);
+  Cursor status = root["status"];
+  const int32_t allowed = status["disruptionsAllowed"].int32().value_or(0);
+  // disruptedPods maps a pod name to the time its eviction was requested; only the names
+  // matter to preemption. Sorted, so a plugin can search them.
+  std::vector<std::string_view> disrupted;
+  status["disruptedPods"].members([&](std::string_view pod, const Cursor& when) {
+    parse_time_field(when);
+    disrupted.push_back(pod);
+  });
+  if (!root.context().ok()) {
+    return false;
+  }
+  std::sort(disrupted.begin(), disrupted.end());
+  std::vector<sh_str> names;
+  names.reserve(disrupted.size());
+  for (std::string_view pod : disrupted) {
+    names.push_back(arena_.str(pod));
+  }
+  sh_pdb view{};
+  view.struct_size = sizeof(sh_pdb);
+  view.disruptions_allowed = allowed;
+  view.namespace_ = arena_.str(ns);
+  view.name = arena_.str(name);
+  view.selector = selector;
+  view.disrupted_pods = arena_.array(names);
+  view.disrupted_pod_count = static_cast<uint32_t>(names.size());
+  const sh_pdb* stored = arena_.one(view);
+
+  auto key = [](const sh_pdb* p) { return std::pair(sv(p->namespace_), sv(p->name)); };
+  auto it = std::lower_bound(pdbs_.begin(), pdbs_.end(), stored,
+                             [&](const sh_pdb* a, const sh_pdb* b) { return key(a) < key(b); });
+  if (it != pdbs_.end() && key(*it) == key(stored)) {
+    *it = stored;  // the same budget again: the newer one replaces it
+  } else {
+    pdbs_.insert(it, stored);
+  }
+  return true;
+}
+
+bool ClusterObjects::addPriorityClass(const Cursor& root, const std::string& name) {
+  PriorityClassInfo info;
+  info.name = name;
+  Cursor value = root["value"];
+  info.value = value.int32().value_or(0);
+  if (!value.present()) {
+    value.fail("required");
+  }
+  info.global_default = root["globalDefault"].boolean().value_or(false);
+  Cursor policy = root["preemptionPolicy"];
+  std::string_view p = policy.string_or("");
+  if (p == "Never") {
+    info.preemption_policy = SH_PREEMPT_NEVER;
+  } else if (!p.empty() && p != "PreemptLowerPriority") {
+    fail_unsupported(policy, p, "\"PreemptLowerPriority\", \"Never\"");
+  }
+  if (!root.context().ok()) {
+    return false;
+  }
+  priorityClasses_[name] = std::move(info);
+  globalDefault_ = nullptr;
+  for (const auto& [n, c] : priorityClasses_) {
+    // Name order, so among equal values the first name wins.
+    if (c.global_default && (globalDefault_ == nullptr || c.value < globalDefault_->value)) {
+      globalDefault_ = &c;
+    }
+  }
+  return true;
+}
+
+const PriorityClassInfo* ClusterObjects::priorityClass(std::string_view name) const {
+  auto it = priorityClasses_.find(name);
+  return it == priorityClasses_.end() ? nullptr : &it->second;
 }
 
 const std::vector<sh_label>* ClusterObjects::namespaceLabels(std::string_view ns) const {

@@ -229,12 +229,28 @@ class PodParser {
     input_.overhead = parse_resource_list(spec["overhead"]);
     container_statuses(status["containerStatuses"]);
     container_statuses(status["initContainerStatuses"]);
-    status["conditions"].each_object([&](const Cursor& item) {
-      if (!seen_resize_condition_ && item["type"].string_or("") == "PodResizePending") {
+    conditions(status["conditions"]);
+  }
+
+  // status.conditions, in manifest order. PodResizePending also decides which requests
+  // count (a resize the kubelet found Infeasible is not counted).
+  void conditions(const Cursor& c) {
+    std::vector<sh_pod_condition> out;
+    c.each_object([&](const Cursor& item) {
+      sh_pod_condition cond{};
+      std::string_view type = item["type"].string_or("");
+      std::string_view reason = item["reason"].string_or("");
+      cond.type = arena_.str(type);
+      cond.status = arena_.str(item["status"].string_or(""));
+      cond.reason = arena_.str(reason);
+      out.push_back(cond);
+      if (!seen_resize_condition_ && type == "PodResizePending") {
         seen_resize_condition_ = true;
-        input_.resize_infeasible = item["reason"].string_or("") == "Infeasible";
+        input_.resize_infeasible = reason == "Infeasible";
       }
     });
+    v_.conditions = arena_.array(out);
+    v_.condition_count = static_cast<uint32_t>(out.size());
   }
 
   ContainerResources container(const Cursor& c, bool is_init, bool host_network) {

@@ -242,6 +242,28 @@ TEST_F(WriteTest, RecordFailureUpdatesStatusWithoutAChange) {
   EXPECT_EQ(cluster_->pending(), 0u);
 }
 
+TEST_F(WriteTest, ClearNominatedNodeNameIsAStatusPatchWithoutAChange) {
+  SchedulingFailure f;
+  f.pod = pod("p");
+  f.reason = "Unschedulable";
+  f.message = "0/2 nodes are available: 2 Insufficient cpu.";
+  f.nominatedNodeName = "n2";
+  cluster_->recordFailure(f);
+  ASSERT_EQ(pod("p")->view().nominated_node_name.len, 2u);
+
+  auto nominated = pod("p");
+  ASSERT_TRUE(cluster_->clearNominatedNodeName(*nominated).ok());
+  EXPECT_EQ(cluster_->pending(), 0u);
+  EXPECT_EQ(pod("p")->view().nominated_node_name.len, 0u);
+  auto manifest = boost::json::parse(pod("p")->json());
+  EXPECT_FALSE(manifest.at("status").as_object().contains("nominatedNodeName"));
+  // The rest of the status stays.
+  EXPECT_NE(podScheduled(manifest), nullptr);
+
+  auto ghost = model::testing::MakePod().Name("ghost").Namespace("ns").Obj();
+  EXPECT_EQ(cluster_->clearNominatedNodeName(*ghost).message(), "pod ns/ghost not found");
+}
+
 TEST_F(WriteTest, FailureMessageIsCutAt1KiB) {
   SchedulingFailure f;
   f.pod = pod("q");

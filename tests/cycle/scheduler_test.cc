@@ -147,7 +147,10 @@ TEST(SchedulerTest, FillsAFullClusterExactlyAndLeavesTheRestPending) {
     EXPECT_EQ(h.nodeOf(name), "") << name;
     auto failures = h.events(name, "FailedScheduling");
     ASSERT_FALSE(failures.empty()) << name;
-    EXPECT_EQ(failures.back().message, "0/20 nodes are available: 20 Insufficient cpu.");
+    // Every pod has priority 0: preemption finds nothing to evict.
+    EXPECT_EQ(failures.back().message,
+              "0/20 nodes are available: 20 Insufficient cpu. preemption: 0/20 nodes are "
+              "available: 20 No preemption victims found for incoming pod.");
   }
 }
 
@@ -160,7 +163,11 @@ TEST(SchedulerTest, PodThatFitsNowhereIsBoundWhenANodeArrives) {
   ASSERT_NO_FATAL_FAILURE(h.start());
   h.runInBackground();
 
-  const std::string message = "0/2 nodes are available: 2 Insufficient cpu.";
+  // 2 cpu exceeds what either node has at all (UnschedulableAndUnresolvable): no node is a
+  // preemption candidate.
+  const std::string message =
+      "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 "
+      "Preemption is not helpful for scheduling.";
   ASSERT_TRUE(h.eventually([&] { return !h.events("big", "FailedScheduling").empty(); }));
   EXPECT_EQ(h.events("big", "FailedScheduling").front().message, message);
   ASSERT_TRUE(h.eventually([&] { return !h.nodeOf("little").empty(); }));

@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "host/model/cluster_objects.h"
 #include "host/model/node.h"
 #include "host/model/node_info.h"
 #include "host/model/pod.h"
+#include "host/model/priority_admission.h"
 #include "host/model/testing/wrappers.h"
 
 namespace sh::model {
@@ -52,6 +54,8 @@ boost::json::value full_pod() {
       .Phase("Running")
       .Set({"status", "containerStatuses"}, boost::json::parse(R"([{"name": "con0",
         "allocatedResources": {"cpu": "1"}, "resources": {"requests": {"cpu": "1"}}}])"))
+      .Set({"status", "conditions"}, boost::json::parse(R"([{"type": "DisruptionTarget",
+        "status": "True", "reason": "PreemptionByScheduler"}, {"type": "Ready"}])"))
       .Json();
 }
 
@@ -257,6 +261,19 @@ uint64_t touch(const sh_pod& p) {
   for (uint32_t i = 0; i < p.owner_ref_count; ++i) {
     sum += touch(p.owner_refs[i].uid) + touch(p.owner_refs[i].kind);
   }
+  for (uint32_t i = 0; i < p.condition_count; ++i) {
+    sum += touch(p.conditions[i].type) + touch(p.conditions[i].status) +
+           touch(p.conditions[i].reason);
+  }
+  return sum;
+}
+
+uint64_t touch(const sh_pdb& p) {
+  uint64_t sum = touch(p.namespace_) + touch(p.name) + touch(p.selector) +
+                 static_cast<uint64_t>(p.disruptions_allowed);
+  for (uint32_t i = 0; i < p.disrupted_pod_count; ++i) {
+    sum += touch(p.disrupted_pods[i]);
+  }
   return sum;
 }
 
@@ -284,6 +301,59 @@ TEST(FuzzTest, MutatedPodsNeverCrash) {
   }
   EXPECT_GT(accepted, 0);
   EXPECT_LT(accepted, n);
+}
+
+TEST(FuzzTest, MutatedPodsThroughAdmissionNeverCrash) {
+  std::mt19937 rng(seed(4242));
+  ClusterObjects classes;
+  std::string error;
+  ASSERT_TRUE(classes.add(boost::json::parse(R"({"kind": "PriorityClass",
+    "metadata": {"name": "high"}, "value": 1000, "preemptionPolicy": "Never"})"),
+                          error))
+      << error;
+  boost::json::value base = full_pod();
+  base.as_object()["spec"].as_object().erase("priority");
+  base.as_object()["spec"].as_object()["priorityClassName"] = "high";
+  const int n = iterations(2000);
+  for (int i = 0; i < n; ++i) {
+    boost::json::value v = base;
+    mutate(v, rng);
+    error.clear();
+    ASSERT_NO_THROW(admit_priority(v, &classes, error));
+    std::shared_ptr<const Pod> pod;
+    ASSERT_NO_THROW(pod = parse_pod(v, error));
+    if (pod != nullptr) {
+      sink = sink + touch(pod->view());
+    }
+  }
+}
+
+TEST(FuzzTest, MutatedBudgetsAndClassesNeverCrash) {
+  std::mt19937 rng(seed(999));
+  const boost::json::value pdb = boost::json::parse(R"({"kind": "PodDisruptionBudget",
+    "metadata": {"name": "b", "namespace": "ns"},
+    "spec": {"selector": {"matchLabels": {"app": "web"},
+      "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a"]}]}},
+    "status": {"disruptionsAllowed": 1, "disruptedPods": {"p": "2024-01-02T03:04:05Z"}}})");
+  const boost::json::value pc = boost::json::parse(R"({"kind": "PriorityClass",
+    "metadata": {"name": "c"}, "value": 5, "globalDefault": true,
+    "preemptionPolicy": "Never"})");
+  ClusterObjects objects;
+  const int n = iterations(2000);
+  for (int i = 0; i < n; ++i) {
+    boost::json::value v = i % 2 == 0 ? pdb : pc;
+    mutate(v, rng);
+    std::string error;
+    bool ok = false;
+    ASSERT_NO_THROW(ok = objects.add(v, error));
+    EXPECT_EQ(ok, error.empty()) << error;
+  }
+  for (const sh_pdb* p : objects.pdbs()) {
+    sink = sink + touch(*p);
+  }
+  if (const PriorityClassInfo* d = objects.globalDefaultPriorityClass()) {
+    sink = sink + static_cast<uint64_t>(d->value);
+  }
 }
 
 TEST(FuzzTest, MutatedNodesNeverCrash) {

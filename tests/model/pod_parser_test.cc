@@ -4,6 +4,7 @@
 
 #include "host/model/interner.h"
 #include "host/model/pod.h"
+#include "host/model/pod_assign.h"
 #include "host/model/testing/wrappers.h"
 
 namespace sh::model {
@@ -313,6 +314,63 @@ TEST(PodParserTest, SpreadConstraintsGatesOwners) {
   EXPECT_EQ(sv(v.owner_refs[0].name), "rs-1");
   EXPECT_EQ(sv(v.owner_refs[0].api_version), "apps/v1");
   EXPECT_EQ(v.owner_refs[0].controller, 1);
+}
+
+TEST(PodParserTest, ConditionsInManifestOrder) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .Set({"status", "conditions"}, boost::json::parse(R"([
+                   {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                    "message": "0/3 nodes are available"},
+                   {"type": "DisruptionTarget", "status": "True",
+                    "reason": "PreemptionByScheduler", "lastTransitionTime": null},
+                   {"type": "Ready", "status": "Unknown"}])"))
+                 .Obj();
+  const sh_pod& v = pod->view();
+  ASSERT_EQ(v.condition_count, 3u);
+  EXPECT_EQ(sv(v.conditions[0].type), "PodScheduled");
+  EXPECT_EQ(sv(v.conditions[0].status), "False");
+  EXPECT_EQ(sv(v.conditions[0].reason), "Unschedulable");
+  EXPECT_EQ(sv(v.conditions[1].type), "DisruptionTarget");
+  EXPECT_EQ(sv(v.conditions[1].status), "True");
+  EXPECT_EQ(sv(v.conditions[1].reason), "PreemptionByScheduler");
+  EXPECT_EQ(sv(v.conditions[2].type), "Ready");
+  EXPECT_EQ(sv(v.conditions[2].reason), "");  // absent reads as empty
+}
+
+TEST(PodParserTest, NoConditions) {
+  auto pod = MakePod().Name("p").Obj();
+  EXPECT_EQ(pod->view().condition_count, 0u);
+  EXPECT_EQ(pod->view().conditions, nullptr);
+}
+
+TEST(PodParserTest, ConditionErrorsNameTheirPath) {
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "status": {"conditions": [
+              {"type": "Ready", "status": true}]}})"),
+            "status.conditions[0].status: expected string, got boolean");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "status": {"conditions": [
+              {"type": "Ready"}, {"type": 1, "reason": ["x"]}]}})"),
+            "status.conditions[1].type: expected string, got number; "
+            "status.conditions[1].reason: expected string, got array");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "status": {"conditions": [null]}})"),
+            "status.conditions[0]: expected object, got null");
+  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "status": {"conditions": {}}})"),
+            "status.conditions: expected array, got object");
+}
+
+TEST(PodParserTest, AssignedCopyKeepsConditions) {
+  auto pod = MakePod()
+                 .Name("p")
+                 .Set({"status", "conditions"},
+                      boost::json::parse(R"([{"type": "DisruptionTarget", "status": "True",
+                                              "reason": "PreemptionByScheduler"}])"))
+                 .Obj();
+  auto placed = assign_to_node(*pod, "n1");
+  ASSERT_NE(placed, nullptr);
+  EXPECT_EQ(sv(placed->view().node_name), "n1");
+  ASSERT_EQ(placed->view().condition_count, 1u);
+  EXPECT_EQ(placed->view().conditions, pod->view().conditions);  // shares the base's arena
+  EXPECT_EQ(sv(placed->view().conditions[0].reason), "PreemptionByScheduler");
 }
 
 TEST(PodParserTest, FromViewFindsTheOwner) {

@@ -82,7 +82,7 @@ TEST(CatalogTest, ListsEveryDefaultPluginWithItsPoints) {
       "NodeName",      "TaintToleration",  "NodeAffinity",
       "NodePorts",     "NodeResourcesFit", "NodeResourcesBalancedAllocation",
       "ImageLocality", "DefaultBinder",    "PodTopologySpread",
-      "InterPodAffinity"};
+      "InterPodAffinity", "DefaultPreemption"};
   EXPECT_EQ(catalog.size(), defaults.size());
   for (const std::string& name : defaults) {
     SCOPED_TRACE(name);

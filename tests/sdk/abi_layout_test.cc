@@ -130,7 +130,7 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_owner_ref, uid, 48)
     SH_FIELD(sh_owner_ref, controller, 64)
     SH_FIELD(sh_owner_ref, reserved_, 68)
-    SH_SIZE(sh_pod, 328, 8)
+    SH_SIZE(sh_pod, 336, 8)
     SH_FIELD(sh_pod, struct_size, 0)
     SH_FIELD(sh_pod, reserved_, 4)
     SH_FIELD(sh_pod, uid, 8)
@@ -168,7 +168,21 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_pod, topology_spread_constraints, 304)
     SH_FIELD(sh_pod, owner_refs, 312)
     SH_FIELD(sh_pod, owner_ref_count, 320)
-    SH_FIELD(sh_pod, reserved2_, 324)
+    SH_FIELD(sh_pod, condition_count, 324)
+    SH_FIELD(sh_pod, conditions, 328)
+    SH_SIZE(sh_pod_condition, 48, 8)
+    SH_FIELD(sh_pod_condition, type, 0)
+    SH_FIELD(sh_pod_condition, status, 16)
+    SH_FIELD(sh_pod_condition, reason, 32)
+    SH_SIZE(sh_pdb, 64, 8)
+    SH_FIELD(sh_pdb, struct_size, 0)
+    SH_FIELD(sh_pdb, disruptions_allowed, 4)
+    SH_FIELD(sh_pdb, namespace_, 8)
+    SH_FIELD(sh_pdb, name, 24)
+    SH_FIELD(sh_pdb, selector, 40)
+    SH_FIELD(sh_pdb, disrupted_pods, 48)
+    SH_FIELD(sh_pdb, disrupted_pod_count, 56)
+    SH_FIELD(sh_pdb, reserved_, 60)
     SH_SIZE(sh_image, 16, 8)
     SH_FIELD(sh_image, name, 0)
     SH_FIELD(sh_image, reserved_, 4)
@@ -252,7 +266,7 @@ constexpr Pin kLayout[] = {
     SH_SIZE(sh_state_ops, 16, 8)
     SH_FIELD(sh_state_ops, clone, 0)
     SH_FIELD(sh_state_ops, free, 8)
-    SH_SIZE(sh_host_api, 264, 8)
+    SH_SIZE(sh_host_api, 384, 8)
     SH_FIELD(sh_host_api, struct_size, 0)
     SH_FIELD(sh_host_api, abi_major, 4)
     SH_FIELD(sh_host_api, abi_minor, 6)
@@ -288,6 +302,21 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_host_api, node_json, 240)
     SH_FIELD(sh_host_api, namespace_labels, 248)
     SH_FIELD(sh_host_api, workload_selectors, 256)
+    SH_FIELD(sh_host_api, status_create, 264)
+    SH_FIELD(sh_host_api, status_destroy, 272)
+    SH_FIELD(sh_host_api, status_reason_count, 280)
+    SH_FIELD(sh_host_api, status_reason_at, 288)
+    SH_FIELD(sh_host_api, pod_disruption_budgets, 296)
+    SH_FIELD(sh_host_api, cycle_random, 304)
+    SH_FIELD(sh_host_api, parallel_for, 312)
+    SH_FIELD(sh_host_api, sim_begin, 320)
+    SH_FIELD(sh_host_api, sim_node_info, 328)
+    SH_FIELD(sh_host_api, sim_cycle, 336)
+    SH_FIELD(sh_host_api, sim_remove_pod, 344)
+    SH_FIELD(sh_host_api, sim_add_pod, 352)
+    SH_FIELD(sh_host_api, sim_filter, 360)
+    SH_FIELD(sh_host_api, sim_end, 368)
+    SH_FIELD(sh_host_api, preempt_victims, 376)
     SH_SIZE(sh_plugin_descriptor, 64, 8)
     SH_FIELD(sh_plugin_descriptor, struct_size, 0)
     SH_FIELD(sh_plugin_descriptor, abi_major, 4)
@@ -532,7 +561,7 @@ SH_PIN_OFFSET(sh_owner_ref, name, 32);
 SH_PIN_OFFSET(sh_owner_ref, uid, 48);
 SH_PIN_OFFSET(sh_owner_ref, controller, 64);
 SH_PIN_OFFSET(sh_owner_ref, reserved_, 68);
-SH_PIN_SIZE(sh_pod, 328, 8);
+SH_PIN_SIZE(sh_pod, 336, 8);
 SH_PIN_OFFSET(sh_pod, struct_size, 0);
 SH_PIN_OFFSET(sh_pod, reserved_, 4);
 SH_PIN_OFFSET(sh_pod, uid, 8);
@@ -570,7 +599,21 @@ SH_PIN_OFFSET(sh_pod, topology_spread_constraint_count, 300);
 SH_PIN_OFFSET(sh_pod, topology_spread_constraints, 304);
 SH_PIN_OFFSET(sh_pod, owner_refs, 312);
 SH_PIN_OFFSET(sh_pod, owner_ref_count, 320);
-SH_PIN_OFFSET(sh_pod, reserved2_, 324);
+SH_PIN_OFFSET(sh_pod, condition_count, 324);
+SH_PIN_OFFSET(sh_pod, conditions, 328);
+SH_PIN_SIZE(sh_pod_condition, 48, 8);
+SH_PIN_OFFSET(sh_pod_condition, type, 0);
+SH_PIN_OFFSET(sh_pod_condition, status, 16);
+SH_PIN_OFFSET(sh_pod_condition, reason, 32);
+SH_PIN_SIZE(sh_pdb, 64, 8);
+SH_PIN_OFFSET(sh_pdb, struct_size, 0);
+SH_PIN_OFFSET(sh_pdb, disruptions_allowed, 4);
+SH_PIN_OFFSET(sh_pdb, namespace_, 8);
+SH_PIN_OFFSET(sh_pdb, name, 24);
+SH_PIN_OFFSET(sh_pdb, selector, 40);
+SH_PIN_OFFSET(sh_pdb, disrupted_pods, 48);
+SH_PIN_OFFSET(sh_pdb, disrupted_pod_count, 56);
+SH_PIN_OFFSET(sh_pdb, reserved_, 60);
 SH_PIN_SIZE(sh_image, 16, 8);
 SH_PIN_OFFSET(sh_image, name, 0);
 SH_PIN_OFFSET(sh_image, reserved_, 4);
@@ -654,7 +697,7 @@ SH_PIN_OFFSET(sh_plugin_vtable, queueing_hint, 144);
 SH_PIN_SIZE(sh_state_ops, 16, 8);
 SH_PIN_OFFSET(sh_state_ops, clone, 0);
 SH_PIN_OFFSET(sh_state_ops, free, 8);
-SH_PIN_SIZE(sh_host_api, 264, 8);
+SH_PIN_SIZE(sh_host_api, 384, 8);
 SH_PIN_OFFSET(sh_host_api, struct_size, 0);
 SH_PIN_OFFSET(sh_host_api, abi_major, 4);
 SH_PIN_OFFSET(sh_host_api, abi_minor, 6);
@@ -690,6 +733,21 @@ SH_PIN_OFFSET(sh_host_api, pod_json, 232);
 SH_PIN_OFFSET(sh_host_api, node_json, 240);
 SH_PIN_OFFSET(sh_host_api, namespace_labels, 248);
 SH_PIN_OFFSET(sh_host_api, workload_selectors, 256);
+SH_PIN_OFFSET(sh_host_api, status_create, 264);
+SH_PIN_OFFSET(sh_host_api, status_destroy, 272);
+SH_PIN_OFFSET(sh_host_api, status_reason_count, 280);
+SH_PIN_OFFSET(sh_host_api, status_reason_at, 288);
+SH_PIN_OFFSET(sh_host_api, pod_disruption_budgets, 296);
+SH_PIN_OFFSET(sh_host_api, cycle_random, 304);
+SH_PIN_OFFSET(sh_host_api, parallel_for, 312);
+SH_PIN_OFFSET(sh_host_api, sim_begin, 320);
+SH_PIN_OFFSET(sh_host_api, sim_node_info, 328);
+SH_PIN_OFFSET(sh_host_api, sim_cycle, 336);
+SH_PIN_OFFSET(sh_host_api, sim_remove_pod, 344);
+SH_PIN_OFFSET(sh_host_api, sim_add_pod, 352);
+SH_PIN_OFFSET(sh_host_api, sim_filter, 360);
+SH_PIN_OFFSET(sh_host_api, sim_end, 368);
+SH_PIN_OFFSET(sh_host_api, preempt_victims, 376);
 SH_PIN_SIZE(sh_plugin_descriptor, 64, 8);
 SH_PIN_OFFSET(sh_plugin_descriptor, struct_size, 0);
 SH_PIN_OFFSET(sh_plugin_descriptor, abi_major, 4);

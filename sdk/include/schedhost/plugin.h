@@ -64,6 +64,7 @@ typedef struct sh_cycle sh_cycle;         /* the CycleState of one scheduling cy
 typedef struct sh_snapshot sh_snapshot;   /* the cluster snapshot of one cycle      */
 typedef struct sh_args sh_args;           /* a node of the plugin's args tree       */
 typedef struct sh_prefilter_result sh_prefilter_result; /* a PreFilter node set     */
+typedef struct sh_sim sh_sim;             /* a dry run on one node (preemption)     */
 
 /* Interned string id. The host interns label keys, label values, resource names,
  * taint keys and values, topology keys and image names into integers that stay
@@ -316,6 +317,13 @@ typedef struct sh_owner_ref {
   int32_t reserved_;
 } sh_owner_ref;
 
+/* A condition of the pod's status (status.conditions), e.g. DisruptionTarget. */
+typedef struct sh_pod_condition {
+  sh_str type;
+  sh_str status; /* "True", "False" or "Unknown" */
+  sh_str reason;
+} sh_pod_condition;
+
 typedef enum sh_preemption_policy {
   SH_PREEMPT_LOWER_PRIORITY = 0,
   SH_PREEMPT_NEVER = 1
@@ -371,7 +379,8 @@ typedef struct sh_pod {
 
   const sh_owner_ref* owner_refs;
   uint32_t owner_ref_count;
-  uint32_t reserved2_;
+  uint32_t condition_count;
+  const sh_pod_condition* conditions; /* status.conditions, in manifest order */
 } sh_pod;
 
 typedef struct sh_image {
@@ -420,6 +429,20 @@ typedef struct sh_node_info {
   uint32_t pods_with_required_anti_affinity_count;
   const sh_pod* const* pods_with_required_anti_affinity;
 } sh_node_info;
+
+/* A PodDisruptionBudget (policy/v1), as preemption counts it. A pod is covered when it
+ * is in the budget's namespace and the selector matches its labels; a NULL or empty
+ * selector covers no pod (upstream's rule for preemption). */
+typedef struct sh_pdb {
+  uint32_t struct_size;
+  int32_t disruptions_allowed;   /* status.disruptionsAllowed                   */
+  sh_str namespace_;
+  sh_str name;
+  const sh_label_selector* selector; /* spec.selector; NULL when absent          */
+  const sh_str* disrupted_pods;  /* names in status.disruptedPods: already being  */
+  uint32_t disrupted_pod_count;  /*   evicted, they do not consume the budget     */
+  uint32_t reserved_;
+} sh_pdb;
 
 /* A queued pod, as QueueSort sees it. */
 typedef struct sh_queued_pod {
@@ -663,7 +686,7 @@ typedef struct sh_host_api {
   /* -- PostFilter ----------------------------------------------------------- */
   /* The status code the Filter phase gave `node_name` in this cycle. */
   int (*node_filter_code)(sh_cycle* cycle, const char* node_name, size_t len);
-  /* Nominate a node for the pod (ModeOverride). */
+  /* Nominate a node for the pod (ModeOverride); an empty name clears the nomination. */
   void (*postfilter_nominate)(sh_cycle* cycle, const char* node_name, size_t len);
 
   /* -- Waiting pods (Permit) ----------------------------------------------- */
@@ -695,6 +718,57 @@ typedef struct sh_host_api {
    * StatefulSet. Returns the count. *out is valid until this thread calls it again. */
   size_t (*workload_selectors)(sh_cycle* cycle, const sh_pod* pod,
                                const sh_label_selector* const** out);
+
+  /* -- Status objects the plugin owns ------------------------------------------
+   * For services that report into a status the plugin then reads (sim_*): create one,
+   * pass it, read its reasons, destroy it. Reason views are valid until the status is
+   * destroyed. */
+  sh_status* (*status_create)(void);
+  void (*status_destroy)(sh_status* status);
+  size_t (*status_reason_count)(const sh_status* status);
+  sh_str (*status_reason_at)(const sh_status* status, size_t index);
+
+  /* -- Preemption: what a PostFilter plugin needs to free room for a pod ------ */
+  /* Every PodDisruptionBudget of the cluster, all namespaces. Valid for the cycle. */
+  size_t (*pod_disruption_budgets)(sh_cycle* cycle, const sh_pdb* const** out);
+  /* A random number from the cycle's seeded generator: the same input and seed give the
+   * same sequence, so decisions that upstream randomises stay reproducible. */
+  uint64_t (*cycle_random)(sh_cycle* cycle);
+  /* Runs fn(ctx, i) for every i in [0, count) on the host's workers and returns when
+   * all are done. fn may call the sim_* services; it must not call parallel_for. */
+  void (*parallel_for)(sh_cycle* cycle, size_t count, void (*fn)(void* ctx, size_t index),
+                       void* ctx);
+
+  /* A dry run on one node: a private copy of the node's NodeInfo (node must be a node of
+   * the cycle's snapshot) and of the cycle state, for scheduling `pod`. NULL when the node
+   * is not in the snapshot. A sim belongs to one thread at a time; sims of different
+   * nodes run concurrently. The plugin ends every sim it begins. */
+  sh_sim* (*sim_begin)(sh_cycle* cycle, const sh_pod* pod, const sh_node_info* node);
+  /* The copy as it is now; valid until the next sim_add_pod/sim_remove_pod/sim_end. */
+  const sh_node_info* (*sim_node_info)(sh_sim* sim);
+  /* The copied cycle state, for the plugin's own entries. Valid until sim_end. */
+  sh_cycle* (*sim_cycle)(sh_sim* sim);
+  /* Take `other` (a pod of the node, matched by uid) off the copy, then run every
+   * PreFilter plugin's RemovePod extension on the copied state. Unschedulable when the
+   * pod is not on the node; an extension's failure otherwise. */
+  sh_code (*sim_remove_pod)(sh_sim* sim, const sh_pod* other, sh_status* status);
+  /* Put `other` on the copy, then run every AddPod extension. */
+  sh_code (*sim_add_pod)(sh_sim* sim, const sh_pod* other, sh_status* status);
+  /* Run the Filter plugins for the sim's pod on the copy, honouring pods nominated to
+   * the node with priority >= the pod's (the two-pass rule of a normal cycle). */
+  sh_code (*sim_filter)(sh_sim* sim, sh_status* status);
+  void (*sim_end)(sh_sim* sim);
+
+  /* Carry out a preemption decided in PostFilter: pods of lower priority than
+   * `preemptor` lose their nomination to `node_name`; each victim is evicted (a pod
+   * waiting on Permit is rejected in memory; any other pod gets the condition
+   * DisruptionTarget=True, reason PreemptionByScheduler, and is deleted through the
+   * cluster connector) and a Preempted event is recorded on it. Returns SH_ERROR with
+   * reasons when an eviction failed; the others still happen. Call it at most once per
+   * cycle, then nominate the node with postfilter_nominate. */
+  sh_code (*preempt_victims)(sh_cycle* cycle, const sh_pod* preemptor, const char* node_name,
+                             size_t len, const sh_pod* const* victims, size_t count,
+                             sh_status* status);
 } sh_host_api;
 
 /* ======================================================================== */

@@ -93,6 +93,20 @@ class Status {
            code_ == SH_PENDING;
   }
 
+  // The reasons, in the order they were added (views first, then owned ones, as the host
+  // receives them).
+  std::vector<std::string> reasons() const {
+    std::vector<std::string> out;
+    out.reserve(viewCount_ + owned_.size());
+    for (std::size_t i = 0; i < viewCount_; ++i) {
+      out.emplace_back(views_[i]);
+    }
+    for (const std::string& r : owned_) {
+      out.push_back(r);
+    }
+    return out;
+  }
+
   // Hands the reasons to the host (which copies them) and returns the code.
   sh_code deliver(const sh_host_api* api, sh_status* out) const noexcept {
     for (std::size_t i = 0; i < viewCount_; ++i) {
@@ -263,12 +277,109 @@ class Cycle {
     api_->postfilter_nominate(cycle_, node.data(), node.size());
   }
   sh_cycle* handle() const noexcept { return cycle_; }
+  const sh_host_api* api() const noexcept { return api_; }
   sh_status* callStatus() const noexcept { return callStatus_; }
 
  private:
   const sh_host_api* api_;
   sh_cycle* cycle_;
   sh_status* callStatus_;
+};
+
+// ---------------------------------------------------------------------------
+// Preemption: dry runs on node copies (Sim) and the services around them.
+// ---------------------------------------------------------------------------
+namespace detail {
+// Runs a host call that reports into a status, and returns that status with its reasons.
+template <typename Call>
+Status collectStatus(const sh_host_api* api, Call&& call) {
+  sh_status* raw = api->status_create();
+  if (raw == nullptr) {
+    return Status::error("out of memory");
+  }
+  Status out(call(raw));
+  for (std::size_t i = 0, n = api->status_reason_count(raw); i < n; ++i) {
+    out.addReason(std::string(view(api->status_reason_at(raw, i))));
+  }
+  api->status_destroy(raw);
+  return out;
+}
+}  // namespace detail
+
+// A dry run on one node: a copy of the node and of the cycle state. Move-only; ends the sim
+// when destroyed. valid() is false when the node was not in the snapshot.
+class Sim {
+ public:
+  Sim(const sh_host_api* api, sh_sim* sim) noexcept : api_(api), sim_(sim) {}
+  Sim(Sim&& o) noexcept : api_(o.api_), sim_(o.sim_) { o.sim_ = nullptr; }
+  Sim& operator=(Sim&& o) noexcept {
+    std::swap(api_, o.api_);
+    std::swap(sim_, o.sim_);
+    return *this;
+  }
+  Sim(const Sim&) = delete;
+  Sim& operator=(const Sim&) = delete;
+  ~Sim() {
+    if (sim_ != nullptr) {
+      api_->sim_end(sim_);
+    }
+  }
+
+  bool valid() const noexcept { return sim_ != nullptr; }
+  const sh_node_info& nodeInfo() const noexcept { return *api_->sim_node_info(sim_); }
+  Cycle cycle() const noexcept { return Cycle(api_, api_->sim_cycle(sim_)); }
+  Status removePod(const sh_pod& other) const {
+    return detail::collectStatus(api_, [&](sh_status* st) {
+      return api_->sim_remove_pod(sim_, &other, st);
+    });
+  }
+  Status addPod(const sh_pod& other) const {
+    return detail::collectStatus(api_, [&](sh_status* st) {
+      return api_->sim_add_pod(sim_, &other, st);
+    });
+  }
+  // Filter with nominated pods on the copy, as a normal cycle would.
+  Status filter() const {
+    return detail::collectStatus(api_, [&](sh_status* st) { return api_->sim_filter(sim_, st); });
+  }
+
+ private:
+  const sh_host_api* api_;
+  sh_sim* sim_;
+};
+
+class Preemption {
+ public:
+  explicit Preemption(const Cycle& cycle) noexcept : api_(cycle.api()), cycle_(cycle.handle()) {}
+
+  std::pair<const sh_pdb* const*, std::size_t> podDisruptionBudgets() const noexcept {
+    const sh_pdb* const* out = nullptr;
+    std::size_t n = api_->pod_disruption_budgets(cycle_, &out);
+    return {out, n};
+  }
+  uint64_t random() const noexcept { return api_->cycle_random(cycle_); }
+  // Runs fn(i) for i in [0, n) on the host's workers. fn must not throw.
+  template <typename Fn>
+  void parallelFor(std::size_t n, Fn&& fn) const {
+    using F = std::remove_reference_t<Fn>;
+    api_->parallel_for(
+        cycle_, n, [](void* ctx, std::size_t i) { (*static_cast<F*>(ctx))(i); },
+        const_cast<void*>(static_cast<const void*>(&fn)));
+  }
+  Sim beginSim(const sh_pod& pod, const sh_node_info& node) const noexcept {
+    return Sim(api_, api_->sim_begin(cycle_, &pod, &node));
+  }
+  Status preemptVictims(const sh_pod& preemptor, std::string_view node,
+                        const std::vector<const sh_pod*>& victims) const {
+    return detail::collectStatus(api_, [&](sh_status* st) {
+      return api_->preempt_victims(cycle_, &preemptor, node.data(), node.size(), victims.data(),
+                                   victims.size(), st);
+    });
+  }
+
+ private:
+  const sh_host_api* api_;
+  sh_cycle* cycle_;
 };
 
 // Asks the cluster connector to bind `pod` to `node` (what DefaultBinder does). The host writes

@@ -1,0 +1,99 @@
+// What the scheduler offers a cycle's plugins for preemption (CycleHost, reference §7.4 and
+// §9 step 10): nominated pods, its workers, its seeded random source, and evictions.
+//
+// Evictions run inside the PostFilter call, before the preemptor's failure is handled, so
+// the victims' deletions are already on their way when the preemptor goes back to the
+// queue and the next cycle sees a consistent cluster. (Upstream's asynchronous variant
+// gates the preemptor until the last deletion is issued; issuing them in line gives the
+// same order of effects without the gate.)
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "host/cycle/scheduler.h"
+#include "host/cycle/select_host.h"
+
+namespace sh::cycle {
+namespace {
+
+std::string str(sh_str s) { return std::string(s.ptr, s.len); }
+std::string podKey(const sh_pod& p) { return str(p.namespace_) + "/" + str(p.name); }
+bool sameUid(const sh_pod& a, const sh_pod& b) {
+  return a.uid.len == b.uid.len && std::equal(a.uid.ptr, a.uid.ptr + a.uid.len, b.uid.ptr);
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<const model::Pod>> Scheduler::nominatedPodsFor(std::string_view node,
+                                                                           const sh_pod& pod) {
+  std::vector<std::shared_ptr<const model::Pod>> out;
+  if (!queue_->hasNominatedPods()) {
+    return out;
+  }
+  for (auto& np : queue_->nominatedPodsForNode(node)) {
+    const sh_pod& v = np->view();
+    if (v.priority >= pod.priority && !sameUid(v, pod)) {
+      out.push_back(std::move(np));
+    }
+  }
+  return out;
+}
+
+void Scheduler::parallelFor(std::size_t n, const std::function<void(std::size_t)>& fn) {
+  parallelizer_.until(n, fn);
+}
+
+uint64_t Scheduler::random() { return splitmix64(rngState_); }
+
+Status Scheduler::preempt(const sh_pod& preemptor, std::string_view node,
+                          const std::vector<const sh_pod*>& victims) {
+  const std::string preemptorUid = str(preemptor.uid);
+  const std::string nodeName(node);
+  {
+    std::lock_guard<std::mutex> lock(statsMu_);
+    ++stats_.preemptions;
+    stats_.preemptionVictims += victims.size();
+  }
+
+  // Pods of lower priority nominated to this node lose the nomination: the preemptor is
+  // about to take the room they were promised.
+  for (const auto& np : queue_->nominatedPodsForNode(nodeName)) {
+    if (np->view().priority >= preemptor.priority || sameUid(np->view(), preemptor)) {
+      continue;
+    }
+    queue_->deleteNominatedPodIfExists(np);
+    Status s = connector_.clearNominatedNodeName(*np);
+    if (!s.ok()) {
+      spdlog::warn("preemption: clearing the nomination of {}: {}", podKey(np->view()),
+                   s.message());
+    }
+  }
+
+  Status out;
+  const std::string message = str(preemptor.scheduler_name) +
+                              ": preempting to accommodate a higher priority pod";
+  for (const sh_pod* v : victims) {
+    const model::Pod* victim = model::Pod::from_view(v);
+    const std::string key = podKey(*v);
+    std::string event = "Preempted by pod " + preemptorUid + " on node " + nodeName;
+    // A victim still waiting on Permit has not reached the cluster: reject it in memory.
+    if (auto waiting = waitingPods_.get(str(v->uid)); waiting != nullptr) {
+      waiting->reject("DefaultPreemption", "preempted");
+      connector_.recordEvent({"Normal", "Preempted", "Preempting",
+                              event + " (in kube-scheduler memory).", key});
+      continue;
+    }
+    Status s = connector_.deletePod(*victim, message);
+    if (!s.ok()) {
+      if (out.ok()) {
+        out = Status(SH_ERROR);
+      }
+      out.addReason("preempting " + key + ": " + s.message());
+      continue;
+    }
+    connector_.recordEvent({"Normal", "Preempted", "Preempting", event, key});
+  }
+  return out;
+}
+
+}  // namespace sh::cycle

@@ -1,0 +1,175 @@
+// Whole-cluster scenarios with the default profile: pods spread across three zones with a
+// DoNotSchedule constraint, required anti-affinity placing one pod per node, and a
+// high-priority pod preempting low-priority ones while a PodDisruptionBudget is honoured.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "host/cycle/scheduler.h"
+#include "tests/cycle/scheduler_harness.h"
+
+namespace sh::cycle {
+namespace {
+
+using testing::keyOf;
+using testing::node;
+using testing::SchedulerHarness;
+using testing::withKind;
+
+constexpr char kZone[] = "topology.kubernetes.io/zone";
+
+// A pending pod of namespace "ns" labelled app=<app>, asking 1 cpu.
+model::testing::PodWrapper appPod(const std::string& name, const std::string& app,
+                                  const std::string& cpu = "1") {
+  model::testing::PodWrapper w;
+  w.Name(name)
+      .Namespace(testing::kNamespace)
+      .UID(testing::uidOf(name))
+      .Label("app", app)
+      .Req({{"cpu", cpu}, {"memory", "100Mi"}});
+  return w;
+}
+
+boost::json::value podObject(model::testing::PodWrapper w) { return withKind(w.Json(), "Pod"); }
+
+// The scheduler's FailedScheduling message for the pod, its last one.
+std::string lastFailure(SchedulerHarness& h, const std::string& pod) {
+  auto failures = h.events(pod, "FailedScheduling");
+  return failures.empty() ? std::string() : failures.back().message;
+}
+
+TEST(SchedulerScenarioTest, SpreadsAcrossThreeZonesAndStopsAtMaxSkew) {
+  // Zones a and b have room for everything; zone c's nodes (2 cpu and 1 cpu) hold three
+  // 1-cpu pods in all. With maxSkew 1 on the zone, a and b may then hold at most 3 + 1 = 4
+  // pods each: of 12 pods, 4 + 4 + 3 = 11 are bound and the 12th fits no node.
+  SchedulerHarness h;
+  h.add(node("a-1", "8", "32Gi", "110", "zone-a"));
+  h.add(node("a-2", "8", "32Gi", "110", "zone-a"));
+  h.add(node("b-1", "8", "32Gi", "110", "zone-b"));
+  h.add(node("b-2", "8", "32Gi", "110", "zone-b"));
+  h.add(node("c-1", "2", "32Gi", "110", "zone-c"));
+  h.add(node("c-2", "1", "32Gi", "110", "zone-c"));
+  for (int i = 0; i < 12; ++i) {
+    h.add(podObject(appPod("web-" + std::to_string(i), "web")
+                        .SpreadConstraint(1, kZone, "DoNotSchedule", {{"app", "web"}})));
+  }
+  ASSERT_NO_FATAL_FAILURE(h.start());
+
+  const SchedulerStats stats = h.run();
+
+  EXPECT_EQ(stats.scheduled, 11u);
+  EXPECT_EQ(stats.errors, 0u);
+  std::map<std::string, int> perZone;
+  std::string pending;
+  for (int i = 0; i < 12; ++i) {
+    const std::string name = "web-" + std::to_string(i);
+    const std::string where = h.nodeOf(name);
+    if (where.empty()) {
+      pending = name;
+      continue;
+    }
+    ++perZone[where.substr(0, 1)];
+  }
+  EXPECT_EQ(perZone, (std::map<std::string, int>{{"a", 4}, {"b", 4}, {"c", 3}}));
+  ASSERT_FALSE(pending.empty());
+  // Zone c's nodes are full; a and b would raise the skew to 5 - 3 = 2 > 1. Every pod has
+  // priority 0, so preemption finds no victim anywhere.
+  EXPECT_EQ(lastFailure(h, pending),
+            "0/6 nodes are available: 2 Insufficient cpu, 4 node(s) didn't match pod topology "
+            "spread constraints. preemption: 0/6 nodes are available: 6 No preemption victims "
+            "found for incoming pod.");
+}
+
+TEST(SchedulerScenarioTest, RequiredAntiAffinityPlacesOnePodPerNode) {
+  SchedulerHarness h;
+  std::set<std::string> nodes;
+  for (int i = 0; i < 5; ++i) {
+    const std::string name = "node-" + std::to_string(i);
+    nodes.insert(name);
+    // The kubelet labels every node with its hostname; the anti-affinity's topology key.
+    boost::json::value n = node(name, "8", "32Gi");
+    n.as_object()["metadata"].as_object()["labels"].emplace_object()["kubernetes.io/hostname"] =
+        name;
+    h.add(n);
+  }
+  for (int i = 0; i < 8; ++i) {
+    h.add(podObject(appPod("db-" + std::to_string(i), "db", "100m")
+                        .PodAntiAffinityIn("app", "kubernetes.io/hostname", {"db"},
+                                           model::testing::AffinityKind::kRequired)));
+  }
+  ASSERT_NO_FATAL_FAILURE(h.start());
+
+  const SchedulerStats stats = h.run();
+
+  EXPECT_EQ(stats.scheduled, 5u);
+  std::set<std::string> used;
+  int pending = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::string name = "db-" + std::to_string(i);
+    const std::string where = h.nodeOf(name);
+    if (where.empty()) {
+      ++pending;
+      EXPECT_EQ(lastFailure(h, name),
+                "0/5 nodes are available: 5 node(s) didn't match pod anti-affinity rules. "
+                "preemption: 0/5 nodes are available: 5 No preemption victims found for "
+                "incoming pod.");
+      continue;
+    }
+    EXPECT_TRUE(used.insert(where).second) << "two db pods on " << where;
+  }
+  EXPECT_EQ(used, nodes);
+  EXPECT_EQ(pending, 3);
+}
+
+TEST(SchedulerScenarioTest, HighPriorityPodPreemptsWhereNoBudgetIsBroken) {
+  // Two full nodes of 4 cpu. guarded-* (app=guarded) on node-a are covered by a budget that
+  // allows no disruption; batch-* on node-b by none. The 3-cpu pod of PriorityClass "high"
+  // (value 1000, resolved by admission) fits only by evicting both pods of one node, and
+  // node-b breaks no budget.
+  SchedulerHarness h({.follow = true});
+  h.add(node("node-a", "4", "32Gi"));
+  h.add(node("node-b", "4", "32Gi"));
+  h.add(boost::json::parse(R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass",
+                               "metadata":{"name":"high"},"value":1000})"));
+  h.add(boost::json::parse(R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",
+                               "metadata":{"name":"guarded","namespace":"ns"},
+                               "spec":{"selector":{"matchLabels":{"app":"guarded"}}},
+                               "status":{"disruptionsAllowed":0}})"));
+  for (const char* name : {"guarded-1", "guarded-2"}) {
+    h.add(podObject(appPod(name, "guarded", "2").Node("node-a").Priority(0)));
+  }
+  for (const char* name : {"batch-1", "batch-2"}) {
+    h.add(podObject(appPod(name, "batch", "2").Node("node-b").Priority(0)));
+  }
+  h.add(podObject(appPod("urgent", "urgent", "3").PriorityClassName("high")));
+  ASSERT_NO_FATAL_FAILURE(h.start());
+  h.runInBackground();
+
+  ASSERT_TRUE(h.eventually([&] { return h.nodeOf("urgent") == "node-b"; }));
+  const SchedulerStats stats = h.stopBackground();
+
+  EXPECT_EQ(h.storedPod("urgent")->view().priority, 1000);
+  EXPECT_EQ(h.storedPod("batch-1"), nullptr);
+  EXPECT_EQ(h.storedPod("batch-2"), nullptr);
+  EXPECT_EQ(h.nodeOf("guarded-1"), "node-a");
+  EXPECT_EQ(h.nodeOf("guarded-2"), "node-a");
+  for (const char* victim : {"batch-1", "batch-2"}) {
+    auto preempted = h.events(victim, "Preempted");
+    ASSERT_EQ(preempted.size(), 1u) << victim;
+    EXPECT_EQ(preempted[0].type, "Normal");
+    EXPECT_EQ(preempted[0].action, "Preempting");
+    EXPECT_EQ(preempted[0].message, "Preempted by pod urgent-uid on node node-b");
+  }
+  // The first attempt failed and nominated node-b; the retry bound the pod there.
+  EXPECT_EQ(lastFailure(h, "urgent"), "0/2 nodes are available: 2 Insufficient cpu.");
+  EXPECT_EQ(stats.preemptions, 1u);
+  EXPECT_EQ(stats.preemptionVictims, 2u);
+  EXPECT_EQ(h.events("urgent", "Scheduled").size(), 1u);
+}
+
+}  // namespace
+}  // namespace sh::cycle
