@@ -82,6 +82,8 @@ int runRun(const RunArgs& args) {
   // Pending pods that were tried and failed, and those never tried (gated).
   summary.unschedulable = pending - std::min(pending, gated);
   summary.pending = pending;
+  summary.preemptions = stats.preemptions;
+  summary.preemptionVictims = stats.preemptionVictims;
   summary.elapsedSeconds = elapsed;
   summary.attemptLatency = latency;
   log.summary(summary);

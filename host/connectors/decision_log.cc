@@ -115,6 +115,8 @@ void DecisionLog::summary(const RunSummary& s) {
             .count("scheduled", s.scheduled)
             .count("unschedulable", s.unschedulable)
             .count("pending", s.pending)
+            .count("preemptions", s.preemptions)
+            .count("preemptionVictims", s.preemptionVictims)
             .num("podsPerSecond", s.podsPerSecond())
             .num("elapsedSeconds", s.elapsedSeconds)
             .object("attemptLatencyMs", latency)
@@ -132,6 +134,10 @@ std::string summaryText(const RunSummary& s) {
                     std::to_string(s.unschedulable) + ", pending " + std::to_string(s.pending) +
                     " in " + number(s.elapsedSeconds) + " s (" + number(s.podsPerSecond()) +
                     " pods/s)\n";
+  if (s.preemptions > 0) {
+    out += "preempted " + std::to_string(s.preemptionVictims) + " pod(s) in " +
+           std::to_string(s.preemptions) + " preemption(s)\n";
+  }
   const LatencySummary& l = s.attemptLatency;
   out += "attempt latency: p50 " + number(l.p50) + " ms, p99 " + number(l.p99) + " ms, max " +
          number(l.max) + " ms over " + std::to_string(l.count) + " attempts\n";

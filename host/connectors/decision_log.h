@@ -44,6 +44,8 @@ struct RunSummary {
   std::size_t scheduled = 0;
   std::size_t unschedulable = 0;
   std::size_t pending = 0;
+  std::size_t preemptions = 0;        // preemptions carried out
+  std::size_t preemptionVictims = 0;  // pods they evicted
   double elapsedSeconds = 0;
   LatencySummary attemptLatency;  // LatencyStats::summary()
 
