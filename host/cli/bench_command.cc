@@ -115,6 +115,9 @@ int runBench(const BenchArgs& args) {
     o["elapsedSeconds"] = elapsed;
     o["attemptLatencyMs"] = {{"p50", latency.p50}, {"p99", latency.p99}, {"max", latency.max}};
     o["peakRssMiB"] = rss;
+    o["attempts"] = stats.attempts;
+    o["preemptions"] = stats.preemptions;
+    o["preemptionVictims"] = stats.preemptionVictims;
     o["timedOut"] = timedOut;
     printPretty(std::cout, o);
     std::cout << "\n";
@@ -136,6 +139,13 @@ int runBench(const BenchArgs& args) {
                 static_cast<unsigned long long>(stats.scheduled),
                 static_cast<unsigned long long>(stats.unschedulable + stats.errors), total,
                 timedOut ? " (TIMED OUT)" : "");
+    if (stats.preemptions > 0) {
+      std::printf("preemptions %llu, victims %llu, attempts %llu (%.0f attempts/s)\n",
+                  static_cast<unsigned long long>(stats.preemptions),
+                  static_cast<unsigned long long>(stats.preemptionVictims),
+                  static_cast<unsigned long long>(stats.attempts),
+                  total > 0 ? static_cast<double>(stats.attempts) / total : 0.0);
+    }
   }
   return timedOut || binds.size() != workload->measuredPods.size() ? 1 : 0;
 }

@@ -171,5 +171,38 @@ TEST(SchedulerScenarioTest, HighPriorityPodPreemptsWhereNoBudgetIsBroken) {
   EXPECT_EQ(h.events("urgent", "Scheduled").size(), 1u);
 }
 
+TEST(SchedulerScenarioTest, RoomFreedByPreemptionIsKeptForThePreemptor) {
+  // As above without budgets: the 3-cpu urgent pod evicts the batch pods on one node and is
+  // nominated there. The 2-cpu "filler" (priority 0), tried next, would fit in the freed
+  // room, but the nominated pod counts as present on that node (3 + 2 > 4), so it does not.
+  SchedulerHarness h;
+  h.add(node("node-a", "4", "32Gi"));
+  h.add(node("node-b", "4", "32Gi"));
+  for (const char* name : {"guarded-1", "guarded-2"}) {
+    h.add(podObject(appPod(name, "guarded", "2").Node("node-a").Priority(0)));
+  }
+  for (const char* name : {"batch-1", "batch-2"}) {
+    h.add(podObject(appPod(name, "batch", "2").Node("node-b").Priority(0)));
+  }
+  h.add(podObject(appPod("urgent", "urgent", "3").Priority(1000)));
+  h.add(podObject(appPod("filler", "filler", "2").Priority(0)));
+  ASSERT_NO_FATAL_FAILURE(h.start());
+
+  // The urgent pod pops first (PrioritySort) and preempts on one node.
+  ASSERT_TRUE(h.scheduler().stepForTest());
+  EXPECT_EQ(h.nodeOf("urgent"), "");
+  ASSERT_EQ(h.events("urgent", "FailedScheduling").size(), 1u);
+  std::string nominated = h.storedPod("batch-1") == nullptr ? "node-b" : "node-a";
+  // The filler pops next, with the victims' deletions applied: the room is promised.
+  ASSERT_TRUE(h.scheduler().stepForTest());
+  h.scheduler().waitForBindingsForTest();
+  EXPECT_EQ(h.nodeOf("filler"), "");
+
+  const SchedulerStats stats = h.run();
+  EXPECT_EQ(h.nodeOf("urgent"), nominated);
+  EXPECT_NE(h.nodeOf("filler"), nominated);
+  EXPECT_EQ(stats.preemptionVictims, 2u);
+}
+
 }  // namespace
 }  // namespace sh::cycle
