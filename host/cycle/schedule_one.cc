@@ -335,6 +335,20 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
   const std::string key = podKey(pod);
   const int attempts = info->attempts;
   std::shared_ptr<const model::Pod> failedPod = info->pod;
+  if (latest != nullptr && latest->view().node_name.len == 0 && nominatedNode &&
+      std::string_view(latest->view().nominated_node_name.ptr,
+                       latest->view().nominated_node_name.len) != *nominatedNode) {
+    // The status patch below writes the nomination; the pod as the scheduler knows it carries
+    // it from now on, so the next attempt tries the nominated node first.
+    if (auto nominated = model::with_nominated_node(*latest, *nominatedNode)) {
+      std::lock_guard<std::mutex> lock(podsMu_);
+      auto it = pods_.find(uid);
+      if (it != pods_.end() && it->second == latest) {
+        it->second = nominated;
+      }
+      latest = std::move(nominated);
+    }
+  }
   if (latest != nullptr && latest->view().node_name.len == 0) {
     info->pod = latest;
     Status q = queue_->addUnschedulableIfNotPresent(std::move(info), queue_->schedulingCycle());

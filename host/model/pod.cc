@@ -19,7 +19,21 @@ const std::string& Pod::json() const {
         obj["spec"] = boost::json::object();
         spec = obj.if_contains("spec");
       }
-      spec->get_object()["nodeName"] = boost::json::string(nodeName_);
+      if (overridesNodeName_) {
+        spec->get_object()["nodeName"] = boost::json::string(nodeName_);
+      }
+      if (overridesNominated_) {
+        boost::json::value* status = obj.if_contains("status");
+        if (status == nullptr || !status->is_object()) {
+          obj["status"] = boost::json::object();
+          status = obj.if_contains("status");
+        }
+        if (nominatedNodeName_.empty()) {
+          status->get_object().erase("nominatedNodeName");
+        } else {
+          status->get_object()["nominatedNodeName"] = boost::json::string(nominatedNodeName_);
+        }
+      }
       json_ = boost::json::serialize(doc);
     });
   }

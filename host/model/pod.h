@@ -62,6 +62,9 @@ class Pod : public std::enable_shared_from_this<Pod> {
  private:
   friend class PodParser;
   friend std::shared_ptr<const Pod> assign_to_node(const Pod& pod, std::string_view node);
+  friend std::shared_ptr<const Pod> with_nominated_node(const Pod& pod, std::string_view node);
+  // A copy sharing this pod's base (see base_), with the overrides carried over.
+  std::shared_ptr<Pod> derived_copy() const;
 
   static std::string_view text(sh_str s) { return {s.ptr, s.len}; }
 
@@ -74,10 +77,14 @@ class Pod : public std::enable_shared_from_this<Pod> {
   };
   ViewBlock block_;
   mutable std::string json_;
-  // A pod placed by assign_to_node shares the arena of the pod it was made from: its view
-  // is the base's view with node_name pointing at nodeName_.
+  // A pod made by assign_to_node or with_nominated_node shares the arena of the pod it was
+  // made from: its view is the base's view with node_name pointing at nodeName_ and/or
+  // nominated_node_name at nominatedNodeName_, as the flags say.
   std::shared_ptr<const Pod> base_;
   std::string nodeName_;
+  std::string nominatedNodeName_;
+  bool overridesNodeName_ = false;
+  bool overridesNominated_ = false;
   mutable std::once_flag jsonOnce_;
   bool has_priority_ = false;
   sh_str priority_class_name_{"", 0};

@@ -4,21 +4,54 @@
 
 namespace sh::model {
 
-// The copy shares the base pod's arena (every pointer of the view stays valid while the
-// base lives) and owns only its node name: no parsing, no copying of the manifest. The
+// A copy shares the base pod's arena (every pointer of the view stays valid while the base
+// lives) and owns only its overridden strings: no parsing, no copying of the manifest. The
 // manifest itself is rebuilt only if someone asks for it (Pod::json()).
-std::shared_ptr<const Pod> assign_to_node(const Pod& pod, std::string_view node) {
-  std::shared_ptr<const Pod> base = pod.base_ != nullptr ? pod.base_ : pod.weak_from_this().lock();
+std::shared_ptr<Pod> Pod::derived_copy() const {
+  std::shared_ptr<const Pod> base = base_ != nullptr ? base_ : weak_from_this().lock();
   if (base == nullptr) {
     return nullptr;  // not owned by a shared_ptr: nothing could keep the arena alive
   }
   auto copy = std::make_shared<Pod>(Pod::Key{});
   copy->base_ = std::move(base);
+  copy->block_.view = block_.view;
+  copy->has_priority_ = has_priority_;
+  copy->priority_class_name_ = priority_class_name_;
+  copy->nodeName_ = nodeName_;
+  copy->overridesNodeName_ = overridesNodeName_;
+  copy->nominatedNodeName_ = nominatedNodeName_;
+  copy->overridesNominated_ = overridesNominated_;
+  // The view's overridden strings point into this pod: point them at the copy's own.
+  if (copy->overridesNodeName_) {
+    copy->block_.view.node_name = sh_str{copy->nodeName_.data(), copy->nodeName_.size()};
+  }
+  if (copy->overridesNominated_) {
+    copy->block_.view.nominated_node_name =
+        sh_str{copy->nominatedNodeName_.data(), copy->nominatedNodeName_.size()};
+  }
+  return copy;
+}
+
+std::shared_ptr<const Pod> assign_to_node(const Pod& pod, std::string_view node) {
+  std::shared_ptr<Pod> copy = pod.derived_copy();
+  if (copy == nullptr) {
+    return nullptr;
+  }
   copy->nodeName_ = std::string(node);
-  copy->block_.view = pod.block_.view;
+  copy->overridesNodeName_ = true;
   copy->block_.view.node_name = sh_str{copy->nodeName_.data(), copy->nodeName_.size()};
-  copy->has_priority_ = pod.has_priority_;
-  copy->priority_class_name_ = pod.priority_class_name_;
+  return copy;
+}
+
+std::shared_ptr<const Pod> with_nominated_node(const Pod& pod, std::string_view node) {
+  std::shared_ptr<Pod> copy = pod.derived_copy();
+  if (copy == nullptr) {
+    return nullptr;
+  }
+  copy->nominatedNodeName_ = std::string(node);
+  copy->overridesNominated_ = true;
+  copy->block_.view.nominated_node_name =
+      sh_str{copy->nominatedNodeName_.data(), copy->nominatedNodeName_.size()};
   return copy;
 }
 

@@ -193,6 +193,15 @@ TEST(SchedulerScenarioTest, RoomFreedByPreemptionIsKeptForThePreemptor) {
   EXPECT_EQ(h.nodeOf("urgent"), "");
   ASSERT_EQ(h.events("urgent", "FailedScheduling").size(), 1u);
   std::string nominated = h.storedPod("batch-1") == nullptr ? "node-b" : "node-a";
+  // The queued pod carries its nomination (as the status patch wrote it in the cluster), so
+  // its next attempt tries that node first.
+  auto queued = h.scheduler().queue().lookupForTest(keyOf("urgent"));
+  ASSERT_TRUE(queued.has_value());
+  const sh_str nn = queued->info.pod->view().nominated_node_name;
+  EXPECT_EQ(std::string(nn.ptr, nn.len), nominated);
+  EXPECT_EQ(std::string(h.storedPod("urgent")->view().nominated_node_name.ptr,
+                        h.storedPod("urgent")->view().nominated_node_name.len),
+            nominated);
   // The filler pops next, with the victims' deletions applied: the room is promised.
   ASSERT_TRUE(h.scheduler().stepForTest());
   h.scheduler().waitForBindingsForTest();

@@ -373,6 +373,35 @@ TEST(PodParserTest, AssignedCopyKeepsConditions) {
   EXPECT_EQ(sv(placed->view().conditions[0].reason), "PreemptionByScheduler");
 }
 
+TEST(PodParserTest, NominatedCopyThenAssignedCopy) {
+  auto pod = MakePod().Name("p").Label("app", "web").NominatedNodeName("old").Obj();
+  auto nominated = with_nominated_node(*pod, "n2");
+  ASSERT_NE(nominated, nullptr);
+  EXPECT_EQ(sv(nominated->view().nominated_node_name), "n2");
+  EXPECT_EQ(sv(pod->view().nominated_node_name), "old");  // the original is untouched
+  EXPECT_EQ(nominated->view().labels, pod->view().labels);  // shares the base's arena
+  auto manifest = boost::json::parse(nominated->json());
+  EXPECT_EQ(manifest.at("status").at("nominatedNodeName"), "n2");
+  EXPECT_FALSE(manifest.at("spec").as_object().contains("nodeName"));
+
+  // Binding the nominated copy keeps the nomination; the copy of a copy owns its strings,
+  // so it outlives the copy it was made from.
+  auto placed = assign_to_node(*nominated, "n2");
+  nominated.reset();
+  ASSERT_NE(placed, nullptr);
+  EXPECT_EQ(sv(placed->view().node_name), "n2");
+  EXPECT_EQ(sv(placed->view().nominated_node_name), "n2");
+  manifest = boost::json::parse(placed->json());
+  EXPECT_EQ(manifest.at("spec").at("nodeName"), "n2");
+  EXPECT_EQ(manifest.at("status").at("nominatedNodeName"), "n2");
+
+  // An empty nomination removes the field.
+  auto cleared = with_nominated_node(*pod, "");
+  EXPECT_EQ(cleared->view().nominated_node_name.len, 0u);
+  EXPECT_FALSE(boost::json::parse(cleared->json()).at("status").as_object().contains(
+      "nominatedNodeName"));
+}
+
 TEST(PodParserTest, FromViewFindsTheOwner) {
   auto pod = MakePod().Name("p").Obj();
   EXPECT_EQ(Pod::from_view(&pod->view()), pod.get());
