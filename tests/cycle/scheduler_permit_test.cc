@@ -365,5 +365,46 @@ TEST(SchedulerTest, NodeDeletedWhilePodWaitsOnPermitFailsTheBindCleanly) {
   EXPECT_EQ(stats.errors, 1u);
 }
 
+TEST(SchedulerTest, PreemptingAPodWaitingOnPermitRejectsItInMemory) {
+  // held-low (priority 0, 3 cpu) is assumed on n1 and waits on Permit. The 2-cpu urgent pod
+  // (priority 100) fits only in its place: the victim has not reached the cluster, so it is
+  // rejected where it waits instead of deleted, and urgent binds once it is forgotten.
+  SchedulerHarness h({.profiles = permitProfile("{ timeoutMs = 20000, podPrefix = \"held-\" }"),
+                      .follow = true});
+  h.add(node("n1", "4", "32Gi"));
+  h.add(testing::withKind(model::testing::MakePod()
+                              .Name("held-low")
+                              .Namespace(testing::kNamespace)
+                              .UID(uidOf("held-low"))
+                              .Priority(0)
+                              .Req({{"cpu", "3"}, {"memory", "1Gi"}})
+                              .Json(),
+                          "Pod"));
+  ASSERT_NO_FATAL_FAILURE(h.start());
+  h.runInBackground();
+  ASSERT_TRUE(waitsOnPermit(h, "held-low"));
+
+  h.appendChange("ADDED", testing::withKind(model::testing::MakePod()
+                                                .Name("urgent")
+                                                .Namespace(testing::kNamespace)
+                                                .UID(uidOf("urgent"))
+                                                .Priority(100)
+                                                .Req({{"cpu", "2"}, {"memory", "1Gi"}})
+                                                .Json(),
+                                            "Pod"));
+  ASSERT_TRUE(h.eventually([&] { return h.nodeOf("urgent") == "n1"; }));
+  const SchedulerStats stats = h.stopBackground();
+
+  auto preempted = h.events("held-low", "Preempted");
+  ASSERT_EQ(preempted.size(), 1u);
+  EXPECT_EQ(preempted[0].message,
+            "Preempted by pod urgent-uid on node n1 (in kube-scheduler memory).");
+  // Rejected, not deleted: the pod is still in the cluster, unbound.
+  ASSERT_NE(h.storedPod("held-low"), nullptr);
+  EXPECT_EQ(h.nodeOf("held-low"), "");
+  EXPECT_EQ(stats.preemptions, 1u);
+  EXPECT_EQ(stats.preemptionVictims, 1u);
+}
+
 }  // namespace
 }  // namespace sh::cycle
