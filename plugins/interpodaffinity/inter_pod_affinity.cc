@@ -8,6 +8,8 @@
 // Upstream: pkg/scheduler/framework/plugins/interpodaffinity/{filtering,scoring,plugin}.go
 // (v1.36).
 #include "args.h"
+#include "node_contributions.h"
+#include "pair_counts.h"
 #include "terms.h"
 
 #include <schedhost/helpers.hpp>
@@ -28,23 +30,82 @@ constexpr char kErrReasonAntiAffinity[] = "node(s) didn't match pod anti-affinit
 constexpr char kErrReasonExistingAntiAffinity[] =
     "node(s) didn't satisfy existing pods anti-affinity rules";
 
+// One topologyToMatchedTermCount of a PreFilter state: totals from the counter cache, shared
+// read-only, until AddPod or RemovePod writes; the state then works on a copy of its own. A
+// pair whose total is 0 counts as absent (upstream deletes such entries).
+class TermCounts {
+ public:
+  TermCounts() = default;
+  TermCounts(std::shared_ptr<const PairMap> shared, std::size_t nonZero)
+      : shared_(std::move(shared)), nonZero_(nonZero) {}
+  TermCounts(const TermCounts& o)
+      : shared_(o.shared_),
+        own_(o.own_ != nullptr ? std::make_unique<PairMap>(*o.own_) : nullptr),
+        nonZero_(o.nonZero_) {}
+  TermCounts& operator=(const TermCounts& o) {
+    TermCounts copy(o);
+    std::swap(shared_, copy.shared_);
+    std::swap(own_, copy.own_);
+    nonZero_ = copy.nonZero_;
+    return *this;
+  }
+  TermCounts(TermCounts&&) noexcept = default;
+  TermCounts& operator=(TermCounts&&) noexcept = default;
+
+  int64_t count(uint64_t pair) const noexcept {
+    const PairMap* m = own_ != nullptr ? own_.get() : shared_.get();
+    const PairTotal* t = m == nullptr ? nullptr : m->find(pair);
+    return t == nullptr ? 0 : t->sum;
+  }
+  bool empty() const noexcept { return nonZero_ == 0; }
+
+  // topologyToMatchedTermCount.update: adds `value` to (key, the node's value of key) when the
+  // node has the label.
+  void update(const sh_node& node, sh_id key, int64_t value) {
+    const sh_label* label = findLabel(node, key);
+    if (label == nullptr) {
+      return;
+    }
+    if (own_ == nullptr) {
+      own_ = shared_ != nullptr ? std::make_unique<PairMap>(*shared_) : std::make_unique<PairMap>();
+      shared_.reset();
+    }
+    PairTotal& t = (*own_)[topologyPair(key, label->value)];
+    const bool wasNonZero = t.sum != 0;
+    t.sum += value;
+    if (t.sum != 0 && !wasNonZero) {
+      ++nonZero_;
+    } else if (t.sum == 0 && wasNonZero) {
+      --nonZero_;
+    }
+  }
+
+ private:
+  std::shared_ptr<const PairMap> shared_;
+  std::unique_ptr<PairMap> own_;
+  std::size_t nonZero_ = 0;
+};
+
 // What PreFilter computes for Filter; AddPod/RemovePod keep it up to date on clones.
 struct PreFilterState {
   // Existing pods' required anti-affinity terms matching the incoming pod.
-  TopologyCounts existingAntiAffinityCounts;
+  TermCounts existingAntiAffinityCounts;
   // The incoming pod's required affinity terms (all of them) matched by existing pods.
-  TopologyCounts affinityCounts;
+  TermCounts affinityCounts;
   // The incoming pod's required anti-affinity terms matched by existing pods.
-  TopologyCounts antiAffinityCounts;
+  TermCounts antiAffinityCounts;
   // The labels of the incoming pod's namespace (valid for the cycle).
   NsLabels namespaceLabels;
   // The incoming pod matches all its own required affinity terms (first pod of a group).
   bool matchesOwnAffinity = false;
+  // The version of the node scan PreFilter read (0: none), for PreScore to use again.
+  uint64_t scanVersion = 0;
 };
 
-// What PreScore computes for Score: Σ weights per topology pair, and the keys seen.
+// What PreScore computes for Score: Σ weights per topology pair (shared, never changed), and
+// the topology keys of the pairs that exist.
 struct PreScoreState {
-  TopologyCounts topologyScore;
+  std::shared_ptr<const PairMap> topologyScore;
   std::vector<sh_id> topologyKeys;
 };
 
@@ -94,43 +155,79 @@ class InterPodAffinity : public PreFilterPlugin,
   InterPodAffinityArgs args_;
   sh_id preFilterKey_;
   sh_id preScoreKey_;
+  // Per-node contributions kept across cycles for PreFilter and PreScore.
+  std::unique_ptr<CounterCache> counters_ = std::make_unique<CounterCache>();
 };
 
 namespace {
 
 // Adds `value` for every term of `terms` (another pod's anti-affinity) matching `pod`.
-void updateWithAntiAffinityTerms(TopologyCounts& counts, Terms terms, std::string_view ownerNs,
+void updateWithAntiAffinityTerms(TermCounts& counts, Terms terms, std::string_view ownerNs,
                                  const sh_pod& pod, const NsLabels& podNsLabels,
                                  const sh_node& node, int64_t value) {
   for (const sh_pod_affinity_term& t : terms) {
     if (termMatches(t, ownerNs, pod, podNsLabels)) {
-      updateCount(counts, node, t.topology_key, value);
+      counts.update(node, t.topology_key, value);
     }
   }
 }
 
 // Adds `value` for every incoming anti-affinity term that `other` matches.
-void updateWithIncomingAntiAffinityTerms(TopologyCounts& counts, Terms terms,
+void updateWithIncomingAntiAffinityTerms(TermCounts& counts, Terms terms,
                                          std::string_view ownerNs, const sh_pod& other,
                                          NamespaceLabels& namespaces, const sh_node& node,
                                          int64_t value) {
   for (const sh_pod_affinity_term& t : terms) {
     if (incomingTermMatches(t, ownerNs, other, namespaces)) {
-      updateCount(counts, node, t.topology_key, value);
+      counts.update(node, t.topology_key, value);
     }
   }
 }
 
 // Adds `value` for every incoming affinity term when `other` matches all of them.
-void updateWithIncomingAffinityTerms(TopologyCounts& counts, Terms terms,
-                                     std::string_view ownerNs, const sh_pod& other,
-                                     NamespaceLabels& namespaces, const sh_node& node,
-                                     int64_t value) {
+void updateWithIncomingAffinityTerms(TermCounts& counts, Terms terms, std::string_view ownerNs,
+                                     const sh_pod& other, NamespaceLabels& namespaces,
+                                     const sh_node& node, int64_t value) {
   if (podMatchesAllIncomingTerms(terms, ownerNs, other, namespaces)) {
     for (const sh_pod_affinity_term& t : terms) {
-      updateCount(counts, node, t.topology_key, value);
+      counts.update(node, t.topology_key, value);
     }
   }
+}
+
+// Whether walking the pods `count(node)` of `nodes` each cycle costs more than checking all
+// `snapshotSize` nodes for changes: a few pods are cheaper to walk than thousands of nodes to
+// check. Stops counting as soon as the answer is yes.
+template <typename Count>
+bool worthKeeping(const sh_node_info* const* nodes, std::size_t n, std::size_t snapshotSize,
+                  Count&& count) noexcept {
+  std::size_t pods = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    pods += count(*nodes[i]);
+    if (pods * 4 > snapshotSize) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The totals over nodeAt(0..count) computed afresh, for queries not kept across cycles.
+template <typename NodeAt, typename Collect>
+PairTotals sumDirectly(std::size_t channels, std::size_t count, NodeAt&& nodeAt,
+                       Collect&& collect) {
+  PairTotals totals(channels);
+  std::vector<PairDelta> deltas;
+  for (std::size_t i = 0; i < count; ++i) {
+    const sh_node_info& ni = nodeAt(i);
+    if (ni.node == nullptr) {
+      continue;
+    }
+    deltas.clear();
+    PairSink sink(deltas);
+    collect(ni, sink);
+    totals.apply(deltas, 1);
+  }
+  return totals;
 }
 
 }  // namespace
@@ -142,49 +239,76 @@ Status InterPodAffinity::preFilter(Cycle& cycle, const sh_pod& pod, PreFilterRes
   }
   const Terms affinity = requiredAffinityTerms(pod);
   const Terms antiAffinity = requiredAntiAffinityTerms(pod);
+  const bool hasTerms = !affinity.empty() || !antiAffinity.empty();
+  Snapshot snapshot = cycle.snapshot();
+  auto [antiNodes, antiCount] = snapshot.nodesWithRequiredAntiAffinityPods();
+  if (!hasTerms && antiCount == 0) {
+    return Status::skip();  // nothing can hold the pod back
+  }
   const std::string_view ns = view(pod.namespace_);
   NamespaceLabels namespaces(host_.api(), cycle.handle());
 
   auto state = std::make_unique<PreFilterState>();
   state->namespaceLabels = namespaces.get(ns);
-  Snapshot snapshot = cycle.snapshot();
+  const IncomingPod in{&pod, ns, state->namespaceLabels};
+  const IncomingTerms incoming{affinity, antiAffinity, ns};
+  // What is worth keeping across cycles: the incoming terms walk every pod of the cluster;
+  // the existing anti-affinity terms only the pods that have some.
+  const bool keepIncoming = hasTerms && cacheable(affinity) && cacheable(antiAffinity);
+  const bool keepAnti =
+      antiCount > 0 &&
+      (keepIncoming ||
+       worthKeeping(antiNodes, antiCount, snapshot.size(), [](const sh_node_info& ni) {
+         return ni.pods_with_required_anti_affinity_count;
+       }));
+
+  std::unique_lock<std::mutex> lock;
+  const NodeScan* scan = nullptr;
+  if (keepIncoming || keepAnti) {
+    lock = counters_->lock();
+    scan = &counters_->scan(snapshot);
+    state->scanVersion = scan->version();
+  }
 
   // Existing pods' required anti-affinity against the incoming pod: only nodes holding such
-  // pods.
-  auto [antiNodes, antiCount] = snapshot.nodesWithRequiredAntiAffinityPods();
-  for (std::size_t i = 0; i < antiCount; ++i) {
-    const sh_node_info& ni = *antiNodes[i];
-    if (ni.node == nullptr) {
-      continue;
-    }
-    for (uint32_t j = 0; j < ni.pods_with_required_anti_affinity_count; ++j) {
-      const sh_pod& existing = *ni.pods_with_required_anti_affinity[j];
-      updateWithAntiAffinityTerms(state->existingAntiAffinityCounts,
-                                  existingRequiredAntiAffinityTerms(existing),
-                                  view(existing.namespace_), pod, state->namespaceLabels,
-                                  *ni.node, 1);
-    }
+  // pods contribute.
+  auto collectAnti = [&in](const sh_node_info& ni, PairSink& sink) {
+    collectExistingAntiAffinity(ni, in, sink);
+  };
+  if (keepAnti) {
+    PairCounter& counter = counters_->counter(existingAntiAffinityKey(in), 1);
+    counter.sync(*scan, collectAnti);
+    state->existingAntiAffinityCounts =
+        TermCounts(counter.totals().totals(0), counter.totals().nonZero(0));
+  } else if (antiCount > 0) {
+    PairTotals totals = sumDirectly(
+        1, antiCount, [&](std::size_t i) -> const sh_node_info& { return *antiNodes[i]; },
+        collectAnti);
+    state->existingAntiAffinityCounts = TermCounts(totals.totals(0), totals.nonZero(0));
   }
 
   // The incoming pod's required terms against every existing pod.
-  if (!affinity.empty() || !antiAffinity.empty()) {
-    std::size_t n = snapshot.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      const sh_node_info& ni = snapshot.at(i);
-      if (ni.node == nullptr) {
-        continue;
-      }
-      for (uint32_t j = 0; j < ni.pod_count; ++j) {
-        const sh_pod& existing = *ni.pods[j];
-        updateWithIncomingAffinityTerms(state->affinityCounts, affinity, ns, existing,
-                                        namespaces, *ni.node, 1);
-        updateWithIncomingAntiAffinityTerms(state->antiAffinityCounts, antiAffinity, ns,
-                                            existing, namespaces, *ni.node, 1);
-      }
-    }
+  auto collectIncoming = [&](const sh_node_info& ni, PairSink& sink) {
+    collectIncomingTerms(ni, incoming, namespaces, sink);
+  };
+  if (keepIncoming) {
+    PairCounter& counter = counters_->counter(incomingTermsKey(incoming), 2);
+    counter.sync(*scan, collectIncoming);
+    state->affinityCounts = TermCounts(counter.totals().totals(0), counter.totals().nonZero(0));
+    state->antiAffinityCounts =
+        TermCounts(counter.totals().totals(1), counter.totals().nonZero(1));
+  } else if (hasTerms) {
+    PairTotals totals = sumDirectly(
+        2, snapshot.size(), [&](std::size_t i) -> const sh_node_info& { return snapshot.at(i); },
+        collectIncoming);
+    state->affinityCounts = TermCounts(totals.totals(0), totals.nonZero(0));
+    state->antiAffinityCounts = TermCounts(totals.totals(1), totals.nonZero(1));
+  }
+  if (lock.owns_lock()) {
+    lock.unlock();
   }
 
-  if (state->existingAntiAffinityCounts.empty() && affinity.empty() && antiAffinity.empty()) {
+  if (state->existingAntiAffinityCounts.empty() && !hasTerms) {
     return Status::skip();
   }
   state->matchesOwnAffinity = podMatchesAllIncomingTerms(affinity, ns, pod, namespaces);
@@ -229,7 +353,7 @@ Status InterPodAffinity::filter(Cycle& cycle, const sh_pod& pod, const sh_node_i
     if (label == nullptr) {
       return Status::unresolvable(kErrReasonAffinity);
     }
-    if (countOf(state->affinityCounts, topologyPair(t.topology_key, label->value)) <= 0) {
+    if (state->affinityCounts.count(topologyPair(t.topology_key, label->value)) <= 0) {
       podsExist = false;
     }
   }
@@ -242,7 +366,7 @@ Status InterPodAffinity::filter(Cycle& cycle, const sh_pod& pod, const sh_node_i
     for (const sh_pod_affinity_term& t : requiredAntiAffinityTerms(pod)) {
       const sh_label* label = findLabel(node, t.topology_key);
       if (label != nullptr &&
-          countOf(state->antiAffinityCounts, topologyPair(t.topology_key, label->value)) > 0) {
+          state->antiAffinityCounts.count(topologyPair(t.topology_key, label->value)) > 0) {
         return Status::unschedulable(kErrReasonAntiAffinity);
       }
     }
@@ -252,38 +376,13 @@ Status InterPodAffinity::filter(Cycle& cycle, const sh_pod& pod, const sh_node_i
   if (!state->existingAntiAffinityCounts.empty()) {
     for (uint32_t i = 0; i < node.label_count; ++i) {
       const sh_label& l = node.labels[i];
-      if (countOf(state->existingAntiAffinityCounts, topologyPair(l.key, l.value)) > 0) {
+      if (state->existingAntiAffinityCounts.count(topologyPair(l.key, l.value)) > 0) {
         return Status::unschedulable(kErrReasonExistingAntiAffinity);
       }
     }
   }
   return Status::success();
 }
-
-namespace {
-
-// scoreMap.processTerm: adds weight·multiplier to the existing pod's node's domain of the term.
-inline void addScore(PreScoreState& state, sh_id topologyKey, const sh_node& node,
-                     int64_t value) {
-  const sh_label* label = findLabel(node, topologyKey);
-  if (label == nullptr) {
-    return;
-  }
-  auto [it, inserted] = state.topologyScore.try_emplace(topologyPair(topologyKey, label->value), 0);
-  it->second += value;
-  if (inserted) {
-    sh_id key = canonicalId(topologyKey);
-    bool seen = false;
-    for (sh_id k : state.topologyKeys) {
-      seen = seen || k == key;
-    }
-    if (!seen) {
-      state.topologyKeys.push_back(key);
-    }
-  }
-}
-
-}  // namespace
 
 Status InterPodAffinity::preScore(Cycle& cycle, const sh_pod& pod,
                                   const sh_node_info* const* /*nodes*/, std::size_t count) {
@@ -301,70 +400,53 @@ Status InterPodAffinity::preScore(Cycle& cycle, const sh_pod& pod,
     return Status::error("failed to parse pod: " + parseError);
   }
 
+  // With preferred terms of its own every pod of the cluster counts, else only pods with
+  // affinity.
+  Snapshot snapshot = cycle.snapshot();
+  auto [withAffinity, withAffinityCount] = snapshot.nodesWithAffinityPods();
+  if (!hasConstraints && withAffinityCount == 0) {
+    return Status::skip();  // nothing to accumulate
+  }
+
   const std::string_view ns = view(pod.namespace_);
   NamespaceLabels namespaces(host_.api(), cycle.handle());
-  const NsLabels podNsLabels = namespaces.get(ns);
-  const int64_t hardWeight = args_.hardPodAffinityWeight;
+  const ScoreQuery query{{&pod, ns, namespaces.get(ns)},
+                         preferredAffinity,
+                         preferredAnti,
+                         hasConstraints,
+                         args_.hardPodAffinityWeight};
+  auto collect = [&](const sh_node_info& ni, PairSink& sink) {
+    collectScores(ni, query, namespaces, sink);
+  };
+
+  const bool keep =
+      cacheable(preferredAffinity) && cacheable(preferredAnti) &&
+      (hasConstraints ||
+       worthKeeping(withAffinity, withAffinityCount, snapshot.size(),
+                    [](const sh_node_info& ni) { return ni.pods_with_affinity_count; }));
   auto state = std::make_unique<PreScoreState>();
-
-  auto processExistingPod = [&](const sh_pod& existing, const sh_node& node) {
-    if (node.label_count == 0) {
-      return;
-    }
-    // The incoming pod's preferred terms matched by the existing pod.
-    for (const sh_weighted_pod_affinity_term& w : preferredAffinity) {
-      if (incomingTermMatches(w.term, ns, existing, namespaces)) {
-        addScore(*state, w.term.topology_key, node, w.weight);
-      }
-    }
-    for (const sh_weighted_pod_affinity_term& w : preferredAnti) {
-      if (incomingTermMatches(w.term, ns, existing, namespaces)) {
-        addScore(*state, w.term.topology_key, node, -static_cast<int64_t>(w.weight));
-      }
-    }
-    // The existing pod's terms matched by the incoming pod.
-    const std::string_view existingNs = view(existing.namespace_);
-    if (hardWeight > 0) {
-      for (const sh_pod_affinity_term& t : existingRequiredAffinityTerms(existing)) {
-        if (termMatches(t, existingNs, pod, podNsLabels)) {
-          addScore(*state, t.topology_key, node, hardWeight);
-        }
-      }
-    }
-    for (const sh_weighted_pod_affinity_term& w : existingPreferredAffinityTerms(existing)) {
-      if (termMatches(w.term, existingNs, pod, podNsLabels)) {
-        addScore(*state, w.term.topology_key, node, w.weight);
-      }
-    }
-    for (const sh_weighted_pod_affinity_term& w : existingPreferredAntiAffinityTerms(existing)) {
-      if (termMatches(w.term, existingNs, pod, podNsLabels)) {
-        addScore(*state, w.term.topology_key, node, -static_cast<int64_t>(w.weight));
-      }
-    }
-  };
-
-  Snapshot snapshot = cycle.snapshot();
-  auto processNode = [&](const sh_node_info& ni) {
-    if (ni.node == nullptr) {
-      return;
-    }
-    // Without preferred terms of its own, only pods with affinity can affect the pod.
-    const sh_pod* const* pods = hasConstraints ? ni.pods : ni.pods_with_affinity;
-    uint32_t podCount = hasConstraints ? ni.pod_count : ni.pods_with_affinity_count;
-    for (uint32_t j = 0; j < podCount; ++j) {
-      processExistingPod(*pods[j], *ni.node);
-    }
-  };
-  if (hasConstraints) {
-    std::size_t n = snapshot.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      processNode(snapshot.at(i));
-    }
+  if (keep) {
+    // The nodes PreFilter read in this cycle are the same nodes: use them again.
+    const auto* preFilter = cycle.read<PreFilterState>(preFilterKey_);
+    auto lock = counters_->lock();
+    const NodeScan& scan =
+        counters_->scan(snapshot, preFilter != nullptr ? preFilter->scanVersion : 0);
+    PairCounter& counter = counters_->counter(scoresKey(query), 1);
+    counter.sync(scan, collect);
+    state->topologyScore = counter.totals().totals(0);
+    state->topologyKeys = counter.totals().touchedKeys(0);
   } else {
-    auto [withAffinity, n] = snapshot.nodesWithAffinityPods();
-    for (std::size_t i = 0; i < n; ++i) {
-      processNode(*withAffinity[i]);
-    }
+    PairTotals totals =
+        hasConstraints
+            ? sumDirectly(
+                  1, snapshot.size(),
+                  [&](std::size_t i) -> const sh_node_info& { return snapshot.at(i); }, collect)
+            : sumDirectly(
+                  1, withAffinityCount,
+                  [&](std::size_t i) -> const sh_node_info& { return *withAffinity[i]; },
+                  collect);
+    state->topologyScore = totals.totals(0);
+    state->topologyKeys = totals.touchedKeys(0);
   }
 
   if (state->topologyKeys.empty()) {
@@ -385,7 +467,8 @@ Status InterPodAffinity::score(Cycle& cycle, const sh_pod& /*pod*/, const sh_nod
   for (sh_id key : state->topologyKeys) {
     const sh_label* label = findLabel(*nodeInfo.node, key);
     if (label != nullptr) {
-      sum += countOf(state->topologyScore, topologyPair(key, label->value));
+      const PairTotal* t = state->topologyScore->find(topologyPair(key, label->value));
+      sum += t == nullptr ? 0 : t->sum;
     }
   }
   score = sum;

@@ -1,5 +1,5 @@
 // Pod (anti-)affinity terms as kube-scheduler's framework.AffinityTerm sees them: which
-// namespaces a term covers, whether it matches a pod, and the counts keyed by topology pair.
+// namespaces a term covers, whether it matches a pod, and topology pairs as one integer.
 #ifndef SCHEDHOST_PLUGINS_INTERPODAFFINITY_TERMS_H
 #define SCHEDHOST_PLUGINS_INTERPODAFFINITY_TERMS_H
 
@@ -81,29 +81,6 @@ bool podMatchesAllTerms(Terms terms, std::string_view ownerNs, const sh_pod& pod
 // A (topology key, value) pair as one integer.
 inline uint64_t topologyPair(sh_id key, sh_id value) noexcept {
   return (static_cast<uint64_t>(canonicalId(key)) << 32) | canonicalId(value);
-}
-
-// topologyToMatchedTermCount.
-using TopologyCounts = std::unordered_map<uint64_t, int64_t>;
-
-// Adds `value` to the pair (key, node's value of key) when the node has the label; drops the
-// entry when it falls to zero.
-inline void updateCount(TopologyCounts& counts, const sh_node& node, sh_id key,
-                        int64_t value) {
-  const sh_label* label = findLabel(node, key);
-  if (label == nullptr) {
-    return;
-  }
-  auto [it, inserted] = counts.try_emplace(topologyPair(key, label->value), 0);
-  it->second += value;
-  if (it->second == 0) {
-    counts.erase(it);
-  }
-}
-
-inline int64_t countOf(const TopologyCounts& counts, uint64_t pair) noexcept {
-  auto it = counts.find(pair);
-  return it == counts.end() ? 0 : it->second;
 }
 
 }  // namespace schedhost::plugins::interpodaffinity

@@ -8,15 +8,15 @@
 // Upstream: pkg/scheduler/framework/plugins/podtopologyspread/{common,filtering,scoring,
 // plugin}.go (v1.36).
 #include "args.h"
+#include "constraint.h"
+#include "selector.h"
+#include "spread_counts.h"
 
 #include <schedhost/helpers.hpp>
 #include <schedhost/plugin.hpp>
 
-#include <array>
-#include <climits>
 #include <cmath>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,83 +34,6 @@ constexpr char kErrReasonNodeLabelNotMatch[] =
     "node(s) didn't match pod topology spread constraints (missing required label)";
 
 namespace {
-
-// A labels.Selector owned by the plugin: the AND of copied label selectors and extra
-// key=value pairs. `nothing` is labels.Nothing() (a constraint without labelSelector).
-// Move-only: the requirements point into `values_`, whose buffers stay put on a move.
-class Selector {
- public:
-  Selector() = default;
-  Selector(Selector&&) = default;
-  Selector& operator=(Selector&&) = default;
-  Selector(const Selector&) = delete;
-  Selector& operator=(const Selector&) = delete;
-
-  static Selector nothingSelector() {
-    Selector s;
-    s.nothing_ = true;
-    return s;
-  }
-
-  // ANDs `sel` in. Returns false when a requirement would not parse
-  // (metav1.LabelSelectorAsSelector fails).
-  bool add(const sh_label_selector& sel) {
-    for (uint32_t i = 0; i < sel.match_label_count; ++i) {
-      labels_.push_back(sel.match_labels[i]);
-    }
-    bool ok = true;
-    for (uint32_t i = 0; i < sel.match_expression_count; ++i) {
-      sh_requirement r = sel.match_expressions[i];
-      ok = ok && r.op != SH_OP_GT && r.op != SH_OP_LT && requirementValid(r);
-      values_.emplace_back(r.values, r.values + r.value_count);
-      r.values = values_.back().data();
-      reqs_.push_back(r);
-    }
-    return ok;
-  }
-  void addLabel(const sh_label& label) { labels_.push_back(label); }
-
-  bool isNothing() const noexcept { return nothing_; }
-  // labels.Selector.Empty(): no requirement at all (Nothing is not empty).
-  bool empty() const noexcept { return !nothing_ && labels_.empty() && reqs_.empty(); }
-
-  bool matches(const sh_label* labels, uint32_t count) const noexcept {
-    if (nothing_) {
-      return false;
-    }
-    for (const sh_label& want : labels_) {
-      const sh_label* have = findLabel(labels, count, want.key);
-      if (have == nullptr || !sameId(have->value, want.value)) {
-        return false;
-      }
-    }
-    for (const sh_requirement& r : reqs_) {
-      if (r.op == SH_OP_GT || r.op == SH_OP_LT || !requirementValid(r) ||
-          !matchRequirement(r, labels, count)) {
-        return false;
-      }
-    }
-    return true;
-  }
-  bool matches(const sh_pod& pod) const noexcept { return matches(pod.labels, pod.label_count); }
-
- private:
-  bool nothing_ = false;
-  std::vector<sh_label> labels_;
-  std::vector<sh_requirement> reqs_;
-  std::deque<std::vector<sh_id>> values_;
-};
-
-// topologySpreadConstraint: a constraint with its parsed selector and defaults applied.
-struct Constraint {
-  int32_t maxSkew = 1;
-  sh_id topologyKey = SH_ID_NONE;
-  int32_t minDomains = 1;
-  bool honorAffinity = true;  // nodeAffinityPolicy, Honor by default
-  bool honorTaints = false;   // nodeTaintsPolicy, Ignore by default
-  std::shared_ptr<const Selector> selector;
-};
-using Constraints = std::shared_ptr<const std::vector<Constraint>>;
 
 // The value of `key` on the node, "" when absent (Go's map lookup), canonical.
 sh_id labelValue(const sh_node& node, sh_id key) noexcept {
@@ -132,65 +55,17 @@ bool nodeHasAllKeys(const sh_node& node, const std::vector<Constraint>& cs) noex
 
 std::string_view ns(const sh_pod& pod) noexcept { return view(pod.namespace_); }
 
-// countPodsMatchSelector: pods in namespace `nsName`, not terminating, matching the selector;
-// an empty selector counts nothing.
-int64_t countMatching(const sh_node_info& ni, const Selector& sel, std::string_view nsName) {
-  if (sel.empty()) {
-    return 0;
-  }
-  int64_t count = 0;
-  for (uint32_t i = 0; i < ni.pod_count; ++i) {
-    const sh_pod& p = *ni.pods[i];
-    if (p.deleting != 0 || ns(p) != nsName) {
-      continue;
-    }
-    if (sel.matches(p)) {
-      ++count;
-    }
-  }
-  return count;
-}
-
-// criticalPaths: the two domains with the fewest matching pods (the first always holds the
-// minimum), updated as upstream does.
-struct CriticalPaths {
-  struct Path {
-    sh_id value = SH_ID_NONE;
-    int64_t num = INT32_MAX;
-  };
-  std::array<Path, 2> p{};
-
-  void update(sh_id value, int64_t num) noexcept {
-    int i = -1;
-    if (value == p[0].value) {
-      i = 0;
-    } else if (value == p[1].value) {
-      i = 1;
-    }
-    if (i >= 0) {
-      p[static_cast<std::size_t>(i)].num = num;
-      if (p[0].num > p[1].num) {
-        std::swap(p[0], p[1]);
-      }
-    } else if (num < p[0].num) {
-      p[1] = p[0];
-      p[0] = {value, num};
-    } else if (num < p[1].num) {
-      p[1] = {value, num};
-    }
-  }
-};
-
 // preFilterState. Copyable: the host clones it for preemption and nominated pods; the
 // constraints are shared.
 struct PreFilterState {
   Constraints constraints;
-  std::vector<CriticalPaths> paths;
-  std::vector<std::unordered_map<sh_id, int64_t>> counts;
+  std::vector<ConstraintCounts> counts;
+  std::vector<uint8_t> selfMatch;  // the pod matches constraint i's selector
+  uint64_t scanVersion = 0;        // the node scan read, for PreScore to use again
 
   int64_t minMatch(std::size_t i, int32_t minDomains) const noexcept {
-    int64_t m = paths[i].p[0].num;
-    if (counts[i].size() < static_cast<std::size_t>(minDomains)) {
+    int64_t m = counts[i].paths().p[0].num;
+    if (counts[i].domains() < static_cast<std::size_t>(minDomains)) {
       m = 0;
     }
     return m;
@@ -279,26 +154,22 @@ class PodTopologySpread : public PreFilterPlugin,
     }
     auto state = std::make_unique<PreFilterState>();
     state->constraints = cs;
-    state->counts.resize(cs->size());
-    state->paths.resize(cs->size());
-    Snapshot snap = cycle.snapshot();
-    for (std::size_t n = 0; n < snap.size(); ++n) {
-      const sh_node_info& ni = snap.at(n);
-      if (ni.node == nullptr || !nodeHasAllKeys(*ni.node, *cs)) {
-        continue;
-      }
-      for (std::size_t i = 0; i < cs->size(); ++i) {
-        const Constraint& c = (*cs)[i];
-        if (!matchPolicies(c, pod, *ni.node)) {
-          continue;
+    state->counts.reserve(cs->size());
+    state->selfMatch.reserve(cs->size());
+    const std::vector<sh_id> keys = topologyKeysOf(*cs);
+    {
+      auto lock = spreadCounts_->lock();
+      const NodeScan& scan = spreadCounts_->scan(cycle.snapshot());
+      state->scanVersion = scan.version();
+      for (const Constraint& c : *cs) {
+        MatchCounter& counter =
+            spreadCounts_->counter({c.selector.get(), ns(pod), c.topologyKey, &keys});
+        if (includesEveryNode(c, pod)) {
+          state->counts.emplace_back(counter.domains(), counter.domainCount(), counter.paths());
+        } else {
+          state->counts.push_back(countIncluded(scan, counter, c, pod));
         }
-        state->counts[i][labelValue(*ni.node, c.topologyKey)] +=
-            countMatching(ni, *c.selector, ns(pod));
-      }
-    }
-    for (std::size_t i = 0; i < cs->size(); ++i) {
-      for (const auto& [value, num] : state->counts[i]) {
-        state->paths[i].update(value, num);
+        state->selfMatch.push_back(c.selector->matches(pod) ? 1 : 0);
       }
     }
     cycle.write(preFilterKey_, std::move(state));
@@ -313,7 +184,7 @@ class PodTopologySpread : public PreFilterPlugin,
     return updateWithPod(cycle, pod, other, ni, -1);
   }
 
-  Status filter(Cycle& cycle, const sh_pod& pod, const sh_node_info& ni) {
+  Status filter(Cycle& cycle, const sh_pod& /*pod*/, const sh_node_info& ni) {
     const PreFilterState* s = cycle.read<PreFilterState>(preFilterKey_);
     if (s == nullptr) {
       return Status::error(
@@ -332,9 +203,8 @@ class PodTopologySpread : public PreFilterPlugin,
       }
       // 'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew'
       int64_t minMatch = s->minMatch(i, c.minDomains);
-      int64_t self = c.selector->matches(pod) ? 1 : 0;
-      auto it = s->counts[i].find(canonicalId(label->value));
-      int64_t matchNum = it == s->counts[i].end() ? 0 : it->second;
+      int64_t self = s->selfMatch[i];
+      int64_t matchNum = s->counts[i].count(canonicalId(label->value));
       if (matchNum + self - minMatch > c.maxSkew) {
         return Status::unschedulable(kErrReasonConstraintsNotMatch);
       }
@@ -388,23 +258,45 @@ class PodTopologySpread : public PreFilterPlugin,
       }
       state->weights[i] = std::log(static_cast<double>(size + 2));
     }
-    for (std::size_t n = 0; n < snap.size(); ++n) {
-      const sh_node_info& ni = snap.at(n);
-      if (ni.node == nullptr || (requireAll && !nodeHasAllKeys(*ni.node, *cs))) {
+    // The matching pods of every node that passes the policies, summed per domain of a
+    // filtered node; kept across cycles by the MatchCounters.
+    const std::vector<sh_id> keys = requireAll ? topologyKeysOf(*cs) : std::vector<sh_id>();
+    const PreFilterState* preFilter = cycle.read<PreFilterState>(preFilterKey_);
+    auto lock = spreadCounts_->lock();
+    const NodeScan* scan = nullptr;
+    for (std::size_t i = 0; i < cs->size(); ++i) {
+      const Constraint& c = (*cs)[i];
+      std::unordered_map<sh_id, int64_t>& domainCounts = state->counts[i];
+      if (domainCounts.empty()) {
+        continue;  // hostname (counted in Score), or no domain among the filtered nodes
+      }
+      if (scan == nullptr) {
+        // The nodes PreFilter read in this cycle are the same nodes: use them again.
+        scan = &spreadCounts_->scan(snap, preFilter != nullptr ? preFilter->scanVersion : 0);
+      }
+      MatchCounter& counter =
+          spreadCounts_->counter({c.selector.get(), ns(pod), c.topologyKey, &keys});
+      if (includesEveryNode(c, pod)) {
+        std::shared_ptr<const DomainMap> domains = counter.domains();
+        for (auto& [value, cnt] : domainCounts) {
+          if (const Domain* d = domains->find(value); d != nullptr) {
+            cnt += d->count;
+          }
+        }
         continue;
       }
-      for (std::size_t i = 0; i < cs->size(); ++i) {
-        const Constraint& c = (*cs)[i];
-        if (!matchPolicies(c, pod, *ni.node)) {
+      for (std::size_t n = 0; n < scan->size(); ++n) {
+        const NodeCount& nc = counter.node(n);
+        if (!nc.eligible || !matchPolicies(c, pod, *scan->at(n).node)) {
           continue;
         }
-        auto it = state->counts[i].find(labelValue(*ni.node, c.topologyKey));
-        if (it == state->counts[i].end()) {
-          continue;  // a domain with no candidate node, or hostname
+        auto it = domainCounts.find(nc.domain);
+        if (it != domainCounts.end()) {
+          it->second += nc.count;
         }
-        it->second += countMatching(ni, *c.selector, ns(pod));
       }
     }
+    lock.unlock();
     cycle.write(preScoreKey_, std::make_unique<PreScoreHandle>(PreScoreHandle{std::move(state)}));
     return Status::success();
   }
@@ -491,6 +383,27 @@ class PodTopologySpread : public PreFilterPlugin,
   }
 
  private:
+  // The counts of one constraint over the nodes its inclusion policies admit for `pod`, from
+  // the counter's per-node counts.
+  ConstraintCounts countIncluded(const NodeScan& scan, const MatchCounter& counter,
+                                 const Constraint& c, const sh_pod& pod) const {
+    auto domains = std::make_shared<DomainMap>();
+    std::size_t existing = 0;
+    for (std::size_t i = 0; i < scan.size(); ++i) {
+      const NodeCount& n = counter.node(i);
+      if (!n.eligible || !matchPolicies(c, pod, *scan.at(i).node)) {
+        continue;
+      }
+      Domain& d = (*domains)[n.domain];
+      if (d.nodes++ == 0) {
+        ++existing;
+      }
+      d.count += n.count;
+    }
+    CriticalPaths paths = criticalPathsOf(*domains);
+    return ConstraintCounts(std::move(domains), existing, paths);
+  }
+
   // matchNodeInclusionPolicies.
   bool matchPolicies(const Constraint& c, const sh_pod& pod, const sh_node& node) const noexcept {
     if (c.honorAffinity && !matchRequiredNodeAffinity(pod, node, metadataName_)) {
@@ -545,6 +458,38 @@ class PodTopologySpread : public PreFilterPlugin,
   // `cycle` NULL (queueing hints) answers nullptr with `unknown` set when a selector is needed.
   Constraints defaultConstraints(const Cycle* cycle, const sh_pod& pod, int32_t action,
                                  bool& unknown) const {
+    // Most pods have no constraint of this action or no workload: answer them without
+    // allocating.
+    static const Constraints kNone = std::make_shared<const std::vector<Constraint>>();
+    bool any = false;
+    for (const DefaultConstraint& d : args_.defaultConstraints) {
+      any = any || d.whenUnsatisfiable == action;
+    }
+    if (!any) {
+      return kNone;
+    }
+    if (cycle == nullptr) {
+      unknown = true;
+      return nullptr;
+    }
+    const sh_label_selector* const* selectors = nullptr;
+    std::size_t n = host_.api()->workload_selectors(cycle->handle(), &pod, &selectors);
+    bool selects = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const sh_label_selector* s = selectors[i];
+      selects = selects ||
+                (s != nullptr && (s->match_label_count > 0 || s->match_expression_count > 0));
+    }
+    if (!selects) {
+      return kNone;  // the derived selector is empty
+    }
+    auto sel = std::make_shared<Selector>();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (selectors[i] != nullptr) {
+        sel->add(*selectors[i]);
+      }
+    }
+    std::shared_ptr<const Selector> shared = std::move(sel);
     auto out = std::make_shared<std::vector<Constraint>>();
     for (const DefaultConstraint& d : args_.defaultConstraints) {
       if (d.whenUnsatisfiable != action) {
@@ -556,30 +501,8 @@ class PodTopologySpread : public PreFilterPlugin,
       c.minDomains = d.minDomains > 0 ? d.minDomains : 1;
       c.honorAffinity = d.nodeAffinityPolicy != SH_POLICY_IGNORE;
       c.honorTaints = d.nodeTaintsPolicy == SH_POLICY_HONOR;
-      out->push_back(std::move(c));
-    }
-    if (out->empty()) {
-      return out;
-    }
-    if (cycle == nullptr) {
-      unknown = true;
-      return nullptr;
-    }
-    const sh_label_selector* const* selectors = nullptr;
-    std::size_t n = host_.api()->workload_selectors(cycle->handle(), &pod, &selectors);
-    auto sel = std::make_shared<Selector>();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (selectors[i] != nullptr) {
-        sel->add(*selectors[i]);
-      }
-    }
-    if (sel->empty()) {
-      out->clear();
-      return out;
-    }
-    std::shared_ptr<const Selector> shared = std::move(sel);
-    for (Constraint& c : *out) {
       c.selector = shared;
+      out->push_back(std::move(c));
     }
     return out;
   }
@@ -614,10 +537,7 @@ class PodTopologySpread : public PreFilterPlugin,
       if (!c.selector->matches(other) || !matchPolicies(c, pod, node)) {
         continue;
       }
-      sh_id v = labelValue(node, c.topologyKey);
-      int64_t& num = s->counts[i][v];
-      num += delta;
-      s->paths[i].update(v, num);
+      s->counts[i].add(labelValue(node, c.topologyKey), delta);
     }
     return Status::success();
   }
@@ -720,6 +640,8 @@ class PodTopologySpread : public PreFilterPlugin,
   sh_id metadataName_;
   sh_id preFilterKey_;
   sh_id preScoreKey_;
+  // Matching pods per node and domain, kept across cycles for PreFilter and PreScore.
+  std::unique_ptr<SpreadCounts> spreadCounts_ = std::make_unique<SpreadCounts>();
 };
 
 }  // namespace schedhost::plugins::podtopologyspread

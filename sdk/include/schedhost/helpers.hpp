@@ -16,6 +16,8 @@
 //   args            field-error wording (invalidValue, requiredValue, ...), qualifiedNameErrors
 //                   (validation.IsQualifiedName), args-tree checks (expectObject,
 //                   rejectUnknownFields, errorAt)
+//   across cycles   NodeStamp, NodeScan and NodeRecords (per-node results recomputed only
+//                   where a node changed), IdMap (counts that are cheap to copy)
 //
 // Everything a Filter or Score calls is noexcept and allocation-free. Header-only, C++17.
 #ifndef SCHEDHOST_HELPERS_HPP
@@ -29,6 +31,8 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace schedhost {
@@ -683,6 +687,209 @@ inline void errorAt(const Args& parent, const char* child, const std::string& me
     parent.error(std::string(child) + ": " + message);
   }
 }
+
+// ---------------------------------------------------------------------------
+// State kept across cycles
+// ---------------------------------------------------------------------------
+// A NodeInfo's generation changes whenever its node or its pods change (the host draws it from
+// one process-wide counter, as kube-scheduler does), so a plugin may keep per-node results from
+// one cycle to the next and recompute only the nodes whose stamp moved: O(nodes) per cycle
+// instead of O(pods). Such a cache belongs to the serial points (PreFilter, PreScore) and needs
+// a lock of its own; Filter, Score and the PreFilter extensions run concurrently and must read
+// only what the cycle state holds.
+
+// A node's identity and version: its node object (replaced whenever the node changes) and its
+// generation. Generation 0 means "unknown": such a stamp equals none.
+struct NodeStamp {
+  const sh_node* node = nullptr;
+  uint64_t generation = 0;
+
+  bool sameAs(const NodeStamp& other) const noexcept {
+    return generation != 0 && generation == other.generation && node == other.node;
+  }
+};
+
+inline NodeStamp stampOf(const sh_node_info& ni) noexcept { return {ni.node, ni.generation}; }
+
+// The nodes of one cycle's snapshot, in snapshot order, with their stamps: read once, then
+// shared by every NodeRecords the plugin brings up to date in that cycle. version() tells reads
+// apart (0: never read), so a later point of the same cycle can tell whether the scan it
+// recorded is still the last one and use it again instead of reading the nodes anew.
+class NodeScan {
+ public:
+  void read(const Snapshot& snapshot) {
+    ++version_;
+    const std::size_t n = snapshot.size();
+    nodes_.resize(n);
+    stamps_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const sh_node_info& ni = snapshot.at(i);
+      nodes_[i] = &ni;
+      stamps_[i] = stampOf(ni);
+    }
+  }
+  std::size_t size() const noexcept { return nodes_.size(); }
+  const sh_node_info& at(std::size_t i) const noexcept { return *nodes_[i]; }
+  const NodeStamp& stamp(std::size_t i) const noexcept { return stamps_[i]; }
+  uint64_t version() const noexcept { return version_; }
+
+ private:
+  std::vector<const sh_node_info*> nodes_;
+  std::vector<NodeStamp> stamps_;
+  uint64_t version_ = 0;
+};
+
+// Per-node results R (a struct with a `NodeStamp stamp` member) by snapshot position, kept in
+// step with the snapshot. sync() keeps the record of every node whose stamp is unchanged, calls
+// drop(const R&) for every record that goes (its node changed or left) and fill(i, R&) for every
+// node of the scan that needs a new record (its stamp already set). A caller keeping totals over
+// the records subtracts in drop and adds in fill, so the totals always cover exactly the
+// snapshot's nodes. When the node list changed length or order (most positions differ), records
+// are matched by stamp, so a reordered snapshot costs O(nodes), not a recount.
+template <typename R>
+class NodeRecords {
+ public:
+  template <typename Drop, typename Fill>
+  void sync(const NodeScan& scan, Drop&& drop, Fill&& fill) {
+    const std::size_t n = scan.size();
+    std::size_t changed = 0;
+    if (records_.size() == n) {
+      for (std::size_t i = 0; i < n; ++i) {
+        changed += records_[i].stamp.sameAs(scan.stamp(i)) ? 0 : 1;
+      }
+    }
+    if (records_.size() == n && (changed <= 8 || changed * 16 <= n)) {
+      for (std::size_t i = 0; i < n && changed > 0; ++i) {
+        if (!records_[i].stamp.sameAs(scan.stamp(i))) {
+          drop(static_cast<const R&>(records_[i]));
+          records_[i] = R{};
+          records_[i].stamp = scan.stamp(i);
+          fill(i, records_[i]);
+          --changed;
+        }
+      }
+      return;
+    }
+    std::unordered_map<uint64_t, std::size_t> byGeneration;
+    byGeneration.reserve(records_.size());
+    for (std::size_t i = 0; i < records_.size(); ++i) {
+      if (records_[i].stamp.generation != 0) {
+        byGeneration.emplace(records_[i].stamp.generation, i);
+      }
+    }
+    std::vector<R> next(n);
+    std::vector<bool> taken(records_.size(), false);
+    for (std::size_t i = 0; i < n; ++i) {
+      auto it = byGeneration.find(scan.stamp(i).generation);
+      if (it != byGeneration.end() && !taken[it->second] &&
+          records_[it->second].stamp.sameAs(scan.stamp(i))) {
+        taken[it->second] = true;
+        next[i] = std::move(records_[it->second]);
+        continue;
+      }
+      next[i].stamp = scan.stamp(i);
+      fill(i, next[i]);
+    }
+    for (std::size_t i = 0; i < records_.size(); ++i) {
+      if (!taken[i]) {
+        drop(static_cast<const R&>(records_[i]));
+      }
+    }
+    records_ = std::move(next);
+  }
+
+  std::size_t size() const noexcept { return records_.size(); }
+  const R& operator[](std::size_t i) const noexcept { return records_[i]; }
+
+ private:
+  std::vector<R> records_;
+};
+
+// An open-addressing hash map from 64-bit keys (ids, or two ids packed into one) to V, for
+// counts that a cycle state copies: a copy is one allocation. Entries are never erased; the
+// key kNoKey (all ones) is reserved. forEach visits entries in slot order, which depends only
+// on the sequence of insertions.
+template <typename V>
+class IdMap {
+ public:
+  static constexpr uint64_t kNoKey = ~uint64_t{0};
+
+  const V* find(uint64_t key) const noexcept {
+    if (size_ == 0) {
+      return nullptr;
+    }
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = slotOf(key);; i = (i + 1) & mask) {
+      if (slots_[i].key == key) {
+        return &slots_[i].value;
+      }
+      if (slots_[i].key == kNoKey) {
+        return nullptr;
+      }
+    }
+  }
+  V* find(uint64_t key) noexcept {
+    return const_cast<V*>(static_cast<const IdMap&>(*this).find(key));
+  }
+
+  // The entry of `key`, inserted as V{} when absent.
+  V& operator[](uint64_t key) {
+    if ((size_ + 1) * 4 > slots_.size() * 3) {
+      grow();
+    }
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = slotOf(key);
+    while (slots_[i].key != key && slots_[i].key != kNoKey) {
+      i = (i + 1) & mask;
+    }
+    if (slots_[i].key == kNoKey) {
+      slots_[i].key = key;
+      ++size_;
+    }
+    return slots_[i].value;
+  }
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+
+  template <typename Fn>
+  void forEach(Fn&& fn) const {
+    for (const Slot& s : slots_) {
+      if (s.key != kNoKey) {
+        fn(s.key, s.value);
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t key = kNoKey;
+    V value{};
+  };
+
+  std::size_t slotOf(uint64_t key) const noexcept {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    const std::size_t capacity = old.empty() ? 8 : old.size() * 2;
+    slots_.assign(capacity, Slot{});
+    shift_ = 64;
+    for (std::size_t c = capacity; c > 1; c >>= 1) {
+      --shift_;
+    }
+    size_ = 0;
+    for (Slot& s : old) {
+      if (s.key != kNoKey) {
+        (*this)[s.key] = std::move(s.value);
+      }
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+  unsigned shift_ = 64;
+};
 
 }  // namespace schedhost
 
