@@ -71,6 +71,12 @@ class Connector {
   virtual Status bind(const model::Pod& pod, std::string_view nodeName) = 0;
   // Deletes a pod (preemption). The deletion comes back as a kDeleted change.
   virtual Status deletePod(const model::Pod& pod, std::string_view reason) = 0;
+  // Evicts a preemption victim: the condition DisruptionTarget=True (reason
+  // PreemptionByScheduler, `message`) on its status, then deletion. The deletion comes back
+  // as a kDeleted change. Thread-safe.
+  virtual Status preemptPod(const model::Pod& pod, std::string_view message) {
+    return deletePod(pod, message);
+  }
   // Clears status.nominatedNodeName of a pending pod (a higher-priority pod took its
   // place on that node). The change comes back as a kModified change. Thread-safe.
   virtual Status clearNominatedNodeName(const model::Pod& pod) {

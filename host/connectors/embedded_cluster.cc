@@ -474,6 +474,18 @@ void EmbeddedCluster::recordFailure(const SchedulingFailure& failure) {
   }
 }
 
+Status EmbeddedCluster::preemptPod(const model::Pod& pod, std::string_view message) {
+  auto check = [&](const model::Pod& stored) { return podPrecondition(pod, stored); };
+  const std::string now = rfc3339Now();
+  auto edit = [&](boost::json::object& manifest) { applyDisruptionTarget(manifest, message, now); };
+  auto commit = [](std::shared_ptr<const model::Pod>, std::shared_ptr<const model::Pod>) {};
+  Status s = updatePod(podKey(pod), check, edit, commit);
+  if (!s.ok()) {
+    return s;
+  }
+  return deletePod(pod, message);
+}
+
 Status EmbeddedCluster::clearNominatedNodeName(const model::Pod& pod) {
   auto check = [&](const model::Pod& stored) { return podPrecondition(pod, stored); };
   auto edit = [](boost::json::object& manifest) {

@@ -110,6 +110,9 @@ class EmbeddedCluster final : public Connector {
   // Errors: `pod ns/p not found`, the UID precondition as for bind(). The change's source is
   // "deletion".
   Status deletePod(const model::Pod& pod, std::string_view reason) override;
+  // The DisruptionTarget condition as a status-only patch (no change emitted, as
+  // recordFailure), then deletePod: the kDeleted change's oldPod carries the condition.
+  Status preemptPod(const model::Pod& pod, std::string_view message) override;
   // Sets PodScheduled=False (reason, message cut to 1 KiB) and status.nominatedNodeName
   // (nullopt: unchanged, "": removed) on the stored pod, and emits NO change. Upstream's
   // status patch does come back as an update event, but the scheduling queue ignores it:

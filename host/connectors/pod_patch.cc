@@ -21,10 +21,10 @@ boost::json::object& objectMember(boost::json::object& o, std::string_view key) 
   return v->as_object();
 }
 
-// Sets the PodScheduled condition, merged by type as a strategic merge patch merges
+// Sets the condition of `type`, merged by type as a strategic merge patch merges
 // `conditions`: other conditions stay, lastTransitionTime changes only when the status does.
-void setPodScheduled(boost::json::object& pod, std::string_view status, std::string_view reason,
-                     std::string_view message, std::string_view now) {
+void setCondition(boost::json::object& pod, std::string_view type, std::string_view status,
+                  std::string_view reason, std::string_view message, std::string_view now) {
   boost::json::object& st = objectMember(pod, "status");
   boost::json::value* conditions = st.if_contains("conditions");
   if (conditions == nullptr) {
@@ -35,14 +35,14 @@ void setPodScheduled(boost::json::object& pod, std::string_view status, std::str
   boost::json::array& list = conditions->as_array();
   boost::json::object* cond = nullptr;
   for (boost::json::value& c : list) {
-    const boost::json::value* type = c.is_object() ? c.as_object().if_contains("type") : nullptr;
-    if (type != nullptr && type->is_string() && type->as_string() == "PodScheduled") {
+    const boost::json::value* t = c.is_object() ? c.as_object().if_contains("type") : nullptr;
+    if (t != nullptr && t->is_string() && t->as_string() == type) {
       cond = &c.as_object();
       break;
     }
   }
   if (cond == nullptr) {
-    list.emplace_back(boost::json::object{{"type", "PodScheduled"}});
+    list.emplace_back(boost::json::object{{"type", type}});
     cond = &list.back().as_object();
   }
   const boost::json::value* old = cond->if_contains("status");
@@ -62,6 +62,11 @@ void setPodScheduled(boost::json::object& pod, std::string_view status, std::str
   } else {
     (*cond)["message"] = message;
   }
+}
+
+void setPodScheduled(boost::json::object& pod, std::string_view status, std::string_view reason,
+                     std::string_view message, std::string_view now) {
+  setCondition(pod, "PodScheduled", status, reason, message, now);
 }
 
 }  // namespace
@@ -107,6 +112,12 @@ void applySchedulingFailure(boost::json::object& pod, std::string_view reason,
       st["nominatedNodeName"] = *nominated;
     }
   }
+}
+
+void applyDisruptionTarget(boost::json::object& pod, std::string_view message,
+                           std::string_view now) {
+  setCondition(pod, "DisruptionTarget", "True", "PreemptionByScheduler",
+               truncateNote(std::string(message)), now);
 }
 
 }  // namespace sh::connectors

@@ -32,4 +32,10 @@ void applySchedulingFailure(boost::json::object& pod, std::string_view reason,
                             std::string_view message, const std::optional<std::string>& nominated,
                             std::string_view now);
 
+// Sets the condition DisruptionTarget=True, reason PreemptionByScheduler, with `message`
+// ("<schedulerName>: preempting to accommodate a higher priority pod"): what the scheduler
+// writes on a victim before deleting it.
+void applyDisruptionTarget(boost::json::object& pod, std::string_view message,
+                           std::string_view now);
+
 }  // namespace sh::connectors

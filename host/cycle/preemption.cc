@@ -83,7 +83,7 @@ Status Scheduler::preempt(const sh_pod& preemptor, std::string_view node,
                               event + " (in kube-scheduler memory).", key});
       continue;
     }
-    Status s = connector_.deletePod(*victim, message);
+    Status s = connector_.preemptPod(*victim, message);
     if (!s.ok()) {
       if (out.ok()) {
         out = Status(SH_ERROR);

@@ -194,6 +194,30 @@ TEST_F(WriteTest, DeletePodEmitsDeleted) {
   EXPECT_EQ(cluster_->bind(*victim, "n1").message(), "pod ns/r not found");
 }
 
+TEST_F(WriteTest, PreemptPodMarksTheVictimThenDeletesIt) {
+  auto victim = pod("r");
+  ASSERT_TRUE(cluster_->preemptPod(*victim, "default-scheduler: preempting to accommodate a "
+                                            "higher priority pod")
+                  .ok());
+  auto change = cluster_->next(std::chrono::seconds(1));
+  ASSERT_TRUE(change.has_value());
+  EXPECT_EQ(change->type, ClusterChange::Type::kDeleted);
+  EXPECT_EQ(pod("r"), nullptr);
+  // The deleted object is the marked one.
+  ASSERT_NE(change->oldPod, nullptr);
+  const sh_pod& v = change->oldPod->view();
+  ASSERT_EQ(v.condition_count, 1u);
+  EXPECT_EQ(std::string(v.conditions[0].type.ptr, v.conditions[0].type.len), "DisruptionTarget");
+  EXPECT_EQ(std::string(v.conditions[0].status.ptr, v.conditions[0].status.len), "True");
+  EXPECT_EQ(std::string(v.conditions[0].reason.ptr, v.conditions[0].reason.len),
+            "PreemptionByScheduler");
+  auto manifest = boost::json::parse(change->oldPod->json());
+  EXPECT_EQ(manifest.at("status").at("conditions").at(0).at("message").as_string(),
+            "default-scheduler: preempting to accommodate a higher priority pod");
+  EXPECT_EQ(cluster_->pending(), 0u) << "one change only: the deletion";
+  EXPECT_EQ(cluster_->preemptPod(*victim, "again").message(), "pod ns/r not found");
+}
+
 TEST_F(WriteTest, RecordFailureUpdatesStatusWithoutAChange) {
   SchedulingFailure f;
   f.pod = pod("p");
