@@ -356,5 +356,40 @@ TEST(DefaultPreemption, MinCandidateNodesLimitsTheDryRun) {
   EXPECT_EQ(r.victims[0], "default/p" + r.nominatedNodeName->substr(1));
 }
 
+// upstream TestPostFilter, the cases whose node statuses real Filter plugins reproduce: nodes
+// that hold one pod each (pods capacity 1), so Filter answers "Too many pods" (Unschedulable).
+TEST(DefaultPreemption, UpstreamPostFilterCases) {
+  auto onePodNode = [](const std::string& name) {
+    return MakeNode().Name(name).Capacity({{"pods", "1"}}).Obj();
+  };
+  auto placed = [](const std::string& name, const std::string& node, int32_t priority) {
+    return MakePod().Name(name).UID(name).Node(node).Priority(priority).Obj();
+  };
+  const int32_t low = 0, mid = 100, high = 1000;
+
+  // "pod with higher priority can be made schedulable"
+  Result r1 = Preempt({onePodNode("node1")}, {placed("p1", "node1", low)},
+                      MakePod().Name("p").UID("p").Priority(high).Obj());
+  ASSERT_TRUE(r1.nominatedNodeName.has_value());
+  EXPECT_EQ(*r1.nominatedNodeName, "node1");
+  EXPECT_EQ(r1.victims, std::vector<std::string>{"default/p1"});
+
+  // "pod with tied priority is still unschedulable"
+  Result r2 = Preempt({onePodNode("node1")}, {placed("p1", "node1", low)},
+                      MakePod().Name("p").UID("p").Priority(low).Obj());
+  EXPECT_FALSE(r2.nominatedNodeName.has_value());
+  EXPECT_TRUE(Contains(r2.message,
+                       "preemption: 0/1 nodes are available: 1 No preemption victims found for "
+                       "incoming pod."));
+
+  // "pod can be made schedulable on one node": node1's pod outranks the preemptor.
+  Result r3 = Preempt({onePodNode("node1"), onePodNode("node2")},
+                      {placed("p1", "node1", high), placed("p2", "node2", low)},
+                      MakePod().Name("p").UID("p").Priority(mid).Obj());
+  ASSERT_TRUE(r3.nominatedNodeName.has_value());
+  EXPECT_EQ(*r3.nominatedNodeName, "node2");
+  EXPECT_EQ(r3.victims, std::vector<std::string>{"default/p2"});
+}
+
 }  // namespace
 }  // namespace schedhost::testing
