@@ -344,6 +344,11 @@ sh_code apiPreemptVictims(sh_cycle* c, const sh_pod* preemptor, const char* node
     addReason(st, "preempt_victims: missing cycle, preemptor or victims");
     return SH_ERROR;
   }
+  if (c->nodeStatuses == nullptr) {
+    // Evicting pods from any other point would change the cluster under a running cycle.
+    addReason(st, "preempt_victims: only a PostFilter plugin may evict pods");
+    return SH_ERROR;
+  }
   if (c->host == nullptr) {
     addReason(st, "preempt_victims: no host to evict with");
     return SH_ERROR;

@@ -764,8 +764,9 @@ typedef struct sh_host_api {
    * waiting on Permit is rejected in memory; any other pod gets the condition
    * DisruptionTarget=True, reason PreemptionByScheduler, and is deleted through the
    * cluster connector) and a Preempted event is recorded on it. Returns SH_ERROR with
-   * reasons when an eviction failed; the others still happen. Call it at most once per
-   * cycle, then nominate the node with postfilter_nominate. */
+   * reasons when an eviction failed; the others still happen. Only during PostFilter (any
+   * other point gets SH_ERROR); call it at most once per cycle, then nominate the node with
+   * postfilter_nominate. */
   sh_code (*preempt_victims)(sh_cycle* cycle, const sh_pod* preemptor, const char* node_name,
                              size_t len, const sh_pod* const* victims, size_t count,
                              sh_status* status);
