@@ -131,9 +131,12 @@ class EvaluateCycleHost : public CycleHost {
 }  // namespace
 
 Result run(const Scenario& scenario, const Options& options) {
-  plugin::PluginRegistry registry;
-  std::vector<plugin::ScanError> loadErrors;
-  registry.scanDirs(options.pluginDirs, loadErrors);
+  plugin::PluginRegistry scanned;
+  if (options.registry == nullptr) {
+    std::vector<plugin::ScanError> loadErrors;
+    scanned.scanDirs(options.pluginDirs, loadErrors);
+  }
+  const plugin::PluginRegistry& registry = options.registry != nullptr ? *options.registry : scanned;
   NullHostServices services;
   std::shared_ptr<Framework> fw = buildFramework(scenario, registry, &services);
 

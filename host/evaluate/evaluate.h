@@ -15,6 +15,10 @@
 #include "host/model/node.h"
 #include "host/model/pod.h"
 
+namespace sh::plugin {
+class PluginRegistry;
+}
+
 namespace sh::evaluate {
 
 struct PluginSpec {
@@ -60,6 +64,9 @@ struct Result {
 struct Options {
   std::vector<std::string> pluginDirs;  // where plugin .so files are found
   uint64_t seed = 0;
+  // Plugins already loaded (a caller evaluating many scenarios loads them once); when set,
+  // pluginDirs is not scanned. Must outlive run().
+  const plugin::PluginRegistry* registry = nullptr;
 };
 
 // Parses a scenario document; on failure returns nullopt and sets `error` to a message

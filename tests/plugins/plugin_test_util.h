@@ -39,9 +39,21 @@ using sh::model::testing::MakePod;
 using NodePtr = std::shared_ptr<const sh::model::Node>;
 using PodPtr = std::shared_ptr<const sh::model::Pod>;
 
+// The plugin registry of the test process: the default plugins, loaded once.
+inline sh::plugin::PluginRegistry& TestRegistry() {
+  static sh::plugin::PluginRegistry* registry = [] {
+    auto* r = new sh::plugin::PluginRegistry();
+    std::vector<sh::plugin::ScanError> errors;
+    r->scanDirs({SCHEDHOST_TEST_PLUGIN_DIR}, errors);
+    return r;
+  }();
+  return *registry;
+}
+
 inline sh::evaluate::Options TestOptions() {
   sh::evaluate::Options options;
   options.pluginDirs = {SCHEDHOST_TEST_PLUGIN_DIR};
+  options.registry = &TestRegistry();
   return options;
 }
 
@@ -104,17 +116,6 @@ inline ::testing::AssertionResult Contains(const std::string& text, const std::s
     return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
-// The plugin registry of the test process: the default plugins, loaded once.
-inline sh::plugin::PluginRegistry& TestRegistry() {
-  static sh::plugin::PluginRegistry* registry = [] {
-    auto* r = new sh::plugin::PluginRegistry();
-    std::vector<sh::plugin::ScanError> errors;
-    r->scanDirs({SCHEDHOST_TEST_PLUGIN_DIR}, errors);
-    return r;
-  }();
-  return *registry;
 }
 
 // One plugin created by the host with `argsJson` merged over its defaults, wrapped in a
