@@ -2,17 +2,10 @@
 // cycle starts at once.
 #include <spdlog/spdlog.h>
 
+#include "host/cycle/pod_text.h"
 #include "host/cycle/scheduler.h"
 
 namespace sh::cycle {
-namespace {
-
-std::string podKey(const sh_pod& p) {
-  return std::string(p.namespace_.ptr, p.namespace_.len) + "/" +
-         std::string(p.name.ptr, p.name.len);
-}
-
-}  // namespace
 
 void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
                                   std::unique_ptr<CycleState> cycle,

@@ -10,14 +10,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "host/cycle/pod_text.h"
 #include "host/cycle/scheduler.h"
 #include "host/cycle/select_host.h"
 
 namespace sh::cycle {
 namespace {
 
-std::string str(sh_str s) { return std::string(s.ptr, s.len); }
-std::string podKey(const sh_pod& p) { return str(p.namespace_) + "/" + str(p.name); }
 bool sameUid(const sh_pod& a, const sh_pod& b) {
   return a.uid.len == b.uid.len && std::equal(a.uid.ptr, a.uid.ptr + a.uid.len, b.uid.ptr);
 }
@@ -27,9 +26,6 @@ bool sameUid(const sh_pod& a, const sh_pod& b) {
 std::vector<std::shared_ptr<const model::Pod>> Scheduler::nominatedPodsFor(std::string_view node,
                                                                            const sh_pod& pod) {
   std::vector<std::shared_ptr<const model::Pod>> out;
-  if (!queue_->hasNominatedPods()) {
-    return out;
-  }
   for (auto& np : queue_->nominatedPodsForNode(node)) {
     const sh_pod& v = np->view();
     if (v.priority >= pod.priority && !sameUid(v, pod)) {

@@ -3,20 +3,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "host/cycle/pod_text.h"
 #include "host/cycle/scheduler.h"
 #include "host/cycle/select_host.h"
 #include "host/model/pod_assign.h"
 
 namespace sh::cycle {
-namespace {
-
-std::string podKey(const sh_pod& p) {
-  return std::string(p.namespace_.ptr, p.namespace_.len) + "/" +
-         std::string(p.name.ptr, p.name.len);
-}
-std::string str(sh_str s) { return std::string(s.ptr, s.len); }
-
-}  // namespace
 
 void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   const model::Pod& podObj = *info->pod;

@@ -4,12 +4,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "host/cycle/pod_text.h"
 #include "host/queue/cluster_event.h"
 
 namespace sh::cycle {
 namespace {
 
-std::string str(sh_str s) { return std::string(s.ptr, s.len); }
 bool assigned(const model::Pod& p) { return p.view().node_name.len > 0; }
 
 }  // namespace
