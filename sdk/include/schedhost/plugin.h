@@ -20,9 +20,12 @@
  *   - Nothing allocated on one side is freed on the other. Plugin output reaches the
  *     host through host setters (which copy) or host-owned buffers.
  *   - No C++ exception, longjmp or signal may cross the boundary.
- *   - Structs that cross the boundary by pointer begin with `struct_size`. They only
- *     grow at the end. A reader never reads a field beyond the other side's struct_size.
- *     Fixed-layout value structs (sh_str, sh_label, ...) never change within a major.
+ *   - The top-level structs (sh_pod, sh_node, sh_node_info, sh_pdb, sh_queued_pod,
+ *     sh_event_objects, the vtable, the host table, the descriptor and the metadata)
+ *     begin with `struct_size`. They only grow at the end. A reader never reads a
+ *     field beyond the other side's struct_size. Every other struct (sh_str,
+ *     sh_label, the selectors, terms and constraints, ...) has a fixed layout that
+ *     never changes within a major.
  */
 #ifndef SCHEDHOST_PLUGIN_H
 #define SCHEDHOST_PLUGIN_H
@@ -33,6 +36,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The C ABI keeps C's snake_case names; the C++ naming rules do not apply to it. */
+/* NOLINTBEGIN(readability-identifier-naming) */
 
 /* ======================================================================== */
 /* 1. Version                                                               */
@@ -47,6 +52,35 @@ extern "C" {
  * end of a struct, new slots at the end of a table. A host loads a plugin whose
  * minor is <= its own; a plugin built against an older minor keeps working on a
  * newer host for the whole major.
+ *
+ * Conventions this header keeps, so that additions read the same as what is there:
+ *
+ *   - "since" markers. Every field or slot appended after 1.0 is followed on its
+ *     line by a comment "since 1.N" naming the minor that added it (a field added
+ *     in 1.1 reads: sh_str foo; followed by the comment "since 1.1"). Everything
+ *     unmarked is 1.0. Before reading a marked member, a plugin checks the
+ *     host's abi_minor (sh_host_api) or the struct's struct_size.
+ *   - Arrays. An array is a pointer followed by its count, the pointer named for the
+ *     elements (`labels`) and the count `<element>_count` (`label_count`; for names
+ *     without a simple plural, `<array>_count`: `pods_with_affinity_count`). A count
+ *     is a size_t in function parameters and a uint32_t in the data views of section
+ *     4, where two counts share one 8-byte slot. Historical exception, kept because
+ *     the 1.0 layouts are fixed: in these views the count comes before its pointer
+ *     (so that it shares an 8-byte slot with the 32-bit field before it) --
+ *       sh_node_selector_term.match_field_count, sh_node_affinity.required_count,
+ *       sh_label_selector.match_expression_count,
+ *       sh_pod_affinity_term.mismatch_label_key_count, sh_pod_affinity.preferred_count,
+ *       sh_pod.toleration_count, .node_selector_count, .image_count,
+ *       .topology_spread_constraint_count, .condition_count,
+ *       sh_node.label_count, .image_count,
+ *       sh_node_info.pod_count, .image_state_count,
+ *       .pods_with_required_anti_affinity_count.
+ *     New fields follow the rule.
+ *   - Strings are a `const char*` followed by its size_t length (`len`, or
+ *     `<name>_len` when a function takes several strings), or an sh_str.
+ *   - A host service that hands out an array returns its count and stores the
+ *     pointer through a last parameter `out`; a plugin buffer is a pointer followed
+ *     by its size_t `capacity`.
  */
 #define SH_ABI_MAJOR 1
 #define SH_ABI_MINOR 0
@@ -134,7 +168,8 @@ typedef enum sh_queueing_hint {
  * host keeps its model in exactly these structs, so nothing is copied or
  * serialised per call. A view is valid for the duration of the call it was
  * passed to (and, for snapshot views, for the whole scheduling cycle).
- * Arrays are {pointer, count}; a count of 0 may come with a NULL pointer.
+ * Arrays are a pointer and a count (see section 1 for their order and names); a
+ * count of 0 may come with a NULL pointer.
  * Views are safe to read from any thread concurrently.
  */
 
@@ -525,7 +560,11 @@ typedef struct sh_event_objects {
 /*
  * The extension-point table. A NULL slot means "not implemented"; the host derives
  * the plugin's extension points from the non-NULL slots and refuses a profile that
- * enables the plugin at a point it does not implement.
+ * enables the plugin at a point it does not implement. Some slots only make sense
+ * together, and the host refuses a plugin whose table breaks one of these rules:
+ * pre_filter_add_pod and pre_filter_remove_pod are both set or both NULL, and need
+ * pre_filter; normalize_score needs score; unreserve needs reserve; queueing_hint
+ * needs events_to_register.
  *
  * Common parameters:
  *   self    the instance `create` returned.
@@ -556,7 +595,8 @@ typedef struct sh_plugin_vtable {
   sh_code (*pre_filter)(void* self, sh_cycle* cycle, const sh_pod* pod,
                         sh_prefilter_result* result, sh_status* status);
   /* PreFilterExtensions: the host added or removed `other` on `node_info` (a
-   * clone) while evaluating nominated pods or preemption. NULL when not needed. */
+   * clone) while evaluating nominated pods or preemption. Both NULL when not
+   * needed. */
   sh_code (*pre_filter_add_pod)(void* self, sh_cycle* cycle, const sh_pod* pod,
                                 const sh_pod* other, const sh_node_info* node_info,
                                 sh_status* status);
@@ -568,8 +608,10 @@ typedef struct sh_plugin_vtable {
   sh_code (*filter)(void* self, sh_cycle* cycle, const sh_pod* pod,
                     const sh_node_info* node_info, sh_status* status);
 
-  /* PostFilter: runs after the pod fit nowhere. May nominate a node through
-   * host->postfilter_nominate. `node_status` answers the code of each node. */
+  /* PostFilter: runs after the pod fit nowhere. host->node_filter_code answers the
+   * code Filter gave each node; the plugin may free room with the preemption
+   * services (sim_*, preempt_victims) and nominate a node through
+   * host->postfilter_nominate. */
   sh_code (*post_filter)(void* self, sh_cycle* cycle, const sh_pod* pod,
                          sh_status* status);
 
@@ -584,7 +626,7 @@ typedef struct sh_plugin_vtable {
 
   /* NormalizeScore: rewrite the scores in place; each must end in [0, 100]. */
   sh_code (*normalize_score)(void* self, sh_cycle* cycle, const sh_pod* pod,
-                             sh_node_score* scores, size_t count, sh_status* status);
+                             sh_node_score* scores, size_t score_count, sh_status* status);
 
   /* Reserve / Unreserve. Unreserve must be idempotent and may run without Reserve. */
   sh_code (*reserve)(void* self, sh_cycle* cycle, const sh_pod* pod, sh_str node_name,
@@ -692,9 +734,9 @@ typedef struct sh_host_api {
   /* -- Waiting pods (Permit) ----------------------------------------------- */
   /* Allow or reject the waiting pod with `pod_uid` on behalf of `plugin`. Return 1
    * when a waiting pod was found. */
-  int (*waiting_pod_allow)(sh_host* host, const char* pod_uid, size_t uid_len,
+  int (*waiting_pod_allow)(sh_host* host, const char* pod_uid, size_t pod_uid_len,
                            const char* plugin, size_t plugin_len);
-  int (*waiting_pod_reject)(sh_host* host, const char* pod_uid, size_t uid_len,
+  int (*waiting_pod_reject)(sh_host* host, const char* pod_uid, size_t pod_uid_len,
                             const char* plugin, size_t plugin_len,
                             const char* msg, size_t msg_len);
 
@@ -768,7 +810,7 @@ typedef struct sh_host_api {
    * other point gets SH_ERROR); call it at most once per cycle, then nominate the node with
    * postfilter_nominate. */
   sh_code (*preempt_victims)(sh_cycle* cycle, const sh_pod* preemptor, const char* node_name,
-                             size_t len, const sh_pod* const* victims, size_t count,
+                             size_t len, const sh_pod* const* victims, size_t victim_count,
                              sh_status* status);
 } sh_host_api;
 
@@ -821,7 +863,8 @@ typedef const sh_plugin_descriptor* (*sh_plugin_entry_fn)(void);
 
 /*
  * Metadata the host reads from the file without running it (schedhost plugin
- * inspect). It lives in the ELF section ".shmeta"; SH_PLUGIN_METADATA emits it.
+ * inspect). It lives in the ELF section ".shmeta"; SH_PLUGIN_METADATA emits it (in
+ * C++, SCHEDHOST_PLUGIN does).
  * Fixed size, no pointers, so it needs no relocation.
  */
 #define SH_META_MAGIC "SHMETA01"
@@ -852,6 +895,7 @@ typedef struct sh_plugin_metadata {
       {'S', 'H', 'M', 'E', 'T', 'A', '0', '1'}, sizeof(sh_plugin_metadata),             \
       SH_ABI_MAJOR, SH_ABI_MINOR, (point_bits), (flag_bits), plugin_name, plugin_version}
 
+/* NOLINTEND(readability-identifier-naming) */
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
