@@ -1,8 +1,6 @@
 // Counts per topology pair kept across cycles.
 #include "pair_counts.h"
 
-#include <algorithm>
-
 namespace schedhost::plugins::interpodaffinity {
 
 void PairTotals::apply(const std::vector<PairDelta>& deltas, int64_t sign) {
@@ -53,24 +51,6 @@ std::vector<sh_id> PairTotals::touchedKeys(std::size_t channel) const {
     }
   });
   return keys;
-}
-
-PairCounter& CounterCache::counter(const std::string& key, std::size_t channels) {
-  ++tick_;
-  for (const auto& e : entries_) {
-    if (e->key == key) {
-      e->lastUse = tick_;
-      return e->counter;
-    }
-  }
-  if (entries_.size() >= kMaxCounters) {
-    auto oldest =
-        std::min_element(entries_.begin(), entries_.end(),
-                         [](const auto& a, const auto& b) { return a->lastUse < b->lastUse; });
-    entries_.erase(oldest);
-  }
-  entries_.push_back(std::unique_ptr<Entry>(new Entry{key, tick_, PairCounter(channels)}));
-  return entries_.back()->counter;
 }
 
 }  // namespace schedhost::plugins::interpodaffinity

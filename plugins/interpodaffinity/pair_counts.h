@@ -4,17 +4,18 @@
 // contribute: matched terms for Filter, term weights for Score. A node's contribution depends
 // only on its pods and labels and on the incoming pod's side of the query (its terms, or its
 // labels and namespace), so a PairCounter keeps each node's contribution with the node's stamp
-// (helpers.hpp, "State kept across cycles") and recomputes only the nodes that changed.
+// (schedhost/helpers/cross_cycle.hpp) and recomputes only the nodes that changed.
 //
-//   CounterCache      up to kMaxCounters PairCounters, one per query key (the least recently
-//                     used evicted first), a lock and the cycle's NodeScan; one per instance
+//   PairCounters      the SDK's CounterCache of PairCounters: up to 16, one per query key
+//                     (the least recently used evicted first), a lock and the cycle's
+//                     NodeScan; one per instance
 //   PairCounter       per-node contributions and their totals
 //   PairTotals        one PairMap per channel (a query may sum two things, e.g. affinity and
 //                     anti-affinity), with the number of non-zero pairs and the touched keys
 //   PairMap           pair -> {sum, touches}; shared read-only with the cycle states that use
 //                     it, copied before a change while shared
 //
-// Only PreFilter and PreScore (serial) use CounterCache, under its lock; Filter, Score and the
+// Only PreFilter and PreScore (serial) use PairCounters, under its lock; Filter, Score and the
 // PreFilter extensions read the PairMaps their cycle state holds.
 #ifndef SCHEDHOST_PLUGINS_INTERPODAFFINITY_PAIR_COUNTS_H
 #define SCHEDHOST_PLUGINS_INTERPODAFFINITY_PAIR_COUNTS_H
@@ -24,7 +25,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -127,36 +127,43 @@ class PairCounter {
   PairTotals totals_;
 };
 
-class CounterCache {
- public:
-  static constexpr std::size_t kMaxCounters = 16;
+// The PairCounters of one plugin instance, by query key, with their lock and node scan.
+using PairCounters = CounterCache<PairCounter>;
 
-  // Hold the lock for as long as the counters and the scan are used.
-  std::unique_lock<std::mutex> lock() { return std::unique_lock<std::mutex>(mu_); }
-  // Reads the cycle's nodes before counter(). `earlier` is the version of a scan read earlier
-  // in the same cycle (0: none): while it is still the last one, the nodes are not read again.
-  const NodeScan& scan(const Snapshot& snapshot, uint64_t earlier = 0) {
-    if (earlier == 0 || earlier != scan_.version()) {
-      scan_.read(snapshot);
+// Whether walking the pods `count(node)` of `nodes` each cycle costs more than checking all
+// `snapshotSize` nodes for changes: a few pods are cheaper to walk than thousands of nodes to
+// check. Stops counting as soon as the answer is yes.
+template <typename Count>
+inline bool worthKeeping(const sh_node_info* const* nodes, std::size_t n, std::size_t snapshotSize,
+                         Count&& count) noexcept {
+  std::size_t pods = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    pods += count(*nodes[i]);
+    if (pods * 4 > snapshotSize) {
+      return true;
     }
-    return scan_;
   }
-  // The counter of the query `key` (created with `channels` channels when new), not yet
-  // synced.
-  PairCounter& counter(const std::string& key, std::size_t channels);
+  return false;
+}
 
- private:
-  struct Entry {
-    std::string key;
-    uint64_t lastUse = 0;
-    PairCounter counter;
-  };
-
-  std::mutex mu_;
-  NodeScan scan_;
-  std::vector<std::unique_ptr<Entry>> entries_;
-  uint64_t tick_ = 0;
-};
+// The totals over nodeAt(0..count) computed afresh, for queries not kept across cycles.
+template <typename NodeAt, typename Collect>
+inline PairTotals sumDirectly(std::size_t channels, std::size_t count, NodeAt&& nodeAt,
+                              Collect&& collect) {
+  PairTotals totals(channels);
+  std::vector<PairDelta> deltas;
+  for (std::size_t i = 0; i < count; ++i) {
+    const sh_node_info& ni = nodeAt(i);
+    if (ni.node == nullptr) {
+      continue;
+    }
+    deltas.clear();
+    PairSink sink(deltas);
+    collect(ni, sink);
+    totals.apply(deltas, 1);
+  }
+  return totals;
+}
 
 }  // namespace schedhost::plugins::interpodaffinity
 

@@ -2,8 +2,6 @@
 // (countPodsMatchSelector) and filtering.go (calPreFilterState), whose sums these are.
 #include "spread_counts.h"
 
-#include <algorithm>
-
 namespace schedhost::plugins::podtopologyspread {
 
 CriticalPaths criticalPathsOf(const DomainMap& domains) {
@@ -121,30 +119,10 @@ void MatchCounter::add(const NodeCount& n, int64_t sign) {
   }
 }
 
-MatchCounter& SpreadCounts::counter(const CountQuery& query) {
-  std::string key = query.key();
-  ++tick_;
-  Entry* entry = nullptr;
-  for (const auto& e : entries_) {
-    if (e->key == key) {
-      entry = e.get();
-      break;
-    }
-  }
-  if (entry == nullptr) {
-    if (entries_.size() >= kMaxCounters) {
-      auto oldest = std::min_element(
-          entries_.begin(), entries_.end(),
-          [](const auto& a, const auto& b) { return a->lastUse < b->lastUse; });
-      entries_.erase(oldest);
-    }
-    entries_.push_back(std::make_unique<Entry>());
-    entry = entries_.back().get();
-    entry->key = std::move(key);
-  }
-  entry->lastUse = tick_;
-  entry->counter.sync(scan_, query);
-  return entry->counter;
+MatchCounter& syncedCounter(SpreadCounts& counts, const CountQuery& query) {
+  MatchCounter& counter = counts.counter(query.key(), [] { return MatchCounter(); });
+  counter.sync(counts.lastScan(), query);
+  return counter;
 }
 
 }  // namespace schedhost::plugins::podtopologyspread

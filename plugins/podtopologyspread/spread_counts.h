@@ -3,12 +3,13 @@
 // PreFilter and PreScore need, for a constraint, the number of pods in the pod's namespace that
 // are not terminating and match the constraint's selector, summed per value of its topology key
 // over the nodes that carry every required key. Counting walks every pod of every node; a
-// MatchCounter keeps each node's count with the node's stamp (helpers.hpp, "State kept across
-// cycles") and recounts only the nodes that changed since the last cycle, and keeps the
+// MatchCounter keeps each node's count with the node's stamp (schedhost/helpers/
+// cross_cycle.hpp) and recounts only the nodes that changed since the last cycle, and keeps the
 // per-domain sums up to date as it goes.
 //
-//   SpreadCounts      one per plugin instance: a lock, the cycle's NodeScan and up to
-//                     kMaxCounters counters, the least recently used evicted first
+//   SpreadCounts      one per plugin instance: the SDK's CounterCache of MatchCounters (a
+//                     lock, the cycle's NodeScan and up to 16 counters, the least recently
+//                     used evicted first)
 //   MatchCounter      one per CountQuery: per-node counts and their per-domain sums
 //   DomainMap         domain value -> {matching pods, eligible nodes}; shared read-only with
 //                     the cycle states that use it, copied before a change while shared
@@ -30,7 +31,6 @@
 #include <climits>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -186,35 +186,11 @@ class ConstraintCounts {
   CriticalPaths paths_;
 };
 
-class SpreadCounts {
- public:
-  static constexpr std::size_t kMaxCounters = 16;
+// The MatchCounters of one plugin instance, by query, with their lock and node scan.
+using SpreadCounts = CounterCache<MatchCounter>;
 
-  // Hold the lock for as long as the counters and the scan are used.
-  std::unique_lock<std::mutex> lock() { return std::unique_lock<std::mutex>(mu_); }
-  // Reads the cycle's nodes before counter(). `earlier` is the version of a scan read earlier
-  // in the same cycle (0: none): while it is still the last one, the nodes are not read again.
-  const NodeScan& scan(const Snapshot& snapshot, uint64_t earlier = 0) {
-    if (earlier == 0 || earlier != scan_.version()) {
-      scan_.read(snapshot);
-    }
-    return scan_;
-  }
-  // The counter of `query`, synced with the last scan.
-  MatchCounter& counter(const CountQuery& query);
-
- private:
-  struct Entry {
-    std::string key;
-    uint64_t lastUse = 0;
-    MatchCounter counter;
-  };
-
-  std::mutex mu_;
-  NodeScan scan_;
-  std::vector<std::unique_ptr<Entry>> entries_;
-  uint64_t tick_ = 0;
-};
+// The counter of `query` in `counts`, synced with the scan read last (hold the lock).
+MatchCounter& syncedCounter(SpreadCounts& counts, const CountQuery& query);
 
 }  // namespace schedhost::plugins::podtopologyspread
 
