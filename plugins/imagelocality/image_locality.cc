@@ -6,7 +6,6 @@
 #include <schedhost/helpers.hpp>
 #include <schedhost/plugin.hpp>
 
-#include <type_traits>
 
 namespace schedhost::plugins::imagelocality {
 
@@ -22,24 +21,10 @@ class ImageLocality : public ScorePlugin {
   Status score(Cycle& cycle, const sh_pod& pod, const sh_node_info& nodeInfo, int64_t& score);
 };
 
-static_assert(std::is_base_of_v<ScorePlugin, ImageLocality>);
-
 namespace {
 
 const sh_image_state* findImage(const sh_node_info& nodeInfo, sh_id name) noexcept {
-  uint32_t lo = 0;
-  uint32_t hi = nodeInfo.image_state_count;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (nodeInfo.image_states[mid].name < name) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return (lo < nodeInfo.image_state_count && nodeInfo.image_states[lo].name == name)
-             ? &nodeInfo.image_states[lo]
-             : nullptr;
+  return findById(nodeInfo.image_states, nodeInfo.image_state_count, &sh_image_state::name, name);
 }
 
 // The image size scaled by the fraction of snapshot nodes that have it, in float64 as upstream.

@@ -29,26 +29,6 @@ std::string goStringSlice(const std::vector<std::string>& values, bool present) 
   return out + "}";
 }
 
-// validation.IsValidLabelValue.
-std::vector<std::string> labelValueErrors(std::string_view v) {
-  std::vector<std::string> errs;
-  if (v.size() > 63) {
-    errs.emplace_back("must be no more than 63 characters");
-  }
-  bool ok = v.empty() || (detail::isAlnum(v.front()) && detail::isAlnum(v.back()));
-  for (char c : v) {
-    ok = ok && (detail::isAlnum(c) || c == '-' || c == '_' || c == '.');
-  }
-  if (!ok) {
-    errs.emplace_back(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
-        "or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-        "'my_value',  or '12345', regex used for validation is "
-        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
-  }
-  return errs;
-}
-
 std::string joined(const std::vector<std::string>& parts) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {

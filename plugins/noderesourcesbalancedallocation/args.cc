@@ -3,7 +3,7 @@
 // resource may repeat.
 #include "args.h"
 
-#include <schedhost/helpers.hpp>
+#include <schedhost/helpers/args.hpp>
 
 #include <string>
 #include <vector>
@@ -16,41 +16,19 @@ BalancedAllocationArgs parseArgs(const Host& host, const Args& args) {
     return out;
   }
   rejectUnknownFields(args, {"resources"});
-  Args list = args["resources"];
-  if (list.present() && expectArray(list)) {
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      Args item = list.at(i);
-      if (!expectObject(item)) {
-        continue;
-      }
-      rejectUnknownFields(item, {"name", "weight"});
-      std::string name(item["name"].asString());
-      Args weightNode = item["weight"];
-      int64_t weight = 0;
-      if (weightNode.present() && !weightNode.isInt()) {
-        weightNode.error("Invalid value: expected an integer");
-      } else {
-        weight = weightNode.asInt();
-      }
-      if (weight == 0) {
-        weight = 1;
-      }
-      for (const ResourceSpec& seen : out.resources) {
-        if (seen.name == name) {
-          errorAt(item, "name", duplicateValue(quoted(name)));
-          break;
+  out.resources = parseResourceSpecs(
+      host, args["resources"],
+      [](const Args& item, const ResourceSpec& spec, const std::vector<ResourceSpec>& earlier) {
+        for (const ResourceSpec& seen : earlier) {
+          if (seen.name == spec.name) {
+            errorAt(item, "name", duplicateValue(quoted(spec.name)));
+            break;
+          }
         }
-      }
-      if (weight != 1) {
-        errorAt(item, "weight", invalidValue(std::to_string(weight), "must be 1"));
-      }
-      out.resources.push_back({name, host.intern(name), isScalarResourceName(name)});
-    }
-  }
-  if (out.resources.empty()) {
-    out.resources.push_back({"cpu", SH_ID_CPU, false});
-    out.resources.push_back({"memory", SH_ID_MEMORY, false});
-  }
+        if (spec.weight != 1) {
+          errorAt(item, "weight", invalidValue(std::to_string(spec.weight), "must be 1"));
+        }
+      });
   return out;
 }
 

@@ -4,21 +4,15 @@
 #ifndef SCHEDHOST_PLUGINS_NODERESOURCESBALANCEDALLOCATION_ARGS_H
 #define SCHEDHOST_PLUGINS_NODERESOURCESBALANCEDALLOCATION_ARGS_H
 
+#include <schedhost/helpers/args.hpp>
 #include <schedhost/plugin.hpp>
 
-#include <string>
 #include <vector>
 
 namespace schedhost::plugins::noderesourcesbalancedallocation {
 
-struct ResourceSpec {
-  std::string name;
-  sh_id id;
-  bool scalar;  // isScalarResourceName(name)
-};
-
 struct BalancedAllocationArgs {
-  std::vector<ResourceSpec> resources;  // never empty after defaulting
+  std::vector<ResourceSpec> resources;  // schedhost::ResourceSpec; never empty after defaulting
 };
 
 // Reads, defaults and validates the args; problems are reported through `args`.

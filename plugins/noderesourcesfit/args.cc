@@ -71,31 +71,15 @@ void parseIgnored(const Host& host, const Args& args, FitArgs& out) {
 // resources: defaulted to cpu:1, memory:1 when empty; a weight of 0 becomes 1; then each
 // weight must be in (0, 100].
 void parseResources(const Host& host, const Args& strategy, FitArgs& out) {
-  Args list = strategy["resources"];
-  if (list.present() && expectArray(list)) {
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      Args item = list.at(i);
-      if (!expectObject(item)) {
-        continue;
-      }
-      rejectUnknownFields(item, {"name", "weight"});
-      std::string name(item["name"].asString());
-      int64_t weight = intMember(item, "weight");
-      if (weight == 0) {
-        weight = 1;
-      }
-      if (weight <= 0 || weight > 100) {
-        errorAt(item, "weight",
-                invalidValue(std::to_string(weight),
-                             "resource weight of " + name + " not in valid range (0, 100]"));
-      }
-      out.resources.push_back({name, host.intern(name), weight, isScalarResourceName(name)});
-    }
-  }
-  if (out.resources.empty()) {
-    out.resources.push_back({"cpu", SH_ID_CPU, 1, false});
-    out.resources.push_back({"memory", SH_ID_MEMORY, 1, false});
-  }
+  out.resources = parseResourceSpecs(
+      host, strategy["resources"],
+      [](const Args& item, const ResourceSpec& spec, const std::vector<ResourceSpec>& /*earlier*/) {
+        if (spec.weight <= 0 || spec.weight > 100) {
+          errorAt(item, "weight",
+                  invalidValue(std::to_string(spec.weight),
+                               "resource weight of " + spec.name + " not in valid range (0, 100]"));
+        }
+      });
 }
 
 // validation.validateFunctionShape.

@@ -3,6 +3,7 @@
 #ifndef SCHEDHOST_PLUGINS_NODERESOURCESFIT_ARGS_H
 #define SCHEDHOST_PLUGINS_NODERESOURCESFIT_ARGS_H
 
+#include <schedhost/helpers/args.hpp>
 #include <schedhost/plugin.hpp>
 
 #include <string>
@@ -11,14 +12,6 @@
 namespace schedhost::plugins::noderesourcesfit {
 
 enum class StrategyType { kLeastAllocated, kMostAllocated, kRequestedToCapacityRatio };
-
-// One scored resource: {name, weight}, with the name interned and classified once.
-struct ResourceSpec {
-  std::string name;
-  sh_id id;
-  int64_t weight;
-  bool scalar;  // isScalarResourceName(name)
-};
 
 // A point of the RequestedToCapacityRatio shape, as configured (score in [0, 10]).
 struct ShapePoint {
@@ -30,7 +23,7 @@ struct FitArgs {
   std::vector<sh_id> ignoredResources;  // sorted
   std::vector<std::string> ignoredResourceGroups;
   StrategyType type = StrategyType::kLeastAllocated;
-  std::vector<ResourceSpec> resources;  // never empty after defaulting
+  std::vector<ResourceSpec> resources;  // schedhost::ResourceSpec; never empty after defaulting
   std::vector<ShapePoint> shape;        // RequestedToCapacityRatio only
 };
 
