@@ -6,7 +6,6 @@
 #include <schedhost/plugin.hpp>
 
 #include <string_view>
-#include <type_traits>
 
 namespace schedhost::plugins::defaultbinder {
 
@@ -24,8 +23,6 @@ class DefaultBinder : public BindPlugin {
  private:
   Host host_;
 };
-
-static_assert(std::is_base_of_v<BindPlugin, DefaultBinder>);
 
 }  // namespace schedhost::plugins::defaultbinder
 

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <iterator>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace schedhost::plugins::nodeaffinity {
@@ -57,13 +56,6 @@ class NodeAffinity : public PreFilterPlugin,
   NodeAffinityArgs args_;
   sh_id metadataName_;
 };
-
-static_assert(std::is_base_of_v<PreFilterPlugin, NodeAffinity>);
-static_assert(std::is_base_of_v<FilterPlugin, NodeAffinity>);
-static_assert(std::is_base_of_v<PreScorePlugin, NodeAffinity>);
-static_assert(std::is_base_of_v<ScorePlugin, NodeAffinity>);
-static_assert(std::is_base_of_v<ScoreExtensions, NodeAffinity>);
-static_assert(std::is_base_of_v<EnqueueExtensions, NodeAffinity>);
 
 namespace {
 

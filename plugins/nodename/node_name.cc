@@ -5,7 +5,6 @@
 #include <schedhost/helpers.hpp>
 #include <schedhost/plugin.hpp>
 
-#include <type_traits>
 #include <vector>
 
 namespace schedhost::plugins::nodename {
@@ -18,9 +17,6 @@ class NodeName : public FilterPlugin, public EnqueueExtensions {
   Status filter(Cycle& cycle, const sh_pod& pod, const sh_node_info& nodeInfo);
   std::vector<EventRegistration> eventsToRegister();
 };
-
-static_assert(std::is_base_of_v<FilterPlugin, NodeName>);
-static_assert(std::is_base_of_v<EnqueueExtensions, NodeName>);
 
 Status NodeName::filter(Cycle& /*cycle*/, const sh_pod& pod, const sh_node_info& nodeInfo) {
   std::string_view wanted = view(pod.node_name);

@@ -9,7 +9,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
 namespace schedhost::plugins::nodeports {
@@ -40,10 +39,6 @@ class NodePorts : public PreFilterPlugin, public FilterPlugin, public EnqueueExt
   enum Event : std::size_t { kPodDelete = 0, kNodeAdd = 1 };
   sh_id preFilterStateKey_;
 };
-
-static_assert(std::is_base_of_v<PreFilterPlugin, NodePorts>);
-static_assert(std::is_base_of_v<FilterPlugin, NodePorts>);
-static_assert(std::is_base_of_v<EnqueueExtensions, NodePorts>);
 
 namespace {
 

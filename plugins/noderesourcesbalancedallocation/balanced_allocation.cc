@@ -42,9 +42,8 @@ class BalancedAllocation : public PreScorePlugin, public ScorePlugin {
   sh_id preScoreStateKey_;
 };
 
-static_assert(std::is_base_of_v<PreScorePlugin, BalancedAllocation>);
-static_assert(std::is_base_of_v<ScorePlugin, BalancedAllocation>);
-static_assert(!std::is_base_of_v<ScoreExtensions, BalancedAllocation>);
+static_assert(!std::is_base_of_v<ScoreExtensions, BalancedAllocation>,
+              "upstream BalancedAllocation has no NormalizeScore");
 
 namespace {
 

@@ -85,11 +85,6 @@ class Fit : public PreFilterPlugin,
   sh_id preScoreStateKey_;
 };
 
-static_assert(std::is_base_of_v<PreFilterPlugin, Fit>);
-static_assert(std::is_base_of_v<FilterPlugin, Fit>);
-static_assert(std::is_base_of_v<PreScorePlugin, Fit>);
-static_assert(std::is_base_of_v<ScorePlugin, Fit>);
-static_assert(std::is_base_of_v<EnqueueExtensions, Fit>);
 static_assert(!std::is_base_of_v<ScoreExtensions, Fit>, "upstream Fit has no NormalizeScore");
 
 template <typename Visit>

@@ -6,7 +6,6 @@
 #include <schedhost/helpers.hpp>
 #include <schedhost/plugin.hpp>
 
-#include <type_traits>
 #include <vector>
 
 namespace schedhost::plugins::nodeunschedulable {
@@ -33,9 +32,6 @@ class NodeUnschedulable : public FilterPlugin, public EnqueueExtensions {
 
   sh_taint unschedulableTaint_{};
 };
-
-static_assert(std::is_base_of_v<FilterPlugin, NodeUnschedulable>);
-static_assert(std::is_base_of_v<EnqueueExtensions, NodeUnschedulable>);
 
 NodeUnschedulable::NodeUnschedulable(Host& host, const Args& /*args*/) {
   unschedulableTaint_.key = host.intern(kTaintNodeUnschedulable);

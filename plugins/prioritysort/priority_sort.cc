@@ -5,7 +5,6 @@
 // Upstream: pkg/scheduler/framework/plugins/queuesort/priority_sort.go (v1.36).
 #include <schedhost/plugin.hpp>
 
-#include <type_traits>
 
 namespace schedhost::plugins::prioritysort {
 
@@ -20,8 +19,6 @@ class PrioritySort : public QueueSortPlugin {
     return pa > pb || (pa == pb && a.timestamp_unix_nanos < b.timestamp_unix_nanos);
   }
 };
-
-static_assert(std::is_base_of_v<QueueSortPlugin, PrioritySort>);
 
 }  // namespace schedhost::plugins::prioritysort
 

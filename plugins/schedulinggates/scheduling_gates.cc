@@ -7,7 +7,6 @@
 #include <schedhost/plugin.hpp>
 
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace schedhost::plugins::schedulinggates {
@@ -21,9 +20,6 @@ class SchedulingGates : public PreEnqueuePlugin, public EnqueueExtensions {
   sh_queueing_hint queueingHint(std::size_t index, const sh_pod& pod,
                                 const sh_event_objects& event);
 };
-
-static_assert(std::is_base_of_v<PreEnqueuePlugin, SchedulingGates>);
-static_assert(std::is_base_of_v<EnqueueExtensions, SchedulingGates>);
 
 // "waiting for scheduling gates: [a b]" (Go's %v of the gate names).
 Status SchedulingGates::preEnqueue(const sh_pod& pod) {

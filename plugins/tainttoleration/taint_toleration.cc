@@ -8,7 +8,6 @@
 
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace schedhost::plugins::tainttoleration {
@@ -40,12 +39,6 @@ class TaintToleration : public FilterPlugin,
   enum Event : std::size_t { kNodeAddOrTaint = 0, kPodToleration = 1 };
   sh_id preScoreStateKey_;
 };
-
-static_assert(std::is_base_of_v<FilterPlugin, TaintToleration>);
-static_assert(std::is_base_of_v<PreScorePlugin, TaintToleration>);
-static_assert(std::is_base_of_v<ScorePlugin, TaintToleration>);
-static_assert(std::is_base_of_v<ScoreExtensions, TaintToleration>);
-static_assert(std::is_base_of_v<EnqueueExtensions, TaintToleration>);
 
 TaintToleration::TaintToleration(Host& host, const Args& /*args*/)
     : preScoreStateKey_(host.intern(std::string("PreScore") + kName)) {}
