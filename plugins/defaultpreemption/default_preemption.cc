@@ -1,6 +1,7 @@
 // DefaultPreemption: when a pod fits no node, find a node where evicting pods of lower
 // priority makes it fit, evict the fewest and least important of them, and nominate that
-// node for the pod (reference §9).
+// node for the pod (upstream default_preemption.go: PostFilter, and
+// framework/preemption/preemption.go: Evaluator.Preempt).
 //
 //   eligibility   preemptionPolicy Never, or a victim of an earlier preemption still
 //                 terminating on the nominated node: no preemption

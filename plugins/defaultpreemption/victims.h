@@ -1,4 +1,4 @@
-// Choosing the victims on one node (upstream SelectVictimsOnNode, reference §9 step 7):
+// Choosing the victims on one node (upstream default_preemption.go: SelectVictimsOnNode):
 // every pod of lower priority is taken off a copy of the node; if the preemptor then fits,
 // pods are put back one by one, PDB-violating ones first, each in order of importance,
 // and a pod stays (is reprieved) whenever the preemptor still fits with it.

@@ -182,7 +182,7 @@ class Args {
 };
 
 // ---------------------------------------------------------------------------
-// Host: the services of plugin.h §6 as methods.
+// Host: the host services of plugin.h (section 6) as methods.
 // ---------------------------------------------------------------------------
 class Host {
  public:
