@@ -69,7 +69,11 @@ Status InterPodAffinity::preFilter(Cycle& cycle, const sh_pod& pod, PreFilterRes
   const Terms antiAffinity = requiredAntiAffinityTerms(pod);
   const bool hasTerms = !affinity.empty() || !antiAffinity.empty();
   Snapshot snapshot = cycle.snapshot();
-  auto [antiNodes, antiCount] = snapshot.nodesWithRequiredAntiAffinityPods();
+  // Plain variables rather than a structured binding: lambdas below capture them, which
+  // C++17 does not allow for bindings.
+  const auto antiAffinityNodes = snapshot.nodesWithRequiredAntiAffinityPods();
+  const sh_node_info* const* antiNodes = antiAffinityNodes.first;
+  const std::size_t antiCount = antiAffinityNodes.second;
   if (!hasTerms && antiCount == 0) {
     return Status::skip();  // nothing can hold the pod back
   }

@@ -37,7 +37,11 @@ Status InterPodAffinity::preScore(Cycle& cycle, const sh_pod& pod,
   // With preferred terms of its own every pod of the cluster counts, else only pods with
   // affinity.
   Snapshot snapshot = cycle.snapshot();
-  auto [withAffinity, withAffinityCount] = snapshot.nodesWithAffinityPods();
+  // Plain variables rather than a structured binding: a lambda below captures them, which
+  // C++17 does not allow for bindings.
+  const auto affinityNodes = snapshot.nodesWithAffinityPods();
+  const sh_node_info* const* withAffinity = affinityNodes.first;
+  const std::size_t withAffinityCount = affinityNodes.second;
   if (!hasConstraints && withAffinityCount == 0) {
     return Status::skip();  // nothing to accumulate
   }
