@@ -17,8 +17,12 @@
 #include "host/plugin/points.h"
 #include "host/plugin/registry.h"
 
+// The plugins' entry points, renamed by SCHEDHOST_PLUGIN_STATIC_ENTRY (bench/CMakeLists.txt); C
+// names, like schedhost_plugin_v1.
+// NOLINTBEGIN(readability-identifier-naming)
 extern "C" const sh_plugin_descriptor* bench_fit_entry(void);
 extern "C" const sh_plugin_descriptor* bench_taint_entry(void);
+// NOLINTEND(readability-identifier-naming)
 
 namespace {
 

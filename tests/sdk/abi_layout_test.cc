@@ -11,8 +11,11 @@
 #include <cstdint>
 
 // The C view of the structs (abi_layout_c.c computes it with a C compiler).
+// C functions of abi_layout_c.c, named as C names them.
+// NOLINTBEGIN(readability-identifier-naming)
 extern "C" std::size_t sh_test_c_layout(std::size_t index);
 extern "C" std::size_t sh_test_c_layout_count(void);
+// NOLINTEND(readability-identifier-naming)
 
 namespace {
 

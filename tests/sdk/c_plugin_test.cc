@@ -27,23 +27,23 @@ namespace {
 using sh::model::testing::MakeNode;
 using sh::model::testing::MakePod;
 
-std::shared_ptr<const sh::plugin::LoadedPlugin> CPlugin() {
+std::shared_ptr<const sh::plugin::LoadedPlugin> cPlugin() {
   static sh::plugin::PluginRegistry registry;
   return registry.add(SCHEDHOST_TEST_PLUGINS_DIR "/libcplugin.so");
 }
 
 // The plugin created with `argsJson`, or nullptr with the diagnostics in `errors`.
-std::shared_ptr<sh::PluginInstance> Create(const std::string& argsJson, std::string& errors) {
+std::shared_ptr<sh::PluginInstance> create(const std::string& argsJson, std::string& errors) {
   static sh::NullHostServices services;
   auto args = sh::config::ArgNode::from_json_text(argsJson, "args");
   sh::config::Diagnostics diags;
-  auto instance = sh::PluginInstance::create(CPlugin(), *args, &services, diags);
+  auto instance = sh::PluginInstance::create(cPlugin(), *args, &services, diags);
   errors = diags.str();
   return instance;
 }
 
 TEST(CPluginTest, Loads) {
-  auto lib = CPlugin();
+  auto lib = cPlugin();
   EXPECT_EQ(lib->name, "CPlugin");
   EXPECT_EQ(lib->version, "1.0.0");
   EXPECT_EQ(lib->points, SH_POINT_FILTER | SH_POINT_SCORE);
@@ -51,7 +51,7 @@ TEST(CPluginTest, Loads) {
 
 TEST(CPluginTest, FilterAndScore) {
   std::string errors;
-  auto plugin = Create("{}", errors);
+  auto plugin = create("{}", errors);
   ASSERT_NE(plugin, nullptr) << errors;
   auto snapshot = sh::cache::buildSnapshot(
       {MakeNode().Name("rejected").Label("c-plugin/reject", "true").Obj(),
@@ -84,7 +84,7 @@ TEST(CPluginTest, FilterAndScore) {
 
 TEST(CPluginTest, Args) {
   std::string errors;
-  auto plugin = Create(R"({"rejectValue": "false"})", errors);
+  auto plugin = create(R"({"rejectValue": "false"})", errors);
   ASSERT_NE(plugin, nullptr) << errors;
   auto snapshot = sh::cache::buildSnapshot(
       {MakeNode().Name("plain").Label("c-plugin/reject", "false").Obj()}, {});
@@ -95,7 +95,7 @@ TEST(CPluginTest, Args) {
                                     &status),
             SH_UNSCHEDULABLE);
 
-  EXPECT_EQ(Create(R"({"rejectValue": 5})", errors), nullptr);
+  EXPECT_EQ(create(R"({"rejectValue": 5})", errors), nullptr);
   EXPECT_NE(errors.find("args.rejectValue: Invalid value: expected a string"), std::string::npos)
       << errors;
 }

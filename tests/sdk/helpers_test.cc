@@ -23,13 +23,13 @@ constexpr sh_id kNodeB = 32;
 constexpr sh_id kSix = 40;
 constexpr sh_id kSixText = 41;
 
-sh_str Str(const char* s) { return sh_str{s, std::char_traits<char>::length(s)}; }
+sh_str str(const char* s) { return sh_str{s, std::char_traits<char>::length(s)}; }
 
-sh_label Label(sh_id key, sh_id value, const char* valueText = "") {
-  return sh_label{key, value, Str(""), Str(valueText)};
+sh_label label(sh_id key, sh_id value, const char* valueText = "") {
+  return sh_label{key, value, str(""), str(valueText)};
 }
 
-sh_requirement Req(sh_id key, int32_t op, const std::vector<sh_id>& values, int64_t number = 0,
+sh_requirement req(sh_id key, int32_t op, const std::vector<sh_id>& values, int64_t number = 0,
                    bool numberOk = false) {
   sh_requirement r{};
   r.key = key;
@@ -43,11 +43,11 @@ sh_requirement Req(sh_id key, int32_t op, const std::vector<sh_id>& values, int6
 
 // A node named "a" (id kNodeA) with labels foo=bar and kern=6 (sorted by key id).
 struct TestNode {
-  std::vector<sh_label> labels = {Label(kFoo, kBar, "bar"), Label(kKern, kSix, "6")};
+  std::vector<sh_label> labels = {label(kFoo, kBar, "bar"), label(kKern, kSix, "6")};
   sh_node node{};
   TestNode() {
     node.struct_size = sizeof(sh_node);
-    node.name = Str("a");
+    node.name = str("a");
     node.name_id = kNodeA;
     node.labels = labels.data();
     node.label_count = static_cast<uint32_t>(labels.size());
@@ -90,25 +90,25 @@ TEST(HelpersTest, MatchRequirement) {
   std::vector<sh_id> baz = {kBaz};
   std::vector<sh_id> none;
   std::vector<sh_id> five = {kSixText};
-  EXPECT_TRUE(match(Req(kFoo, SH_OP_IN, bar)));
-  EXPECT_FALSE(match(Req(kFoo, SH_OP_IN, baz)));
-  EXPECT_FALSE(match(Req(kBaz, SH_OP_IN, bar)));
-  EXPECT_TRUE(match(Req(kFoo, SH_OP_NOT_IN, baz)));
-  EXPECT_TRUE(match(Req(kBaz, SH_OP_NOT_IN, bar)));  // a missing label is "not in"
-  EXPECT_FALSE(match(Req(kFoo, SH_OP_NOT_IN, bar)));
-  EXPECT_TRUE(match(Req(kFoo, SH_OP_EXISTS, none)));
-  EXPECT_FALSE(match(Req(kBaz, SH_OP_EXISTS, none)));
-  EXPECT_TRUE(match(Req(kBaz, SH_OP_DOES_NOT_EXIST, none)));
-  EXPECT_TRUE(match(Req(kKern, SH_OP_GT, five, 5, true)));
-  EXPECT_FALSE(match(Req(kKern, SH_OP_GT, five, 6, true)));  // strict
-  EXPECT_TRUE(match(Req(kKern, SH_OP_LT, five, 10, true)));  // integers, not strings
-  EXPECT_FALSE(match(Req(kFoo, SH_OP_GT, five, 1, true)));   // "bar" is no integer
-  EXPECT_FALSE(match(Req(kBaz, SH_OP_LT, five, 10, true)));  // a missing label never compares
+  EXPECT_TRUE(match(req(kFoo, SH_OP_IN, bar)));
+  EXPECT_FALSE(match(req(kFoo, SH_OP_IN, baz)));
+  EXPECT_FALSE(match(req(kBaz, SH_OP_IN, bar)));
+  EXPECT_TRUE(match(req(kFoo, SH_OP_NOT_IN, baz)));
+  EXPECT_TRUE(match(req(kBaz, SH_OP_NOT_IN, bar)));  // a missing label is "not in"
+  EXPECT_FALSE(match(req(kFoo, SH_OP_NOT_IN, bar)));
+  EXPECT_TRUE(match(req(kFoo, SH_OP_EXISTS, none)));
+  EXPECT_FALSE(match(req(kBaz, SH_OP_EXISTS, none)));
+  EXPECT_TRUE(match(req(kBaz, SH_OP_DOES_NOT_EXIST, none)));
+  EXPECT_TRUE(match(req(kKern, SH_OP_GT, five, 5, true)));
+  EXPECT_FALSE(match(req(kKern, SH_OP_GT, five, 6, true)));  // strict
+  EXPECT_TRUE(match(req(kKern, SH_OP_LT, five, 10, true)));  // integers, not strings
+  EXPECT_FALSE(match(req(kFoo, SH_OP_GT, five, 1, true)));   // "bar" is no integer
+  EXPECT_FALSE(match(req(kBaz, SH_OP_LT, five, 10, true)));  // a missing label never compares
   // labels.NewRequirement refuses these, so they match nothing.
-  EXPECT_FALSE(schedhost::requirementValid(Req(kFoo, SH_OP_IN, none)));
-  EXPECT_FALSE(schedhost::requirementValid(Req(kFoo, SH_OP_EXISTS, bar)));
-  EXPECT_FALSE(schedhost::requirementValid(Req(kKern, SH_OP_GT, five, 0, false)));
-  EXPECT_FALSE(schedhost::requirementValid(Req(kFoo, 17, bar)));
+  EXPECT_FALSE(schedhost::requirementValid(req(kFoo, SH_OP_IN, none)));
+  EXPECT_FALSE(schedhost::requirementValid(req(kFoo, SH_OP_EXISTS, bar)));
+  EXPECT_FALSE(schedhost::requirementValid(req(kKern, SH_OP_GT, five, 0, false)));
+  EXPECT_FALSE(schedhost::requirementValid(req(kFoo, 17, bar)));
 }
 
 TEST(HelpersTest, MatchNodeSelectorTerm) {
@@ -118,7 +118,7 @@ TEST(HelpersTest, MatchNodeSelectorTerm) {
   std::vector<sh_id> b = {kNodeB};
   std::vector<sh_id> ab = {kNodeA, kNodeB};
   std::vector<sh_id> empty = {SH_ID_EMPTY};
-  sh_requirement fooIsBar = Req(kFoo, SH_OP_IN, bar);
+  sh_requirement fooIsBar = req(kFoo, SH_OP_IN, bar);
   auto term = [](const sh_requirement* exprs, uint32_t ne, const sh_requirement* fields,
                  uint32_t nf) {
     sh_node_selector_term t{};
@@ -133,24 +133,24 @@ TEST(HelpersTest, MatchNodeSelectorTerm) {
   };
   EXPECT_FALSE(match(term(nullptr, 0, nullptr, 0)));  // an empty term matches nothing
   EXPECT_TRUE(match(term(&fooIsBar, 1, nullptr, 0)));
-  sh_requirement nameIsA = Req(kMetadataName, SH_OP_IN, a);
-  sh_requirement nameIsB = Req(kMetadataName, SH_OP_IN, b);
-  sh_requirement nameNotB = Req(kMetadataName, SH_OP_NOT_IN, b);
-  sh_requirement nameInAB = Req(kMetadataName, SH_OP_IN, ab);
+  sh_requirement nameIsA = req(kMetadataName, SH_OP_IN, a);
+  sh_requirement nameIsB = req(kMetadataName, SH_OP_IN, b);
+  sh_requirement nameNotB = req(kMetadataName, SH_OP_NOT_IN, b);
+  sh_requirement nameInAB = req(kMetadataName, SH_OP_IN, ab);
   EXPECT_TRUE(match(term(nullptr, 0, &nameIsA, 1)));
   EXPECT_FALSE(match(term(nullptr, 0, &nameIsB, 1)));
   EXPECT_TRUE(match(term(nullptr, 0, &nameNotB, 1)));
   EXPECT_FALSE(match(term(nullptr, 0, &nameInAB, 1)));   // a field needs exactly one value
   EXPECT_FALSE(match(term(&fooIsBar, 1, &nameIsB, 1)));  // ANDed
   // Other field keys read as "".
-  sh_requirement otherIsEmpty = Req(kBaz, SH_OP_IN, empty);
+  sh_requirement otherIsEmpty = req(kBaz, SH_OP_IN, empty);
   EXPECT_TRUE(match(term(nullptr, 0, &otherIsEmpty, 1)));
   // A node without a name skips the fields.
-  n.node.name = Str("");
+  n.node.name = str("");
   EXPECT_TRUE(match(term(nullptr, 0, &nameIsB, 1)));
 
   // Terms are ORed; a selector without terms matches nothing.
-  n.node.name = Str("a");
+  n.node.name = str("a");
   sh_node_selector_term terms[] = {term(nullptr, 0, &nameIsB, 1), term(&fooIsBar, 1, nullptr, 0)};
   EXPECT_TRUE(schedhost::matchNodeSelectorTerms(terms, 2, n.node, kMetadataName));
   EXPECT_FALSE(schedhost::matchNodeSelectorTerms(terms, 1, n.node, kMetadataName));
@@ -161,11 +161,11 @@ TEST(HelpersTest, MatchRequiredNodeAffinity) {
   TestNode n;
   sh_pod pod{};
   EXPECT_TRUE(schedhost::matchRequiredNodeAffinity(pod, n.node, kMetadataName));
-  sh_label selector[] = {Label(kFoo, kBar)};
+  sh_label selector[] = {label(kFoo, kBar)};
   pod.node_selector = selector;
   pod.node_selector_count = 1;
   EXPECT_TRUE(schedhost::matchRequiredNodeAffinity(pod, n.node, kMetadataName));
-  sh_label wrong[] = {Label(kFoo, kBaz)};
+  sh_label wrong[] = {label(kFoo, kBaz)};
   pod.node_selector = wrong;
   EXPECT_FALSE(schedhost::matchRequiredNodeAffinity(pod, n.node, kMetadataName));
   pod.node_selector = selector;
@@ -180,7 +180,7 @@ TEST(HelpersTest, MatchRequiredNodeAffinity) {
 TEST(HelpersTest, PreferredTerms) {
   TestNode n;
   std::vector<sh_id> bar = {kBar};
-  sh_requirement fooIsBar = Req(kFoo, SH_OP_IN, bar);
+  sh_requirement fooIsBar = req(kFoo, SH_OP_IN, bar);
   sh_preferred_term terms[3] = {};
   terms[0].weight = 3;
   terms[0].preference.match_expressions = &fooIsBar;
@@ -197,14 +197,14 @@ TEST(HelpersTest, MatchLabelSelector) {
   EXPECT_FALSE(schedhost::matchLabelSelector(nullptr, labels, 2));
   sh_label_selector everything{};
   EXPECT_TRUE(schedhost::matchLabelSelector(&everything, labels, 2));
-  sh_label want[] = {Label(kFoo, kBar)};
+  sh_label want[] = {label(kFoo, kBar)};
   sh_label_selector byLabel{};
   byLabel.match_labels = want;
   byLabel.match_label_count = 1;
   EXPECT_TRUE(schedhost::matchLabelSelector(&byLabel, labels, 2));
   EXPECT_FALSE(schedhost::matchLabelSelector(&byLabel, labels, 0));
   std::vector<sh_id> five = {kSixText};
-  sh_requirement gt = Req(kKern, SH_OP_GT, five, 5, true);
+  sh_requirement gt = req(kKern, SH_OP_GT, five, 5, true);
   sh_label_selector byGt{};
   byGt.match_expressions = &gt;
   byGt.match_expression_count = 1;
