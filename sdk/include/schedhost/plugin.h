@@ -34,6 +34,9 @@
 extern "C" {
 #endif
 
+/* The C ABI keeps C naming; C++ naming checks stop here. */
+/* NOLINTBEGIN(readability-identifier-naming) */
+
 /* ======================================================================== */
 /* 1. Version                                                               */
 /* ======================================================================== */
@@ -851,6 +854,8 @@ typedef struct sh_plugin_metadata {
   SH_META_ATTR const sh_plugin_metadata ident = {                                       \
       {'S', 'H', 'M', 'E', 'T', 'A', '0', '1'}, sizeof(sh_plugin_metadata),             \
       SH_ABI_MAJOR, SH_ABI_MINOR, (point_bits), (flag_bits), plugin_name, plugin_version}
+
+/* NOLINTEND(readability-identifier-naming) */
 
 #ifdef __cplusplus
 } /* extern "C" */
