@@ -59,7 +59,7 @@ std::shared_ptr<sh::Framework> frameworkOf(
       std::exit(1);
     }
     for (sh::Point p : sh::config::kAllExtensionPoints) {
-      if ((inst->points() & sh::pointBit(p)) != 0) {
+      if ((inst->points() & sh::config::pointBit(p)) != 0) {
         fc.plugins[sh::config::index_of(p)].push_back(inst);
         if (p == sh::Point::kScore) {
           fc.scoreWeights.push_back(1);

@@ -80,7 +80,7 @@ void BenchCluster::stop() {
 }
 
 Status BenchCluster::bind(const model::Pod& pod, std::string_view nodeName) {
-  auto bound = model::assign_to_node(pod, nodeName);
+  auto bound = model::assignToNode(pod, nodeName);
   if (bound == nullptr) {
     return Status(SH_ERROR, "cannot bind pod");
   }
@@ -88,7 +88,7 @@ Status BenchCluster::bind(const model::Pod& pod, std::string_view nodeName) {
   const std::string uid = uidOf(pod);
   auto it = pods_.find(uid);
   if (it == pods_.end()) {
-    return Status(SH_ERROR, "pod " + std::string(pod.namespace_name()) + "/" +
+    return Status(SH_ERROR, "pod " + std::string(pod.namespaceName()) + "/" +
                                 std::string(pod.name()) + " not found");
   }
   connectors::ClusterChange c;

@@ -121,7 +121,7 @@ std::optional<Workload> buildWorkload(const boost::json::value& doc, double scal
   }
   for (std::size_t i = 0; i < nodes.count; ++i) {
     std::string err;
-    auto node = model::parse_node(boost::json::value(instance(nodes, i, true)), err);
+    auto node = model::parseNode(boost::json::value(instance(nodes, i, true)), err);
     if (!node) {
       error = "nodes.template: " + err;
       return std::nullopt;
@@ -132,7 +132,7 @@ std::optional<Workload> buildWorkload(const boost::json::value& doc, double scal
                                    std::tuple{&measured, &w.measuredPods, "measuredPods"}}) {
     for (std::size_t i = 0; i < group->count; ++i) {
       std::string err;
-      auto pod = model::parse_pod(boost::json::value(instance(*group, i, false)), err);
+      auto pod = model::parsePod(boost::json::value(instance(*group, i, false)), err);
       if (!pod) {
         error = std::string(field) + ".template: " + err;
         return std::nullopt;

@@ -22,7 +22,7 @@ std::string quoted(std::string_view s) {
 
 // "namespace/name", quoted, as upstream's klog.KObj in messages.
 std::string podRef(const model::Pod& pod) {
-  std::string ref(pod.namespace_name());
+  std::string ref(pod.namespaceName());
   ref += '/';
   ref.append(pod.name());
   return quoted(ref);
@@ -37,7 +37,7 @@ Status checkPod(const model::Pod* pod, bool needsNode) {
   if (pod->uid().empty()) {
     return Status::error("pod " + podRef(*pod) + " has no UID");
   }
-  if (needsNode && pod->node_name().empty()) {
+  if (needsNode && pod->nodeName().empty()) {
     return Status::error("pod " + podRef(*pod) + " has no node name");
   }
   return Status();
@@ -85,7 +85,7 @@ void Cache::setNode(std::shared_ptr<const model::Node> node) {
   if (images_.replace(&entry, old != nullptr ? &old->view() : nullptr, &now)) {
     markImagesStale(entry);
   }
-  entry.info.set_node(std::move(node));
+  entry.info.setNode(std::move(node));
   moveToFront(it);
 }
 
@@ -100,7 +100,7 @@ Status Cache::removeNode(const model::Node& node) {
   markImagesStale(*it);
   tree_.remove(it->name);
   ++treeVersion_;
-  it->info.remove_node();
+  it->info.removeNode();
   // Pod deletions come on another watch and may arrive later: keep a ghost until they do.
   if (it->info.pods().empty()) {
     eraseNode(it);
@@ -156,9 +156,9 @@ Status Cache::forgetPod(const std::shared_ptr<const model::Pod>& pod) {
     return Status();  // no longer cached
   }
   std::shared_ptr<const model::Pod> cached = it->second.pod;
-  if (cached->node_name() != pod->node_name()) {
-    return Status::error("pod " + podRef(*pod) + " was assumed on " + quoted(pod->node_name()) +
-                         " but assigned to " + quoted(cached->node_name()));
+  if (cached->nodeName() != pod->nodeName()) {
+    return Status::error("pod " + podRef(*pod) + " was assumed on " + quoted(pod->nodeName()) +
+                         " but assigned to " + quoted(cached->nodeName()));
   }
   if (!it->second.assumed) {
     return Status::error("pod " + podRef(*pod) +
@@ -186,11 +186,11 @@ Status Cache::addPod(std::shared_ptr<const model::Pod> pod) {
   // Confirmation of an assumed pod: the informer's copy replaces ours.
   std::shared_ptr<const model::Pod> assumed = it->second.pod;
   removePodLocked(*assumed);
-  if (assumed->node_name() != pod->node_name()) {
+  if (assumed->nodeName() != pod->nodeName()) {
     spdlog::info(
         "scheduler cache: pod {} was added to a different node than it was assumed "
         "(assumed on {}, added on {})",
-        podRef(*pod), quoted(assumed->node_name()), quoted(pod->node_name()));
+        podRef(*pod), quoted(assumed->nodeName()), quoted(pod->nodeName()));
   }
   addPodLocked(std::move(pod), false);
   return Status();
@@ -220,14 +220,14 @@ Status Cache::updatePod(const std::shared_ptr<const model::Pod>& oldPod,
   }
   std::shared_ptr<const model::Pod> cached = it->second.pod;
   removePodLocked(*cached);
-  const bool moved = cached->node_name() != newPod->node_name();
+  const bool moved = cached->nodeName() != newPod->nodeName();
   std::string ref = podRef(*newPod);
-  std::string newNode(newPod->node_name());
+  std::string newNode(newPod->nodeName());
   addPodLocked(std::move(newPod), false);
   if (moved) {
     // Upstream exits here. The pod now sits on the node the event names.
     return corrupted("pod " + ref + " updated on a different node than previously added to (" +
-                     quoted(cached->node_name()) + " -> " + quoted(newNode) +
+                     quoted(cached->nodeName()) + " -> " + quoted(newNode) +
                      "); moved the cached pod");
   }
   return Status();
@@ -245,25 +245,25 @@ Status Cache::removePod(const model::Pod& pod) {
   }
   std::shared_ptr<const model::Pod> cached = it->second.pod;
   removePodLocked(*cached);
-  if (cached->node_name() != pod.node_name()) {
-    if (pod.node_name().empty()) {
+  if (cached->nodeName() != pod.nodeName()) {
+    if (pod.nodeName().empty()) {
       // A missed Delete: the informer's last known state may predate the binding.
       spdlog::warn(
           "scheduler cache: pod {} removed without a node name; dropped the copy "
           "cached on {}",
-          podRef(pod), quoted(cached->node_name()));
+          podRef(pod), quoted(cached->nodeName()));
       return Status();
     }
     // Upstream exits here. The pod is gone either way.
-    return corrupted("pod " + podRef(pod) + " was cached on " + quoted(cached->node_name()) +
-                     " but removed from " + quoted(pod.node_name()) + "; removed the cached copy");
+    return corrupted("pod " + podRef(pod) + " was cached on " + quoted(cached->nodeName()) +
+                     " but removed from " + quoted(pod.nodeName()) + "; removed the cached copy");
   }
   return Status();
 }
 
 void Cache::addPodLocked(std::shared_ptr<const model::Pod> pod, bool assumed) {
-  auto it = findOrCreateNode(pod->node_name());
-  it->info.add_pod(pod);
+  auto it = findOrCreateNode(pod->nodeName());
+  it->info.addPod(pod);
   moveToFront(it);
   std::string uid(pod->uid());
   pods_.insert_or_assign(std::move(uid), PodState{std::move(pod), assumed});
@@ -280,9 +280,9 @@ void Cache::removePodLocked(const model::Pod& cached) {
       --assumedCount_;
     }
   }
-  auto it = findNode(cached.node_name());
-  if (it == nodes_.end() || !it->info.remove_pod(cached.uid())) {
-    noteCorruption("pod " + podRef(cached) + " was not on its node " + quoted(cached.node_name()));
+  auto it = findNode(cached.nodeName());
+  if (it == nodes_.end() || !it->info.removePod(cached.uid())) {
+    noteCorruption("pod " + podRef(cached) + " was not on its node " + quoted(cached.nodeName()));
   } else if (it->info.pods().empty() && it->info.node() == nullptr) {
     eraseNode(it);
   } else {
@@ -385,13 +385,13 @@ void Cache::refreshImages(CachedNode& node) {
     return;
   }
   if (node.imageEntriesStale) {
-    node.info.set_image_states(images_.statesFor(node.info.node()->view(), node.imageEntries));
+    node.info.setImageStates(images_.statesFor(node.info.node()->view(), node.imageEntries));
     node.imageEntriesStale = false;
   } else if (node.imagesEpoch != images_.epoch()) {
     const sh_node_info& v = node.info.view();
     std::vector<sh_image_state> states(v.image_states, v.image_states + v.image_state_count);
     ImageIndex::refresh(node.imageEntries, states);
-    node.info.set_image_states(std::move(states));
+    node.info.setImageStates(std::move(states));
   }
   node.imagesEpoch = images_.epoch();
 }
@@ -490,7 +490,7 @@ CacheDump Cache::dumpForTest() const {
     model::NodeInfo copy(n.info);
     if (n.info.node() != nullptr) {
       std::vector<const ImageIndex::Entry*> entries;
-      copy.set_image_states(images_.statesFor(n.info.node()->view(), entries));
+      copy.setImageStates(images_.statesFor(n.info.node()->view(), entries));
     }
     dump.nodeInfos.emplace(n.name, std::move(copy));
   }

@@ -35,7 +35,7 @@ std::vector<NodeImage> distinctImages(const sh_node* node) {
 }  // namespace
 
 void ImageIndex::stamp(Entry& e) {
-  e.generation = model::next_generation();
+  e.generation = model::nextGeneration();
   epoch_ = e.generation;
   recent_.splice(recent_.begin(), recent_, e.recent);
 }
@@ -58,7 +58,7 @@ bool ImageIndex::replace(CachedNode* holder, const sh_node* oldNode, const sh_no
     }
     recent_.erase(e.recent);
     images_.erase(it);
-    epoch_ = model::next_generation();
+    epoch_ = model::nextGeneration();
   };
   auto add = [&](const NodeImage& image) {
     auto [it, inserted] = images_.try_emplace(image.name);

@@ -110,7 +110,7 @@ std::unique_ptr<Snapshot> buildSnapshot(
       }
       continue;
     }
-    it->second->add_pod(pod);
+    it->second->addPod(pod);
   }
   for (const std::string& name : tree.list()) {
     snap->nodeInfos.push_back(infos.at(name));
@@ -120,7 +120,7 @@ std::unique_ptr<Snapshot> buildSnapshot(
   for (const auto& info : snap->nodeInfos) {
     raw.push_back(info.get());
   }
-  model::compute_image_states(raw);
+  model::computeImageStates(raw);
   snap->reindex();
   return snap;
 }

@@ -50,14 +50,14 @@ int runBench(const BenchArgs& args) {
   req.defaultPluginDirs = args.pluginDirs;
   profile::ProfileSet set = profile::load(req, &services, diags);
   std::cerr << diags.str();
-  if (diags.has_errors()) {
+  if (diags.hasErrors()) {
     return 1;
   }
 
   bench::BenchCluster cluster(*workload);
   cycle::SchedulerOptions so;
   so.parallelism = args.parallelism >= 0 ? args.parallelism : set.host.parallelism;
-  so.percentageOfNodesToScore = set.host.percentage_of_nodes_to_score;
+  so.percentageOfNodesToScore = set.host.percentageOfNodesToScore;
   so.seed = args.seed;
   cycle::FrameworkMap frameworks(set.frameworks.begin(), set.frameworks.end());
   const auto wallStart = std::chrono::steady_clock::now();

@@ -49,14 +49,14 @@ int runProfileCheck(const ProfileCheckArgs& args) {
   config::Diagnostics diags;
   profile::ProfileSet set = profile::load(req, &services, diags);
   std::cerr << diags.str();
-  if (diags.has_errors()) {
-    std::cerr << "schedhost profile check: " << diags.error_count() << " error(s)\n";
+  if (diags.hasErrors()) {
+    std::cerr << "schedhost profile check: " << diags.errorCount() << " error(s)\n";
     return 1;
   }
   if (args.json) {
     boost::json::array out;
     for (const auto& rp : set.resolved) {
-      out.push_back(config::to_json(rp));
+      out.push_back(config::toJson(rp));
     }
     printPretty(std::cout, out);
     std::cout << "\n";

@@ -32,8 +32,8 @@ int runRun(const RunArgs& args) {
   req.defaultPluginDirs = args.pluginDirs;
   profile::ProfileSet set = profile::load(req, &services, diags);
   std::cerr << diags.str();
-  if (diags.has_errors()) {
-    std::cerr << "schedhost run: " << diags.error_count() << " configuration error(s)\n";
+  if (diags.hasErrors()) {
+    std::cerr << "schedhost run: " << diags.errorCount() << " configuration error(s)\n";
     return 1;
   }
 
@@ -51,10 +51,10 @@ int runRun(const RunArgs& args) {
 
   cycle::SchedulerOptions so;
   so.parallelism = set.host.parallelism;
-  so.percentageOfNodesToScore = set.host.percentage_of_nodes_to_score;
+  so.percentageOfNodesToScore = set.host.percentageOfNodesToScore;
   so.seed = args.seed;
-  so.queue.initialBackoff = std::chrono::seconds(set.host.pod_initial_backoff_seconds);
-  so.queue.maxBackoff = std::chrono::seconds(set.host.pod_max_backoff_seconds);
+  so.queue.initialBackoff = std::chrono::seconds(set.host.podInitialBackoffSeconds);
+  so.queue.maxBackoff = std::chrono::seconds(set.host.podMaxBackoffSeconds);
   cycle::FrameworkMap frameworks(set.frameworks.begin(), set.frameworks.end());
   auto start = std::chrono::steady_clock::now();
   cycle::SchedulerStats stats;

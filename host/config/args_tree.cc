@@ -14,7 +14,7 @@ namespace sh::config {
 
 namespace {
 
-bool is_bare_key(std::string_view key) {
+bool isBareKey(std::string_view key) {
   if (key.empty() || std::isdigit(static_cast<unsigned char>(key.front())) != 0) {
     return false;
   }
@@ -26,39 +26,39 @@ bool is_bare_key(std::string_view key) {
   return true;
 }
 
-SourceLocation toml_location(const TomlValue& value) {
+SourceLocation tomlLocation(const TomlValue& value) {
   const toml::source_location loc = value.location();
   return SourceLocation{loc.file_name(), static_cast<int>(loc.line()),
                         static_cast<int>(loc.column())};
 }
 
 template <typename T>
-std::string stream_to_string(const T& value) {
+std::string streamToString(const T& value) {
   std::ostringstream out;
   out << value;
   return out.str();
 }
 
-const std::string& empty_string() {
+const std::string& emptyString() {
   static const std::string kEmpty;
   return kEmpty;
 }
 
 }  // namespace
 
-std::string ArgNode::member_path(const std::string& parent, std::string_view key) {
-  if (is_bare_key(key)) {
+std::string ArgNode::memberPath(const std::string& parent, std::string_view key) {
+  if (isBareKey(key)) {
     return parent.empty() ? std::string(key) : parent + "." + std::string(key);
   }
   return parent + "[\"" + std::string(key) + "\"]";
 }
 
-std::string ArgNode::element_path(const std::string& parent, std::size_t index) {
+std::string ArgNode::elementPath(const std::string& parent, std::size_t index) {
   return parent + "[" + std::to_string(index) + "]";
 }
 
 ArgNode::ArgNode(const TomlValue& value, std::string path)
-    : where_(toml_location(value)), path_(std::move(path)) {
+    : where_(tomlLocation(value)), path_(std::move(path)) {
   switch (value.type()) {
     case toml::value_t::empty:
       kind_ = Kind::kNull;
@@ -81,26 +81,26 @@ ArgNode::ArgNode(const TomlValue& value, std::string path)
       break;
     case toml::value_t::offset_datetime:
       kind_ = Kind::kString;
-      scalar_ = stream_to_string(value.as_offset_datetime());
+      scalar_ = streamToString(value.as_offset_datetime());
       break;
     case toml::value_t::local_datetime:
       kind_ = Kind::kString;
-      scalar_ = stream_to_string(value.as_local_datetime());
+      scalar_ = streamToString(value.as_local_datetime());
       break;
     case toml::value_t::local_date:
       kind_ = Kind::kString;
-      scalar_ = stream_to_string(value.as_local_date());
+      scalar_ = streamToString(value.as_local_date());
       break;
     case toml::value_t::local_time:
       kind_ = Kind::kString;
-      scalar_ = stream_to_string(value.as_local_time());
+      scalar_ = streamToString(value.as_local_time());
       break;
     case toml::value_t::array: {
       kind_ = Kind::kArray;
       const auto& array = value.as_array();
       children_.reserve(array.size());
       for (std::size_t i = 0; i < array.size(); ++i) {
-        children_.push_back(std::make_unique<ArgNode>(array[i], element_path(path_, i)));
+        children_.push_back(std::make_unique<ArgNode>(array[i], elementPath(path_, i)));
       }
       break;
     }
@@ -111,7 +111,7 @@ ArgNode::ArgNode(const TomlValue& value, std::string path)
       children_.reserve(table.size());
       for (const auto& [key, member] : table) {
         keys_.push_back(key);
-        children_.push_back(std::make_unique<ArgNode>(member, member_path(path_, key)));
+        children_.push_back(std::make_unique<ArgNode>(member, memberPath(path_, key)));
       }
       break;
     }
@@ -156,7 +156,7 @@ ArgNode::ArgNode(const boost::json::value& value, std::string path, SourceLocati
       const boost::json::array& array = value.get_array();
       children_.reserve(array.size());
       for (std::size_t i = 0; i < array.size(); ++i) {
-        children_.push_back(std::make_unique<ArgNode>(array[i], element_path(path_, i), where_));
+        children_.push_back(std::make_unique<ArgNode>(array[i], elementPath(path_, i), where_));
       }
       break;
     }
@@ -169,14 +169,14 @@ ArgNode::ArgNode(const boost::json::value& value, std::string path, SourceLocati
         const std::string_view key = member.key();
         keys_.emplace_back(key);
         children_.push_back(
-            std::make_unique<ArgNode>(member.value(), member_path(path_, key), where_));
+            std::make_unique<ArgNode>(member.value(), memberPath(path_, key), where_));
       }
       break;
     }
   }
 }
 
-std::optional<ArgNode> ArgNode::from_json_text(std::string_view text, std::string path,
+std::optional<ArgNode> ArgNode::fromJsonText(std::string_view text, std::string path,
                                                SourceLocation where, std::string* error) {
   boost::system::error_code ec;
   boost::json::value value = boost::json::parse(text, ec);
@@ -189,7 +189,7 @@ std::optional<ArgNode> ArgNode::from_json_text(std::string_view text, std::strin
   return ArgNode(value, std::move(path), std::move(where));
 }
 
-ArgNode ArgNode::shallow_copy(std::string path, SourceLocation where) const {
+ArgNode ArgNode::shallowCopy(std::string path, SourceLocation where) const {
   ArgNode out;
   out.kind_ = kind_;
   out.scalar_ = scalar_;
@@ -198,7 +198,7 @@ ArgNode ArgNode::shallow_copy(std::string path, SourceLocation where) const {
   return out;
 }
 
-void ArgNode::add_child(std::string key, ArgNode child) {
+void ArgNode::addChild(std::string key, ArgNode child) {
   if (kind_ == Kind::kObject) {
     keys_.push_back(std::move(key));
   }
@@ -206,7 +206,7 @@ void ArgNode::add_child(std::string key, ArgNode child) {
 }
 
 ArgNode ArgNode::clone() const {
-  ArgNode out = shallow_copy(path_, where_);
+  ArgNode out = shallowCopy(path_, where_);
   out.keys_ = keys_;
   out.children_.reserve(children_.size());
   for (const auto& child : children_) {
@@ -215,31 +215,31 @@ ArgNode ArgNode::clone() const {
   return out;
 }
 
-ArgNode ArgNode::clone_at(const std::string& path, const SourceLocation& where) const {
-  ArgNode out = shallow_copy(path, where);
+ArgNode ArgNode::cloneAt(const std::string& path, const SourceLocation& where) const {
+  ArgNode out = shallowCopy(path, where);
   out.keys_.reserve(keys_.size());
   out.children_.reserve(children_.size());
   for (std::size_t i = 0; i < children_.size(); ++i) {
     if (kind_ == Kind::kObject) {
-      out.add_child(keys_[i], children_[i]->clone_at(member_path(path, keys_[i]), where));
+      out.addChild(keys_[i], children_[i]->cloneAt(memberPath(path, keys_[i]), where));
     } else {
-      out.add_child({}, children_[i]->clone_at(element_path(path, i), where));
+      out.addChild({}, children_[i]->cloneAt(elementPath(path, i), where));
     }
   }
   return out;
 }
 
-bool ArgNode::as_bool() const {
+bool ArgNode::asBool() const {
   const bool* b = std::get_if<bool>(&scalar_);
   return b != nullptr && *b;
 }
 
-int64_t ArgNode::as_int() const {
+int64_t ArgNode::asInt() const {
   const int64_t* i = std::get_if<int64_t>(&scalar_);
   return i != nullptr ? *i : 0;
 }
 
-double ArgNode::as_double() const {
+double ArgNode::asDouble() const {
   if (const double* d = std::get_if<double>(&scalar_)) {
     return *d;
   }
@@ -249,16 +249,16 @@ double ArgNode::as_double() const {
   return 0.0;
 }
 
-const std::string& ArgNode::as_string() const {
+const std::string& ArgNode::asString() const {
   const std::string* s = std::get_if<std::string>(&scalar_);
-  return s != nullptr ? *s : empty_string();
+  return s != nullptr ? *s : emptyString();
 }
 
 const ArgNode* ArgNode::at(std::size_t index) const {
   return index < children_.size() ? children_[index].get() : nullptr;
 }
 
-std::string_view ArgNode::key_at(std::size_t index) const {
+std::string_view ArgNode::keyAt(std::size_t index) const {
   return index < keys_.size() ? std::string_view(keys_[index]) : std::string_view();
 }
 
@@ -271,42 +271,42 @@ const ArgNode* ArgNode::get(std::string_view key) const {
   return nullptr;
 }
 
-bool ArgNode::same_value(const ArgNode& other) const {
-  if (is_number() && other.is_number()) {
-    if (is_int() && other.is_int()) {
-      return as_int() == other.as_int();
+bool ArgNode::sameValue(const ArgNode& other) const {
+  if (isNumber() && other.isNumber()) {
+    if (isInt() && other.isInt()) {
+      return asInt() == other.asInt();
     }
-    return as_double() == other.as_double();
+    return asDouble() == other.asDouble();
   }
   if (kind_ != other.kind_ || scalar_ != other.scalar_ || keys_ != other.keys_ ||
       children_.size() != other.children_.size()) {
     return false;
   }
   for (std::size_t i = 0; i < children_.size(); ++i) {
-    if (!children_[i]->same_value(*other.children_[i])) {
+    if (!children_[i]->sameValue(*other.children_[i])) {
       return false;
     }
   }
   return true;
 }
 
-boost::json::value ArgNode::to_json() const {
+boost::json::value ArgNode::toJson() const {
   switch (kind_) {
     case Kind::kNull:
       return nullptr;
     case Kind::kBool:
-      return as_bool();
+      return asBool();
     case Kind::kInt:
-      return as_int();
+      return asInt();
     case Kind::kDouble:
-      return as_double();
+      return asDouble();
     case Kind::kString:
-      return boost::json::string(as_string());
+      return boost::json::string(asString());
     case Kind::kArray: {
       boost::json::array array;
       array.reserve(children_.size());
       for (const auto& child : children_) {
-        array.push_back(child->to_json());
+        array.push_back(child->toJson());
       }
       return array;
     }
@@ -314,7 +314,7 @@ boost::json::value ArgNode::to_json() const {
       boost::json::object object;
       object.reserve(children_.size());
       for (std::size_t i = 0; i < children_.size(); ++i) {
-        object[keys_[i]] = children_[i]->to_json();
+        object[keys_[i]] = children_[i]->toJson();
       }
       return object;
     }
@@ -322,26 +322,26 @@ boost::json::value ArgNode::to_json() const {
   return nullptr;
 }
 
-ArgNode merge_defaults(const ArgNode& defaults, const ArgNode& user) {
-  if (!defaults.is_object() || !user.is_object()) {
+ArgNode mergeDefaults(const ArgNode& defaults, const ArgNode& user) {
+  if (!defaults.isObject() || !user.isObject()) {
     return user.clone();
   }
-  const SourceLocation from_defaults{user.where().file, 0, 0};
-  ArgNode out = user.shallow_copy(user.path(), user.where());
+  const SourceLocation fromDefaults{user.where().file, 0, 0};
+  ArgNode out = user.shallowCopy(user.path(), user.where());
   for (std::size_t i = 0; i < defaults.size(); ++i) {
     const std::string& key = defaults.keys_[i];
-    const ArgNode& default_value = *defaults.children_[i];
-    if (const ArgNode* user_value = user.get(key)) {
-      out.add_child(key, merge_defaults(default_value, *user_value));
+    const ArgNode& defaultValue = *defaults.children_[i];
+    if (const ArgNode* userValue = user.get(key)) {
+      out.addChild(key, mergeDefaults(defaultValue, *userValue));
     } else {
-      out.add_child(key,
-                    default_value.clone_at(ArgNode::member_path(user.path(), key), from_defaults));
+      out.addChild(key,
+                    defaultValue.cloneAt(ArgNode::memberPath(user.path(), key), fromDefaults));
     }
   }
   for (std::size_t i = 0; i < user.size(); ++i) {
     const std::string& key = user.keys_[i];
     if (defaults.get(key) == nullptr) {
-      out.add_child(key, user.children_[i]->clone());
+      out.addChild(key, user.children_[i]->clone());
     }
   }
   return out;

@@ -57,7 +57,7 @@ class ArgNode {
 
   // Parses JSON text, e.g. a plugin's default_args_json. On a syntax error returns nullopt and,
   // when `error` is given, stores a one-line reason there.
-  static std::optional<ArgNode> from_json_text(std::string_view text, std::string path = {},
+  static std::optional<ArgNode> fromJsonText(std::string_view text, std::string path = {},
                                                SourceLocation where = {},
                                                std::string* error = nullptr);
 
@@ -71,30 +71,30 @@ class ArgNode {
   ArgNode clone() const;
   // A deep copy whose root gets `path` and whose nodes all get `where`; children's paths are
   // rebuilt below `path`.
-  ArgNode clone_at(const std::string& path, const SourceLocation& where) const;
+  ArgNode cloneAt(const std::string& path, const SourceLocation& where) const;
 
   Kind kind() const { return kind_; }
-  bool is_null() const { return kind_ == Kind::kNull; }
-  bool is_bool() const { return kind_ == Kind::kBool; }
-  bool is_int() const { return kind_ == Kind::kInt; }
-  bool is_double() const { return kind_ == Kind::kDouble; }
-  bool is_number() const { return kind_ == Kind::kInt || kind_ == Kind::kDouble; }
-  bool is_string() const { return kind_ == Kind::kString; }
-  bool is_array() const { return kind_ == Kind::kArray; }
-  bool is_object() const { return kind_ == Kind::kObject; }
+  bool isNull() const { return kind_ == Kind::kNull; }
+  bool isBool() const { return kind_ == Kind::kBool; }
+  bool isInt() const { return kind_ == Kind::kInt; }
+  bool isDouble() const { return kind_ == Kind::kDouble; }
+  bool isNumber() const { return kind_ == Kind::kInt || kind_ == Kind::kDouble; }
+  bool isString() const { return kind_ == Kind::kString; }
+  bool isArray() const { return kind_ == Kind::kArray; }
+  bool isObject() const { return kind_ == Kind::kObject; }
 
   // Scalar accessors; each returns a zero value when the kind differs. as_double converts ints.
-  bool as_bool() const;
-  int64_t as_int() const;
-  double as_double() const;
-  const std::string& as_string() const;
+  bool asBool() const;
+  int64_t asInt() const;
+  double asDouble() const;
+  const std::string& asString() const;
 
   // Number of elements of an array or members of an object; 0 for scalars.
   std::size_t size() const { return children_.size(); }
   // The index-th array element or object member value; nullptr when out of range.
   const ArgNode* at(std::size_t index) const;
   // The index-th member key of an object; empty when out of range or not an object.
-  std::string_view key_at(std::size_t index) const;
+  std::string_view keyAt(std::size_t index) const;
   // The member named `key` of an object; nullptr when absent or not an object.
   const ArgNode* get(std::string_view key) const;
 
@@ -103,26 +103,26 @@ class ArgNode {
 
   // Same kind and value, recursively; locations and paths are not compared. An int and a
   // double are equal when their values are.
-  bool same_value(const ArgNode& other) const;
+  bool sameValue(const ArgNode& other) const;
 
-  boost::json::value to_json() const;
+  boost::json::value toJson() const;
 
   // The node as the plugin ABI's opaque handle, and back.
-  const sh_args* as_sh_args() const { return reinterpret_cast<const sh_args*>(this); }
-  static const ArgNode* from_sh_args(const sh_args* args) {
+  const sh_args* asShArgs() const { return reinterpret_cast<const sh_args*>(this); }
+  static const ArgNode* fromShArgs(const sh_args* args) {
     return reinterpret_cast<const ArgNode*>(args);
   }
 
   // The path of member `key` below `parent` ("a.b", or a["odd key"]) and of element `index`.
-  static std::string member_path(const std::string& parent, std::string_view key);
-  static std::string element_path(const std::string& parent, std::size_t index);
+  static std::string memberPath(const std::string& parent, std::string_view key);
+  static std::string elementPath(const std::string& parent, std::size_t index);
 
  private:
-  friend ArgNode merge_defaults(const ArgNode& defaults, const ArgNode& user);
+  friend ArgNode mergeDefaults(const ArgNode& defaults, const ArgNode& user);
 
   // Copies this node's kind and scalar value (not its children) into a new node.
-  ArgNode shallow_copy(std::string path, SourceLocation where) const;
-  void add_child(std::string key, ArgNode child);
+  ArgNode shallowCopy(std::string path, SourceLocation where) const;
+  void addChild(std::string key, ArgNode child);
 
   Kind kind_ = Kind::kNull;
   std::variant<std::monostate, bool, int64_t, double, std::string> scalar_;
@@ -137,6 +137,6 @@ class ArgNode {
 // the user's order); everywhere else the user's value replaces the default whole (arrays
 // included). The result keeps the user's paths and locations; members that come only from the
 // defaults get paths below their user parent and the parent's file, with no line.
-ArgNode merge_defaults(const ArgNode& defaults, const ArgNode& user);
+ArgNode mergeDefaults(const ArgNode& defaults, const ArgNode& user);
 
 }  // namespace sh::config

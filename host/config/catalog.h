@@ -15,7 +15,7 @@ namespace sh::config {
 struct CatalogEntry {
   std::string name;
   uint32_t points = 0;            // SH_POINT_* bits from schedhost/plugin.h
-  std::string default_args_json;  // "" when the plugin takes no args
+  std::string defaultArgsJson;  // "" when the plugin takes no args
 };
 
 class PluginCatalog {

@@ -32,6 +32,6 @@ constexpr std::array<DefaultPlugin, 20> kDefaultMultiPoint = {{
 
 }  // namespace
 
-std::span<const DefaultPlugin> default_multi_point_plugins() { return kDefaultMultiPoint; }
+std::span<const DefaultPlugin> defaultMultiPointPlugins() { return kDefaultMultiPoint; }
 
 }  // namespace sh::config

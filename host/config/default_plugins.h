@@ -18,6 +18,6 @@ struct DefaultPlugin {
 };
 
 // The default MultiPoint list, in upstream order.
-std::span<const DefaultPlugin> default_multi_point_plugins();
+std::span<const DefaultPlugin> defaultMultiPointPlugins();
 
 }  // namespace sh::config

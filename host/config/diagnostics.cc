@@ -8,7 +8,7 @@ namespace sh::config {
 
 std::string SourceLocation::str() const {
   std::string out = file.empty() ? std::string("<unknown>") : file;
-  if (has_position()) {
+  if (hasPosition()) {
     out += ':';
     out += std::to_string(line);
     out += ':';
@@ -41,25 +41,25 @@ void Diagnostics::warning(SourceLocation where, std::string key, std::string mes
 
 void Diagnostics::add(Diagnostic diagnostic) {
   if (diagnostic.severity == Severity::kError) {
-    ++error_count_;
+    ++errorCount_;
   }
   items_.push_back(std::move(diagnostic));
 }
 
 std::vector<Diagnostic> Diagnostics::sorted() const {
   std::vector<std::string> files;
-  const auto file_rank = [&](const std::string& file) {
+  const auto fileRank = [&](const std::string& file) {
     return static_cast<std::size_t>(std::find(files.begin(), files.end(), file) - files.begin());
   };
   for (const Diagnostic& d : items_) {
-    if (file_rank(d.where.file) == files.size()) {
+    if (fileRank(d.where.file) == files.size()) {
       files.push_back(d.where.file);
     }
   }
   std::vector<Diagnostic> out = items_;
   std::stable_sort(out.begin(), out.end(), [&](const Diagnostic& a, const Diagnostic& b) {
-    return std::make_tuple(file_rank(a.where.file), a.where.line, a.where.column) <
-           std::make_tuple(file_rank(b.where.file), b.where.line, b.where.column);
+    return std::make_tuple(fileRank(a.where.file), a.where.line, a.where.column) <
+           std::make_tuple(fileRank(b.where.file), b.where.line, b.where.column);
   });
   return out;
 }

@@ -37,8 +37,8 @@ class Diagnostics {
   void warning(SourceLocation where, std::string key, std::string message);
   void add(Diagnostic diagnostic);
 
-  bool has_errors() const { return error_count_ > 0; }
-  std::size_t error_count() const { return error_count_; }
+  bool hasErrors() const { return errorCount_ > 0; }
+  std::size_t errorCount() const { return errorCount_; }
   bool empty() const { return items_.empty(); }
   const std::vector<Diagnostic>& items() const { return items_; }
 
@@ -51,7 +51,7 @@ class Diagnostics {
 
  private:
   std::vector<Diagnostic> items_;
-  std::size_t error_count_ = 0;
+  std::size_t errorCount_ = 0;
 };
 
 }  // namespace sh::config

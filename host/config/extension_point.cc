@@ -29,15 +29,15 @@ constexpr std::array<PointInfo, kExtensionPointCount> kPoints = {{
 
 }  // namespace
 
-std::string_view config_key(ExtensionPoint point) { return kPoints[index_of(point)].key; }
+std::string_view configKey(ExtensionPoint point) { return kPoints[indexOf(point)].key; }
 
-std::string_view type_name(ExtensionPoint point) { return kPoints[index_of(point)].type; }
+std::string_view typeName(ExtensionPoint point) { return kPoints[indexOf(point)].type; }
 
-uint32_t point_bit(ExtensionPoint point) { return kPoints[index_of(point)].bit; }
+uint32_t pointBit(ExtensionPoint point) { return kPoints[indexOf(point)].bit; }
 
-std::optional<ExtensionPoint> point_from_config_key(std::string_view key) {
+std::optional<ExtensionPoint> pointFromConfigKey(std::string_view key) {
   for (ExtensionPoint point : kAllExtensionPoints) {
-    if (config_key(point) == key) {
+    if (configKey(point) == key) {
       return point;
     }
   }

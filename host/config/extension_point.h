@@ -36,18 +36,18 @@ inline constexpr std::array<ExtensionPoint, kExtensionPointCount> kAllExtensionP
     ExtensionPoint::kPreBind,    ExtensionPoint::kBind,       ExtensionPoint::kPostBind,
 };
 
-inline constexpr std::size_t index_of(ExtensionPoint point) {
+inline constexpr std::size_t indexOf(ExtensionPoint point) {
   return static_cast<std::size_t>(point);
 }
 
 // "preFilter": the key under [plugins] in TOML.
-std::string_view config_key(ExtensionPoint point);
+std::string_view configKey(ExtensionPoint point);
 // "PreFilter": upstream's name, used in messages as "<Name>Plugin".
-std::string_view type_name(ExtensionPoint point);
+std::string_view typeName(ExtensionPoint point);
 // SH_POINT_PRE_FILTER etc.
-uint32_t point_bit(ExtensionPoint point);
+uint32_t pointBit(ExtensionPoint point);
 // The point whose config_key is `key`; nullopt for anything else (including "multiPoint").
-std::optional<ExtensionPoint> point_from_config_key(std::string_view key);
+std::optional<ExtensionPoint> pointFromConfigKey(std::string_view key);
 
 // The key of the MultiPoint plugin set under [plugins].
 inline constexpr std::string_view kMultiPointKey = "multiPoint";

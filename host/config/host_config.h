@@ -16,12 +16,12 @@ namespace sh::config {
 struct HostConfig {
   std::string file;                          // the file it was read from
   int32_t parallelism = 16;                  // 0 = one worker per core
-  int32_t percentage_of_nodes_to_score = 0;  // 0 = adaptive
-  int64_t pod_initial_backoff_seconds = 1;
-  int64_t pod_max_backoff_seconds = 10;
+  int32_t percentageOfNodesToScore = 0;  // 0 = adaptive
+  int64_t podInitialBackoffSeconds = 1;
+  int64_t podMaxBackoffSeconds = 10;
   // Relative directories are taken relative to the directory of the configuration file.
-  std::vector<std::filesystem::path> plugin_dirs;
-  std::vector<std::filesystem::path> profile_dirs;
+  std::vector<std::filesystem::path> pluginDirs;
+  std::vector<std::filesystem::path> profileDirs;
   // Inline [[profiles]] first, then every *.toml of each profileDirs entry (directories in
   // the order given, files in sorted name order); finalize_profiles has been applied.
   std::vector<ProfileConfig> profiles;
@@ -29,15 +29,15 @@ struct HostConfig {
 
 // Reads schedhost.toml and the profile files its profileDirs name. Every problem found goes to
 // `diags`; the returned config holds what could be read (check diags.has_errors()).
-HostConfig load_host_config(const std::filesystem::path& path, Diagnostics& diags);
+HostConfig loadHostConfig(const std::filesystem::path& path, Diagnostics& diags);
 // The same for text in memory; `file_name` is what diagnostics name and what relative
 // directories are resolved against.
-HostConfig parse_host_config(std::string_view text, const std::string& file_name,
+HostConfig parseHostConfig(std::string_view text, const std::string& fileName,
                              Diagnostics& diags);
 
 // Every *.toml directly inside `dir`, sorted by file name. A missing or unreadable directory
 // is a diagnostic at `where`/`key`.
-std::vector<std::filesystem::path> list_profile_files(const std::filesystem::path& dir,
+std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path& dir,
                                                       const SourceLocation& where,
                                                       const std::string& key, Diagnostics& diags);
 

@@ -12,24 +12,24 @@ namespace sh::config {
 
 namespace {
 
-std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string inQuotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
-bool is_hex64(std::string_view s) {
+bool isHex64(std::string_view s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
            return std::isxdigit(static_cast<unsigned char>(c)) != 0;
          });
 }
 
 // One { name = "...", weight = N } entry; nullopt when it has no usable name.
-std::optional<PluginRef> parse_plugin_ref(const TomlValue& value, const std::string& key,
+std::optional<PluginRef> parsePluginRef(const TomlValue& value, const std::string& key,
                                           Diagnostics& diags) {
   if (!value.is_table()) {
-    TableReader::wrong_type(diags, value, key, "a table { name = \"...\", weight = N }");
+    TableReader::wrongType(diags, value, key, "a table { name = \"...\", weight = N }");
     return std::nullopt;
   }
   TableReader reader(value, key, diags);
   PluginRef ref;
-  ref.where = location_of(value);
+  ref.where = locationOf(value);
   ref.key = key;
   const std::optional<std::string> name = reader.string("name");
   const std::optional<int64_t> weight = reader.integer("weight");
@@ -37,7 +37,7 @@ std::optional<PluginRef> parse_plugin_ref(const TomlValue& value, const std::str
   if (weight) {
     if (*weight < 0) {
       const TomlValue* w = reader.find("weight");
-      diags.error(location_of(*w), reader.path_of("weight"),
+      diags.error(locationOf(*w), reader.pathOf("weight"),
                   "weight must not be negative, got " + std::to_string(*weight));
     } else {
       ref.weight = *weight;
@@ -45,12 +45,12 @@ std::optional<PluginRef> parse_plugin_ref(const TomlValue& value, const std::str
   }
   if (!name) {
     if (reader.find("name") == nullptr) {
-      diags.error(ref.where, reader.path_of("name"), "required field \"name\" is missing");
+      diags.error(ref.where, reader.pathOf("name"), "required field \"name\" is missing");
     }
     return std::nullopt;
   }
   if (name->empty()) {
-    diags.error(location_of(*reader.find("name")), reader.path_of("name"),
+    diags.error(locationOf(*reader.find("name")), reader.pathOf("name"),
                 "plugin name must not be empty");
     return std::nullopt;
   }
@@ -58,48 +58,48 @@ std::optional<PluginRef> parse_plugin_ref(const TomlValue& value, const std::str
   return ref;
 }
 
-std::vector<PluginRef> parse_plugin_list(TableReader& set, std::string_view list,
+std::vector<PluginRef> parsePluginList(TableReader& set, std::string_view list,
                                          Diagnostics& diags) {
   std::vector<PluginRef> out;
   const TomlValue* value = set.array(list);
   if (value == nullptr) {
     return out;
   }
-  const std::string key = set.path_of(list);
+  const std::string key = set.pathOf(list);
   const auto& items = value->as_array();
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (auto ref = parse_plugin_ref(items[i], ArgNode::element_path(key, i), diags)) {
+    if (auto ref = parsePluginRef(items[i], ArgNode::elementPath(key, i), diags)) {
       out.push_back(std::move(*ref));
     }
   }
   return out;
 }
 
-PluginSet parse_plugin_set(const TomlValue& value, const std::string& key, Diagnostics& diags) {
+PluginSet parsePluginSet(const TomlValue& value, const std::string& key, Diagnostics& diags) {
   TableReader reader(value, key, diags);
   PluginSet set;
-  set.enabled = parse_plugin_list(reader, "enabled", diags);
-  set.disabled = parse_plugin_list(reader, "disabled", diags);
+  set.enabled = parsePluginList(reader, "enabled", diags);
+  set.disabled = parsePluginList(reader, "disabled", diags);
   reader.finish();
   return set;
 }
 
-Plugins parse_plugins(const TomlValue& value, const std::string& key, Diagnostics& diags) {
+Plugins parsePlugins(const TomlValue& value, const std::string& key, Diagnostics& diags) {
   TableReader reader(value, key, diags);
   Plugins plugins;
   for (ExtensionPoint point : kAllExtensionPoints) {
-    if (const TomlValue* set = reader.table(config_key(point))) {
-      plugins.at(point) = parse_plugin_set(*set, reader.path_of(config_key(point)), diags);
+    if (const TomlValue* set = reader.table(configKey(point))) {
+      plugins.at(point) = parsePluginSet(*set, reader.pathOf(configKey(point)), diags);
     }
   }
   if (const TomlValue* set = reader.table(kMultiPointKey)) {
-    plugins.multi_point = parse_plugin_set(*set, reader.path_of(kMultiPointKey), diags);
+    plugins.multiPoint = parsePluginSet(*set, reader.pathOf(kMultiPointKey), diags);
   }
   reader.finish();
   return plugins;
 }
 
-std::vector<LibraryRef> parse_libraries(TableReader& profile, Diagnostics& diags) {
+std::vector<LibraryRef> parseLibraries(TableReader& profile, Diagnostics& diags) {
   std::vector<LibraryRef> out;
   const TomlValue* value = profile.array("libraries");
   if (value == nullptr) {
@@ -107,14 +107,14 @@ std::vector<LibraryRef> parse_libraries(TableReader& profile, Diagnostics& diags
   }
   const auto& items = value->as_array();
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string key = ArgNode::element_path(profile.path_of("libraries"), i);
+    const std::string key = ArgNode::elementPath(profile.pathOf("libraries"), i);
     if (!items[i].is_table()) {
-      TableReader::wrong_type(diags, items[i], key, "a table");
+      TableReader::wrongType(diags, items[i], key, "a table");
       continue;
     }
     TableReader reader(items[i], key, diags);
     LibraryRef library;
-    library.where = location_of(items[i]);
+    library.where = locationOf(items[i]);
     library.key = key;
     const std::optional<std::string> path = reader.string("path");
     const std::optional<std::string> sha256 = reader.string("sha256");
@@ -122,20 +122,20 @@ std::vector<LibraryRef> parse_libraries(TableReader& profile, Diagnostics& diags
     bool ok = true;
     if (!path) {
       if (reader.find("path") == nullptr) {
-        diags.error(library.where, reader.path_of("path"), "required field \"path\" is missing");
+        diags.error(library.where, reader.pathOf("path"), "required field \"path\" is missing");
       }
       ok = false;
     } else if (!std::filesystem::path(*path).is_absolute()) {
-      diags.error(location_of(*reader.find("path")), reader.path_of("path"),
-                  "library path " + in_quotes(*path) + " must be absolute");
+      diags.error(locationOf(*reader.find("path")), reader.pathOf("path"),
+                  "library path " + inQuotes(*path) + " must be absolute");
       ok = false;
     } else {
       library.path = *path;
     }
     if (sha256) {
-      if (!is_hex64(*sha256)) {
-        diags.error(location_of(*reader.find("sha256")), reader.path_of("sha256"),
-                    "sha256 " + in_quotes(*sha256) + " must be 64 hexadecimal digits");
+      if (!isHex64(*sha256)) {
+        diags.error(locationOf(*reader.find("sha256")), reader.pathOf("sha256"),
+                    "sha256 " + inQuotes(*sha256) + " must be 64 hexadecimal digits");
         ok = false;
       } else {
         library.sha256 = *sha256;
@@ -150,7 +150,7 @@ std::vector<LibraryRef> parse_libraries(TableReader& profile, Diagnostics& diags
   return out;
 }
 
-std::vector<PluginConfigEntry> parse_plugin_config(TableReader& profile, Diagnostics& diags) {
+std::vector<PluginConfigEntry> parsePluginConfig(TableReader& profile, Diagnostics& diags) {
   std::vector<PluginConfigEntry> out;
   const TomlValue* value = profile.array("pluginConfig");
   if (value == nullptr) {
@@ -158,39 +158,39 @@ std::vector<PluginConfigEntry> parse_plugin_config(TableReader& profile, Diagnos
   }
   const auto& items = value->as_array();
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string key = ArgNode::element_path(profile.path_of("pluginConfig"), i);
+    const std::string key = ArgNode::elementPath(profile.pathOf("pluginConfig"), i);
     if (!items[i].is_table()) {
-      TableReader::wrong_type(diags, items[i], key, "a table");
+      TableReader::wrongType(diags, items[i], key, "a table");
       continue;
     }
     TableReader reader(items[i], key, diags);
     PluginConfigEntry entry;
-    entry.where = location_of(items[i]);
+    entry.where = locationOf(items[i]);
     entry.key = key;
     const std::optional<std::string> name = reader.string("name");
     const TomlValue* args = reader.table("args");
     reader.finish();
     if (args != nullptr) {
-      entry.args = std::make_shared<const ArgNode>(*args, reader.path_of("args"));
+      entry.args = std::make_shared<const ArgNode>(*args, reader.pathOf("args"));
     }
     if (!name) {
       if (reader.find("name") == nullptr) {
-        diags.error(entry.where, reader.path_of("name"), "required field \"name\" is missing");
+        diags.error(entry.where, reader.pathOf("name"), "required field \"name\" is missing");
       }
       continue;
     }
     if (name->empty()) {
-      diags.error(location_of(*reader.find("name")), reader.path_of("name"),
+      diags.error(locationOf(*reader.find("name")), reader.pathOf("name"),
                   "plugin name must not be empty");
       continue;
     }
     entry.name = *name;
-    entry.where = location_of(*reader.find("name"));
+    entry.where = locationOf(*reader.find("name"));
     const auto first = std::find_if(
         out.begin(), out.end(), [&](const PluginConfigEntry& e) { return e.name == entry.name; });
     if (first != out.end()) {
-      diags.error(entry.where, reader.path_of("name"),
-                  "duplicate pluginConfig for plugin " + in_quotes(entry.name) + " (first at " +
+      diags.error(entry.where, reader.pathOf("name"),
+                  "duplicate pluginConfig for plugin " + inQuotes(entry.name) + " (first at " +
                       first->where.str() + ")");
       continue;
     }
@@ -201,14 +201,14 @@ std::vector<PluginConfigEntry> parse_plugin_config(TableReader& profile, Diagnos
 
 }  // namespace
 
-std::string ProfileConfig::field_key(std::string_view field) const {
-  return ArgNode::member_path(key, field);
+std::string ProfileConfig::fieldKey(std::string_view field) const {
+  return ArgNode::memberPath(key, field);
 }
 
-ProfileConfig parse_profile(const TomlValue& table, const std::string& key, Diagnostics& diags) {
+ProfileConfig parseProfile(const TomlValue& table, const std::string& key, Diagnostics& diags) {
   ProfileConfig profile;
   profile.key = key;
-  profile.where = location_of(table);
+  profile.where = locationOf(table);
   if (key.empty()) {
     // A whole file: point at its start rather than at the root table.
     profile.where.line = 1;
@@ -217,87 +217,87 @@ ProfileConfig parse_profile(const TomlValue& table, const std::string& key, Diag
   TableReader reader(table, key, diags);
   const std::optional<std::string> name = reader.string("schedulerName");
   if (!name && reader.find("schedulerName") != nullptr) {
-    profile.scheduler_name_rejected = true;  // of the wrong type
+    profile.schedulerNameRejected = true;  // of the wrong type
   }
   if (name) {
-    const SourceLocation where = location_of(*reader.find("schedulerName"));
+    const SourceLocation where = locationOf(*reader.find("schedulerName"));
     if (name->empty()) {
-      diags.error(where, reader.path_of("schedulerName"), "schedulerName must not be empty");
+      diags.error(where, reader.pathOf("schedulerName"), "schedulerName must not be empty");
       profile.where = where;
-      profile.scheduler_name_rejected = true;
+      profile.schedulerNameRejected = true;
     } else {
-      profile.scheduler_name = *name;
+      profile.schedulerName = *name;
       profile.where = where;
     }
   }
   if (const std::optional<int64_t> pct = reader.integer("percentageOfNodesToScore")) {
     if (*pct < 0 || *pct > 100) {
-      diags.error(location_of(*reader.find("percentageOfNodesToScore")),
-                  reader.path_of("percentageOfNodesToScore"),
+      diags.error(locationOf(*reader.find("percentageOfNodesToScore")),
+                  reader.pathOf("percentageOfNodesToScore"),
                   "must be in the range [0, 100], got " + std::to_string(*pct));
     } else {
-      profile.percentage_of_nodes_to_score = static_cast<int32_t>(*pct);
+      profile.percentageOfNodesToScore = static_cast<int32_t>(*pct);
     }
   }
-  profile.libraries = parse_libraries(reader, diags);
+  profile.libraries = parseLibraries(reader, diags);
   if (const TomlValue* plugins = reader.table("plugins")) {
-    profile.plugins = parse_plugins(*plugins, reader.path_of("plugins"), diags);
+    profile.plugins = parsePlugins(*plugins, reader.pathOf("plugins"), diags);
   }
-  profile.plugin_config = parse_plugin_config(reader, diags);
+  profile.pluginConfig = parsePluginConfig(reader, diags);
   reader.finish();
   return profile;
 }
 
-std::optional<ProfileConfig> load_profile_file(const std::filesystem::path& path,
+std::optional<ProfileConfig> loadProfileFile(const std::filesystem::path& path,
                                                Diagnostics& diags) {
-  std::optional<TomlValue> root = parse_toml_file(path, diags);
+  std::optional<TomlValue> root = parseTomlFile(path, diags);
   if (!root) {
     return std::nullopt;
   }
-  ProfileConfig profile = parse_profile(*root, "", diags);
+  ProfileConfig profile = parseProfile(*root, "", diags);
   profile.where.file = path.string();
   return profile;
 }
 
-std::optional<ProfileConfig> parse_profile_text(std::string_view text, const std::string& file_name,
+std::optional<ProfileConfig> parseProfileText(std::string_view text, const std::string& fileName,
                                                 Diagnostics& diags) {
-  std::optional<TomlValue> root = parse_toml(text, file_name, diags);
+  std::optional<TomlValue> root = parseToml(text, fileName, diags);
   if (!root) {
     return std::nullopt;
   }
-  ProfileConfig profile = parse_profile(*root, "", diags);
-  profile.where.file = file_name;
+  ProfileConfig profile = parseProfile(*root, "", diags);
+  profile.where.file = fileName;
   return profile;
 }
 
-void finalize_profiles(std::vector<ProfileConfig>& profiles, const SourceLocation& where,
+void finalizeProfiles(std::vector<ProfileConfig>& profiles, const SourceLocation& where,
                        Diagnostics& diags) {
   if (profiles.empty()) {
     ProfileConfig profile;
-    profile.scheduler_name = std::string(kDefaultSchedulerName);
+    profile.schedulerName = std::string(kDefaultSchedulerName);
     profile.where = where;
     profiles.push_back(std::move(profile));
     return;
   }
-  if (profiles.size() == 1 && profiles.front().scheduler_name.empty()) {
-    profiles.front().scheduler_name = std::string(kDefaultSchedulerName);
+  if (profiles.size() == 1 && profiles.front().schedulerName.empty()) {
+    profiles.front().schedulerName = std::string(kDefaultSchedulerName);
     return;
   }
   std::map<std::string, const ProfileConfig*, std::less<>> seen;
   for (const ProfileConfig& profile : profiles) {
-    if (profile.scheduler_name.empty()) {
-      if (profile.scheduler_name_rejected) {
+    if (profile.schedulerName.empty()) {
+      if (profile.schedulerNameRejected) {
         continue;
       }
-      diags.error(profile.where, profile.field_key("schedulerName"),
+      diags.error(profile.where, profile.fieldKey("schedulerName"),
                   "required field \"schedulerName\" is missing; it is required when more than "
                   "one profile is configured");
       continue;
     }
-    const auto [it, inserted] = seen.emplace(profile.scheduler_name, &profile);
+    const auto [it, inserted] = seen.emplace(profile.schedulerName, &profile);
     if (!inserted) {
-      diags.error(profile.where, profile.field_key("schedulerName"),
-                  "duplicate schedulerName " + in_quotes(profile.scheduler_name) +
+      diags.error(profile.where, profile.fieldKey("schedulerName"),
+                  "duplicate schedulerName " + inQuotes(profile.schedulerName) +
                       " (first defined at " + it->second->where.str() + ")");
     }
   }

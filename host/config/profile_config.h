@@ -35,10 +35,10 @@ struct PluginSet {
 
 struct Plugins {
   std::array<PluginSet, kExtensionPointCount> points;
-  PluginSet multi_point;
+  PluginSet multiPoint;
 
-  PluginSet& at(ExtensionPoint point) { return points[index_of(point)]; }
-  const PluginSet& at(ExtensionPoint point) const { return points[index_of(point)]; }
+  PluginSet& at(ExtensionPoint point) { return points[indexOf(point)]; }
+  const PluginSet& at(ExtensionPoint point) const { return points[indexOf(point)]; }
 };
 
 // One [[pluginConfig]] entry.
@@ -59,32 +59,32 @@ struct LibraryRef {
 
 struct ProfileConfig {
   // Empty when not written; finalize_profiles names a lone profile "default-scheduler".
-  std::string scheduler_name;
+  std::string schedulerName;
   // The schedulerName value, or the profile's table (inline) or file (1:1) when absent.
   SourceLocation where;
   // The profile's own path: "profiles[0]" inline in schedhost.toml, "" for a profile file.
   std::string key;
-  std::optional<int32_t> percentage_of_nodes_to_score;
+  std::optional<int32_t> percentageOfNodesToScore;
   std::vector<LibraryRef> libraries;
   Plugins plugins;
-  std::vector<PluginConfigEntry> plugin_config;
+  std::vector<PluginConfigEntry> pluginConfig;
   // A schedulerName was written but rejected (already reported); finalize_profiles does not
   // report it missing again.
-  bool scheduler_name_rejected = false;
+  bool schedulerNameRejected = false;
 
   // The path of one of the profile's fields, e.g. field_key("schedulerName").
-  std::string field_key(std::string_view field) const;
+  std::string fieldKey(std::string_view field) const;
 };
 
 // Reads one profile from a TOML table. `key` is the profile's path ("" for a profile file,
 // "profiles[0]" inline). Problems go to `diags`; what could be read is returned.
-ProfileConfig parse_profile(const TomlValue& table, const std::string& key, Diagnostics& diags);
+ProfileConfig parseProfile(const TomlValue& table, const std::string& key, Diagnostics& diags);
 
 // Reads a standalone profile file. nullopt when the file cannot be read or is not valid TOML.
-std::optional<ProfileConfig> load_profile_file(const std::filesystem::path& path,
+std::optional<ProfileConfig> loadProfileFile(const std::filesystem::path& path,
                                                Diagnostics& diags);
 // The same for text in memory; `file_name` is what diagnostics name.
-std::optional<ProfileConfig> parse_profile_text(std::string_view text, const std::string& file_name,
+std::optional<ProfileConfig> parseProfileText(std::string_view text, const std::string& fileName,
                                                 Diagnostics& diags);
 
 // Upstream's profile defaulting and name checks, over all profiles of a configuration:
@@ -92,7 +92,7 @@ std::optional<ProfileConfig> parse_profile_text(std::string_view text, const std
 //   - exactly one profile without schedulerName: it becomes "default-scheduler";
 //   - otherwise every profile needs a schedulerName, and names must be unique (the error names
 //     both places).
-void finalize_profiles(std::vector<ProfileConfig>& profiles, const SourceLocation& where,
+void finalizeProfiles(std::vector<ProfileConfig>& profiles, const SourceLocation& where,
                        Diagnostics& diags);
 
 }  // namespace sh::config

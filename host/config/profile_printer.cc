@@ -9,11 +9,11 @@ namespace sh::config {
 std::string describe(const ResolvedProfile& profile) {
   std::size_t width = 0;
   for (ExtensionPoint point : kAllExtensionPoints) {
-    width = std::max(width, config_key(point).size());
+    width = std::max(width, configKey(point).size());
   }
-  std::string out = "profile \"" + profile.scheduler_name + "\"\n";
-  if (profile.percentage_of_nodes_to_score) {
-    out += "  percentageOfNodesToScore: " + std::to_string(*profile.percentage_of_nodes_to_score) +
+  std::string out = "profile \"" + profile.schedulerName + "\"\n";
+  if (profile.percentageOfNodesToScore) {
+    out += "  percentageOfNodesToScore: " + std::to_string(*profile.percentageOfNodesToScore) +
            "\n";
   }
   for (const LibraryRef& library : profile.libraries) {
@@ -24,7 +24,7 @@ std::string describe(const ResolvedProfile& profile) {
     out += "\n";
   }
   for (ExtensionPoint point : kAllExtensionPoints) {
-    const std::string key(config_key(point));
+    const std::string key(configKey(point));
     out += "  " + key + ":" + std::string(width - key.size() + 1, ' ');
     const auto& plugins = profile.at(point);
     if (plugins.empty()) {
@@ -40,23 +40,23 @@ std::string describe(const ResolvedProfile& profile) {
   }
   bool header = false;
   for (const EnabledPlugin& plugin : profile.plugins) {
-    if (plugin.args == nullptr || plugin.args->is_null()) {
+    if (plugin.args == nullptr || plugin.args->isNull()) {
       continue;
     }
     if (!header) {
       out += "  args:\n";
       header = true;
     }
-    out += "    " + plugin.name + ": " + boost::json::serialize(plugin.args->to_json()) + "\n";
+    out += "    " + plugin.name + ": " + boost::json::serialize(plugin.args->toJson()) + "\n";
   }
   return out;
 }
 
-boost::json::value to_json(const ResolvedProfile& profile) {
+boost::json::value toJson(const ResolvedProfile& profile) {
   boost::json::object out;
-  out["schedulerName"] = profile.scheduler_name;
-  if (profile.percentage_of_nodes_to_score) {
-    out["percentageOfNodesToScore"] = *profile.percentage_of_nodes_to_score;
+  out["schedulerName"] = profile.schedulerName;
+  if (profile.percentageOfNodesToScore) {
+    out["percentageOfNodesToScore"] = *profile.percentageOfNodesToScore;
   }
   if (!profile.libraries.empty()) {
     boost::json::array libraries;
@@ -81,20 +81,20 @@ boost::json::value to_json(const ResolvedProfile& profile) {
       }
       list.push_back(std::move(entry));
     }
-    plugins[config_key(point)] = std::move(list);
+    plugins[configKey(point)] = std::move(list);
   }
   out["plugins"] = std::move(plugins);
-  boost::json::array plugin_config;
+  boost::json::array pluginConfig;
   for (const EnabledPlugin& plugin : profile.plugins) {
-    if (plugin.args == nullptr || plugin.args->is_null()) {
+    if (plugin.args == nullptr || plugin.args->isNull()) {
       continue;
     }
     boost::json::object entry;
     entry["name"] = plugin.name;
-    entry["args"] = plugin.args->to_json();
-    plugin_config.push_back(std::move(entry));
+    entry["args"] = plugin.args->toJson();
+    pluginConfig.push_back(std::move(entry));
   }
-  out["pluginConfig"] = std::move(plugin_config);
+  out["pluginConfig"] = std::move(pluginConfig);
   return out;
 }
 

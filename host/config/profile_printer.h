@@ -26,6 +26,6 @@ std::string describe(const ResolvedProfile& profile);
 //    "plugins": {"preEnqueue": [{"name": "..."}], "score": [{"name": "...", "weight": 3}], ...},
 //    "pluginConfig": [{"name": "...", "args": {...}}]}   (plugins with non-null args only)
 // Libraries are listed as "libraries": [{"path": "...", "sha256": "..."}] when there are any.
-boost::json::value to_json(const ResolvedProfile& profile);
+boost::json::value toJson(const ResolvedProfile& profile);
 
 }  // namespace sh::config

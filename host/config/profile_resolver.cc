@@ -18,9 +18,9 @@ constexpr int64_t kMaxNodeScore = 100;
 constexpr int64_t kMaxTotalScore = std::numeric_limits<int64_t>::max();
 constexpr std::string_view kAll = "*";
 
-std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string inQuotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
-std::string plugin_type(ExtensionPoint point) { return std::string(type_name(point)) + "Plugin"; }
+std::string pluginType(ExtensionPoint point) { return std::string(typeName(point)) + "Plugin"; }
 
 // Everything resolve() needs to carry between its steps.
 class Resolver {
@@ -29,158 +29,158 @@ class Resolver {
       : profile_(profile),
         catalog_(catalog),
         diags_(diags),
-        default_key_(profile.field_key("schedulerName")) {}
+        defaultKey_(profile.fieldKey("schedulerName")) {}
 
   ResolvedProfile run();
 
  private:
   // The key to report a problem with `field` of `ref` under; defaults have no key of their own.
-  std::string key_of(const PluginRef& ref, std::string_view field) const {
-    return ref.key.empty() ? default_key_ : ArgNode::member_path(ref.key, field);
+  std::string keyOf(const PluginRef& ref, std::string_view field) const {
+    return ref.key.empty() ? defaultKey_ : ArgNode::memberPath(ref.key, field);
   }
   ResolvedPlugin resolved(const PluginRef& ref) const {
-    return ResolvedPlugin{ref.name, 0, ref.where, ref.key.empty() ? default_key_ : ref.key};
+    return ResolvedPlugin{ref.name, 0, ref.where, ref.key.empty() ? defaultKey_ : ref.key};
   }
-  void check_point_lists();
-  void check_multi_point();
+  void checkPointLists();
+  void checkMultiPoint();
   void expand(ExtensionPoint point);
-  void assign_score_weights();
-  void check_counts();
-  void collect_plugins();
-  std::shared_ptr<const ArgNode> effective_args(const std::string& name);
+  void assignScoreWeights();
+  void checkCounts();
+  void collectPlugins();
+  std::shared_ptr<const ArgNode> effectiveArgs(const std::string& name);
 
   const ProfileConfig& profile_;
   const PluginCatalog& catalog_;
   Diagnostics& diags_;
-  const std::string default_key_;
+  const std::string defaultKey_;
 
   Plugins merged_;
   ResolvedProfile out_;
   // The valid explicit entries of each point, after step 3.
   std::array<std::vector<const PluginRef*>, kExtensionPointCount> explicit_;
-  std::array<bool, kExtensionPointCount> point_failed_{};
+  std::array<bool, kExtensionPointCount> pointFailed_{};
   // The valid MultiPoint entries.
-  std::vector<const PluginRef*> multi_point_;
-  std::set<const PluginRef*> reported_duplicates_;
+  std::vector<const PluginRef*> multiPoint_;
+  std::set<const PluginRef*> reportedDuplicates_;
 };
 
 ResolvedProfile Resolver::run() {
-  out_.scheduler_name = profile_.scheduler_name;
+  out_.schedulerName = profile_.schedulerName;
   out_.where = profile_.where;
   out_.key = profile_.key;
-  out_.percentage_of_nodes_to_score = profile_.percentage_of_nodes_to_score;
+  out_.percentageOfNodesToScore = profile_.percentageOfNodesToScore;
   out_.libraries = profile_.libraries;
 
-  merged_ = merge_plugins(default_plugins(catalog_, profile_.where), profile_.plugins);
-  check_point_lists();
-  check_multi_point();
+  merged_ = mergePlugins(defaultPlugins(catalog_, profile_.where), profile_.plugins);
+  checkPointLists();
+  checkMultiPoint();
   for (ExtensionPoint point : kAllExtensionPoints) {
     expand(point);
   }
-  assign_score_weights();
-  check_counts();
-  collect_plugins();
+  assignScoreWeights();
+  checkCounts();
+  collectPlugins();
   return std::move(out_);
 }
 
 // Step 3, upstream's updatePluginList.
-void Resolver::check_point_lists() {
+void Resolver::checkPointLists() {
   for (ExtensionPoint point : kAllExtensionPoints) {
     std::set<std::string, std::less<>> seen;
     for (const PluginRef& ref : merged_.at(point).enabled) {
       const CatalogEntry* entry = catalog_.find(ref.name);
       if (entry == nullptr) {
-        diags_.error(ref.where, key_of(ref, "name"),
-                     "plugin " + in_quotes(ref.name) + " does not exist");
-        point_failed_[index_of(point)] = true;
+        diags_.error(ref.where, keyOf(ref, "name"),
+                     "plugin " + inQuotes(ref.name) + " does not exist");
+        pointFailed_[indexOf(point)] = true;
         continue;
       }
-      if ((entry->points & point_bit(point)) == 0) {
-        diags_.error(ref.where, key_of(ref, "name"),
-                     "plugin " + in_quotes(ref.name) + " does not extend " + plugin_type(point));
-        point_failed_[index_of(point)] = true;
+      if ((entry->points & pointBit(point)) == 0) {
+        diags_.error(ref.where, keyOf(ref, "name"),
+                     "plugin " + inQuotes(ref.name) + " does not extend " + pluginType(point));
+        pointFailed_[indexOf(point)] = true;
         continue;
       }
       if (!seen.insert(ref.name).second) {
-        diags_.error(ref.where, key_of(ref, "name"),
-                     "plugin " + in_quotes(ref.name) + " already registered as " +
-                         in_quotes(plugin_type(point)));
-        point_failed_[index_of(point)] = true;
+        diags_.error(ref.where, keyOf(ref, "name"),
+                     "plugin " + inQuotes(ref.name) + " already registered as " +
+                         inQuotes(pluginType(point)));
+        pointFailed_[indexOf(point)] = true;
         continue;
       }
-      explicit_[index_of(point)].push_back(&ref);
+      explicit_[indexOf(point)].push_back(&ref);
     }
   }
 }
 
-void Resolver::check_multi_point() {
-  for (const PluginRef& ref : merged_.multi_point.enabled) {
+void Resolver::checkMultiPoint() {
+  for (const PluginRef& ref : merged_.multiPoint.enabled) {
     if (catalog_.find(ref.name) == nullptr) {
-      diags_.error(ref.where, key_of(ref, "name"),
-                   "plugin " + in_quotes(ref.name) + " does not exist");
-      for (bool& failed : point_failed_) {
+      diags_.error(ref.where, keyOf(ref, "name"),
+                   "plugin " + inQuotes(ref.name) + " does not exist");
+      for (bool& failed : pointFailed_) {
         failed = true;  // any point could have been missing it
       }
       continue;
     }
-    multi_point_.push_back(&ref);
+    multiPoint_.push_back(&ref);
   }
 }
 
 // Step 4, upstream's expandMultiPointPlugins for one point.
 void Resolver::expand(ExtensionPoint point) {
-  std::vector<ResolvedPlugin>& result = out_.points[index_of(point)];
-  const std::vector<const PluginRef*>& explicit_refs = explicit_[index_of(point)];
+  std::vector<ResolvedPlugin>& result = out_.points[indexOf(point)];
+  const std::vector<const PluginRef*>& explicitRefs = explicit_[indexOf(point)];
   std::set<std::string, std::less<>> disabled;
   for (const PluginRef& ref : merged_.at(point).disabled) {
     disabled.insert(ref.name);
   }
-  const auto is_explicit = [&](std::string_view name) {
-    return std::any_of(explicit_refs.begin(), explicit_refs.end(),
+  const auto isExplicit = [&](std::string_view name) {
+    return std::any_of(explicitRefs.begin(), explicitRefs.end(),
                        [&](const PluginRef* ref) { return ref->name == name; });
   };
 
   std::set<std::string, std::less<>> overrides;
-  std::vector<const PluginRef*> from_multi_point;
+  std::vector<const PluginRef*> fromMultiPoint;
   if (disabled.count(kAll) != 0) {
     spdlog::debug("profile \"{}\": MultiPoint expansion skipped at {}: all plugins are disabled",
-                  profile_.scheduler_name, type_name(point));
+                  profile_.schedulerName, typeName(point));
   } else {
-    for (const PluginRef* ref : multi_point_) {
+    for (const PluginRef* ref : multiPoint_) {
       const CatalogEntry* entry = catalog_.find(ref->name);
-      if ((entry->points & point_bit(point)) == 0 || disabled.count(ref->name) != 0) {
+      if ((entry->points & pointBit(point)) == 0 || disabled.count(ref->name) != 0) {
         continue;
       }
-      if (is_explicit(ref->name)) {
+      if (isExplicit(ref->name)) {
         overrides.insert(ref->name);
         continue;
       }
       const bool duplicate =
-          std::any_of(from_multi_point.begin(), from_multi_point.end(),
+          std::any_of(fromMultiPoint.begin(), fromMultiPoint.end(),
                       [&](const PluginRef* other) { return other->name == ref->name; });
       if (duplicate) {
         // Report a duplicated MultiPoint entry once, at the first point it reaches.
-        if (reported_duplicates_.insert(ref).second) {
-          diags_.error(ref->where, key_of(*ref, "name"),
-                       "plugin " + in_quotes(ref->name) + " already registered as " +
-                           in_quotes(plugin_type(point)));
+        if (reportedDuplicates_.insert(ref).second) {
+          diags_.error(ref->where, keyOf(*ref, "name"),
+                       "plugin " + inQuotes(ref->name) + " already registered as " +
+                           inQuotes(pluginType(point)));
         }
-        point_failed_[index_of(point)] = true;
+        pointFailed_[indexOf(point)] = true;
         continue;
       }
-      from_multi_point.push_back(ref);
+      fromMultiPoint.push_back(ref);
     }
   }
 
-  for (const PluginRef* ref : explicit_refs) {
+  for (const PluginRef* ref : explicitRefs) {
     if (overrides.count(ref->name) != 0) {
       result.push_back(resolved(*ref));
     }
   }
-  for (const PluginRef* ref : from_multi_point) {
+  for (const PluginRef* ref : fromMultiPoint) {
     result.push_back(resolved(*ref));
   }
-  for (const PluginRef* ref : explicit_refs) {
+  for (const PluginRef* ref : explicitRefs) {
     if (overrides.count(ref->name) == 0) {
       result.push_back(resolved(*ref));
     }
@@ -188,13 +188,13 @@ void Resolver::expand(ExtensionPoint point) {
 }
 
 // Step 5, upstream's getScoreWeights.
-void Resolver::assign_score_weights() {
+void Resolver::assignScoreWeights() {
   std::map<std::string, int64_t, std::less<>> weights;
   int64_t total = 0;
   bool overflowed = false;
   const auto consider = [&](const PluginRef& ref) {
     const CatalogEntry* entry = catalog_.find(ref.name);
-    if (entry == nullptr || (entry->points & point_bit(ExtensionPoint::kScore)) == 0 ||
+    if (entry == nullptr || (entry->points & pointBit(ExtensionPoint::kScore)) == 0 ||
         weights.count(ref.name) != 0) {
       return;
     }
@@ -205,7 +205,7 @@ void Resolver::assign_score_weights() {
     }
     // weight * 100 > max - total, without overflowing on the left.
     if (weight > (kMaxTotalScore - total) / kMaxNodeScore) {
-      diags_.error(ref.where, key_of(ref, "weight"), "total score of Score plugins could overflow");
+      diags_.error(ref.where, keyOf(ref, "weight"), "total score of Score plugins could overflow");
       overflowed = true;
       return;
     }
@@ -214,37 +214,37 @@ void Resolver::assign_score_weights() {
   for (const PluginRef& ref : merged_.at(ExtensionPoint::kScore).enabled) {
     consider(ref);
   }
-  for (const PluginRef& ref : merged_.multi_point.enabled) {
+  for (const PluginRef& ref : merged_.multiPoint.enabled) {
     consider(ref);
   }
-  for (ResolvedPlugin& plugin : out_.points[index_of(ExtensionPoint::kScore)]) {
+  for (ResolvedPlugin& plugin : out_.points[indexOf(ExtensionPoint::kScore)]) {
     const auto it = weights.find(plugin.name);
     plugin.weight = it == weights.end() ? 1 : it->second;
   }
 }
 
 // Step 6.
-void Resolver::check_counts() {
-  const std::string name = in_quotes(profile_.scheduler_name);
-  const auto& queue_sort = out_.at(ExtensionPoint::kQueueSort);
-  if (queue_sort.size() != 1 && !point_failed_[index_of(ExtensionPoint::kQueueSort)]) {
+void Resolver::checkCounts() {
+  const std::string name = inQuotes(profile_.schedulerName);
+  const auto& queueSort = out_.at(ExtensionPoint::kQueueSort);
+  if (queueSort.size() != 1 && !pointFailed_[indexOf(ExtensionPoint::kQueueSort)]) {
     std::string message = "exactly one queueSort plugin is required for profile " + name +
-                          ", got " + std::to_string(queue_sort.size());
-    for (std::size_t i = 0; i < queue_sort.size(); ++i) {
-      message += (i == 0 ? ": " : ", ") + in_quotes(queue_sort[i].name);
+                          ", got " + std::to_string(queueSort.size());
+    for (std::size_t i = 0; i < queueSort.size(); ++i) {
+      message += (i == 0 ? ": " : ", ") + inQuotes(queueSort[i].name);
     }
-    const bool has_second = queue_sort.size() > 1;
-    diags_.error(has_second ? queue_sort[1].where : profile_.where,
-                 has_second ? queue_sort[1].key : default_key_, message);
+    const bool hasSecond = queueSort.size() > 1;
+    diags_.error(hasSecond ? queueSort[1].where : profile_.where,
+                 hasSecond ? queueSort[1].key : defaultKey_, message);
   }
-  if (out_.at(ExtensionPoint::kBind).empty() && !point_failed_[index_of(ExtensionPoint::kBind)]) {
-    diags_.error(profile_.where, default_key_,
+  if (out_.at(ExtensionPoint::kBind).empty() && !pointFailed_[indexOf(ExtensionPoint::kBind)]) {
+    diags_.error(profile_.where, defaultKey_,
                  "at least one bind plugin is required for profile " + name);
   }
 }
 
 // Step 7.
-void Resolver::collect_plugins() {
+void Resolver::collectPlugins() {
   for (ExtensionPoint point : kAllExtensionPoints) {
     for (const ResolvedPlugin& plugin : out_.at(point)) {
       auto it = std::find_if(out_.plugins.begin(), out_.plugins.end(),
@@ -253,44 +253,44 @@ void Resolver::collect_plugins() {
         out_.plugins.push_back(EnabledPlugin{plugin.name, 0, nullptr});
         it = std::prev(out_.plugins.end());
       }
-      it->points |= point_bit(point);
+      it->points |= pointBit(point);
     }
   }
   for (EnabledPlugin& plugin : out_.plugins) {
-    plugin.args = effective_args(plugin.name);
+    plugin.args = effectiveArgs(plugin.name);
   }
 }
 
-std::shared_ptr<const ArgNode> Resolver::effective_args(const std::string& name) {
-  const auto config = std::find_if(profile_.plugin_config.begin(), profile_.plugin_config.end(),
+std::shared_ptr<const ArgNode> Resolver::effectiveArgs(const std::string& name) {
+  const auto config = std::find_if(profile_.pluginConfig.begin(), profile_.pluginConfig.end(),
                                    [&](const PluginConfigEntry& e) { return e.name == name; });
-  const bool configured = config != profile_.plugin_config.end();
+  const bool configured = config != profile_.pluginConfig.end();
   const std::string path =
-      configured ? ArgNode::member_path(config->key, "args")
-                 : ArgNode::member_path(profile_.key, "pluginConfig") + "[" + name + "].args";
+      configured ? ArgNode::memberPath(config->key, "args")
+                 : ArgNode::memberPath(profile_.key, "pluginConfig") + "[" + name + "].args";
   const SourceLocation where{configured ? config->where.file : profile_.where.file, 0, 0};
 
   std::optional<ArgNode> defaults;
   const CatalogEntry* entry = catalog_.find(name);
-  if (entry != nullptr && !entry->default_args_json.empty()) {
+  if (entry != nullptr && !entry->defaultArgsJson.empty()) {
     std::string error;
-    defaults = ArgNode::from_json_text(entry->default_args_json, path, where, &error);
+    defaults = ArgNode::fromJsonText(entry->defaultArgsJson, path, where, &error);
     if (!defaults) {
       diags_.error(configured ? config->where : profile_.where,
-                   configured ? config->key : default_key_,
-                   "plugin " + in_quotes(name) + " has invalid default args: " + error);
+                   configured ? config->key : defaultKey_,
+                   "plugin " + inQuotes(name) + " has invalid default args: " + error);
     }
   }
   if (configured && config->args != nullptr) {
     if (defaults) {
-      return std::make_shared<const ArgNode>(merge_defaults(*defaults, *config->args));
+      return std::make_shared<const ArgNode>(mergeDefaults(*defaults, *config->args));
     }
     return config->args;
   }
   if (defaults) {
     return std::make_shared<const ArgNode>(std::move(*defaults));
   }
-  return std::make_shared<const ArgNode>(*ArgNode::from_json_text("null", path, where));
+  return std::make_shared<const ArgNode>(*ArgNode::fromJsonText("null", path, where));
 }
 
 }  // namespace
@@ -303,7 +303,7 @@ std::vector<std::string> ResolvedProfile::names(ExtensionPoint point) const {
   return out;
 }
 
-int64_t ResolvedProfile::score_weight(std::string_view name) const {
+int64_t ResolvedProfile::scoreWeight(std::string_view name) const {
   for (const ResolvedPlugin& plugin : at(ExtensionPoint::kScore)) {
     if (plugin.name == name) {
       return plugin.weight;
@@ -326,21 +326,21 @@ const ArgNode* ResolvedProfile::args(std::string_view name) const {
   return p != nullptr ? p->args.get() : nullptr;
 }
 
-Plugins default_plugins(const PluginCatalog& catalog, const SourceLocation& where) {
+Plugins defaultPlugins(const PluginCatalog& catalog, const SourceLocation& where) {
   Plugins plugins;
-  for (const DefaultPlugin& plugin : default_multi_point_plugins()) {
+  for (const DefaultPlugin& plugin : defaultMultiPointPlugins()) {
     if (catalog.find(plugin.name) == nullptr) {
       spdlog::debug("default plugin \"{}\" is not installed; left out of the default set",
                     plugin.name);
       continue;
     }
-    plugins.multi_point.enabled.push_back(
+    plugins.multiPoint.enabled.push_back(
         PluginRef{std::string(plugin.name), plugin.weight, where, std::string()});
   }
   return plugins;
 }
 
-PluginSet merge_plugin_set(const PluginSet& defaults, const PluginSet& custom) {
+PluginSet mergePluginSet(const PluginSet& defaults, const PluginSet& custom) {
   PluginSet out;
   std::set<std::string, std::less<>> disabled;
   for (const PluginRef& ref : custom.disabled) {
@@ -352,9 +352,9 @@ PluginSet merge_plugin_set(const PluginSet& defaults, const PluginSet& custom) {
     disabled.insert(ref.name);
   }
   // Name -> index of its last custom entry, as upstream's map does.
-  std::map<std::string, std::size_t, std::less<>> custom_index;
+  std::map<std::string, std::size_t, std::less<>> customIndex;
   for (std::size_t i = 0; i < custom.enabled.size(); ++i) {
-    custom_index[custom.enabled[i].name] = i;
+    customIndex[custom.enabled[i].name] = i;
   }
   std::set<std::size_t> replaced;
   if (disabled.count(kAll) == 0) {
@@ -362,8 +362,8 @@ PluginSet merge_plugin_set(const PluginSet& defaults, const PluginSet& custom) {
       if (disabled.count(ref.name) != 0) {
         continue;
       }
-      const auto it = custom_index.find(ref.name);
-      if (it != custom_index.end()) {
+      const auto it = customIndex.find(ref.name);
+      if (it != customIndex.end()) {
         out.enabled.push_back(custom.enabled[it->second]);
         replaced.insert(it->second);
       } else {
@@ -379,12 +379,12 @@ PluginSet merge_plugin_set(const PluginSet& defaults, const PluginSet& custom) {
   return out;
 }
 
-Plugins merge_plugins(const Plugins& defaults, const Plugins& custom) {
+Plugins mergePlugins(const Plugins& defaults, const Plugins& custom) {
   Plugins out;
   for (ExtensionPoint point : kAllExtensionPoints) {
-    out.at(point) = merge_plugin_set(defaults.at(point), custom.at(point));
+    out.at(point) = mergePluginSet(defaults.at(point), custom.at(point));
   }
-  out.multi_point = merge_plugin_set(defaults.multi_point, custom.multi_point);
+  out.multiPoint = mergePluginSet(defaults.multiPoint, custom.multiPoint);
   return out;
 }
 
@@ -393,18 +393,18 @@ ResolvedProfile resolve(const ProfileConfig& profile, const PluginCatalog& catal
   return Resolver(profile, catalog, diags).run();
 }
 
-std::vector<ResolvedProfile> resolve_all(const std::vector<ProfileConfig>& profiles,
+std::vector<ResolvedProfile> resolveAll(const std::vector<ProfileConfig>& profiles,
                                          const PluginCatalog& catalog, Diagnostics& diags) {
   std::vector<ResolvedProfile> out;
   out.reserve(profiles.size());
   for (const ProfileConfig& profile : profiles) {
     out.push_back(resolve(profile, catalog, diags));
   }
-  validate_profiles(out, diags);
+  validateProfiles(out, diags);
   return out;
 }
 
-void validate_profiles(const std::vector<ResolvedProfile>& profiles, Diagnostics& diags) {
+void validateProfiles(const std::vector<ResolvedProfile>& profiles, Diagnostics& diags) {
   const ResolvedProfile* first = nullptr;
   for (const ResolvedProfile& profile : profiles) {
     if (profile.at(ExtensionPoint::kQueueSort).size() != 1) {
@@ -418,20 +418,20 @@ void validate_profiles(const std::vector<ResolvedProfile>& profiles, Diagnostics
     const ResolvedPlugin& got = profile.at(ExtensionPoint::kQueueSort).front();
     if (want.name != got.name) {
       diags.error(got.where, got.key,
-                  "queueSort plugin " + in_quotes(got.name) + " of profile " +
-                      in_quotes(profile.scheduler_name) + " differs from " + in_quotes(want.name) +
-                      " of profile " + in_quotes(first->scheduler_name) +
+                  "queueSort plugin " + inQuotes(got.name) + " of profile " +
+                      inQuotes(profile.schedulerName) + " differs from " + inQuotes(want.name) +
+                      " of profile " + inQuotes(first->schedulerName) +
                       "; all profiles must use the same queueSort plugin");
       continue;
     }
-    const ArgNode* want_args = first->args(want.name);
-    const ArgNode* got_args = profile.args(got.name);
-    if (want_args != nullptr && got_args != nullptr && !want_args->same_value(*got_args)) {
-      const bool located = got_args->where().has_position();
-      diags.error(located ? got_args->where() : got.where, located ? got_args->path() : got.key,
-                  "args of queueSort plugin " + in_quotes(got.name) + " in profile " +
-                      in_quotes(profile.scheduler_name) + " differ from those in profile " +
-                      in_quotes(first->scheduler_name) +
+    const ArgNode* wantArgs = first->args(want.name);
+    const ArgNode* gotArgs = profile.args(got.name);
+    if (wantArgs != nullptr && gotArgs != nullptr && !wantArgs->sameValue(*gotArgs)) {
+      const bool located = gotArgs->where().hasPosition();
+      diags.error(located ? gotArgs->where() : got.where, located ? gotArgs->path() : got.key,
+                  "args of queueSort plugin " + inQuotes(got.name) + " in profile " +
+                      inQuotes(profile.schedulerName) + " differ from those in profile " +
+                      inQuotes(first->schedulerName) +
                       "; all profiles must use the same queueSort plugin and args");
     }
   }

@@ -56,22 +56,22 @@ struct EnabledPlugin {
 };
 
 struct ResolvedProfile {
-  std::string scheduler_name;
+  std::string schedulerName;
   SourceLocation where;  // of the profile (its schedulerName when written)
   std::string key;       // the profile's path ("" for a profile file)
-  std::optional<int32_t> percentage_of_nodes_to_score;
+  std::optional<int32_t> percentageOfNodesToScore;
   std::vector<LibraryRef> libraries;
   std::array<std::vector<ResolvedPlugin>, kExtensionPointCount> points;
   // Every plugin in some point's list, in order of first appearance (points in run order).
   std::vector<EnabledPlugin> plugins;
 
   const std::vector<ResolvedPlugin>& at(ExtensionPoint point) const {
-    return points[index_of(point)];
+    return points[indexOf(point)];
   }
   // The names at `point`, in run order.
   std::vector<std::string> names(ExtensionPoint point) const;
   // The Score weight of `name`; 0 when it is not one of this profile's Score plugins.
-  int64_t score_weight(std::string_view name) const;
+  int64_t scoreWeight(std::string_view name) const;
   const EnabledPlugin* plugin(std::string_view name) const;
   // The effective args of `name`; nullptr when it is not enabled.
   const ArgNode* args(std::string_view name) const;
@@ -79,11 +79,11 @@ struct ResolvedProfile {
 
 // Upstream's default Plugins for a profile: the default MultiPoint list less what `catalog`
 // lacks. The entries have an empty key and `where` as their location.
-Plugins default_plugins(const PluginCatalog& catalog, const SourceLocation& where);
+Plugins defaultPlugins(const PluginCatalog& catalog, const SourceLocation& where);
 
 // Upstream's mergePluginSet (step 2 above) for one plugin set, and for every set of a profile.
-PluginSet merge_plugin_set(const PluginSet& defaults, const PluginSet& custom);
-Plugins merge_plugins(const Plugins& defaults, const Plugins& custom);
+PluginSet mergePluginSet(const PluginSet& defaults, const PluginSet& custom);
+Plugins mergePlugins(const Plugins& defaults, const Plugins& custom);
 
 // Resolves one profile against the installed plugins. Every problem goes to `diags`; the
 // returned profile holds whatever could be resolved.
@@ -91,11 +91,11 @@ ResolvedProfile resolve(const ProfileConfig& profile, const PluginCatalog& catal
                         Diagnostics& diags);
 
 // resolve() for every profile, then validate_profiles(): the whole check of a configuration.
-std::vector<ResolvedProfile> resolve_all(const std::vector<ProfileConfig>& profiles,
+std::vector<ResolvedProfile> resolveAll(const std::vector<ProfileConfig>& profiles,
                                          const PluginCatalog& catalog, Diagnostics& diags);
 
 // Checks across profiles: every profile must use the same QueueSort plugin with the same args
 // (the error names both schedulerNames).
-void validate_profiles(const std::vector<ResolvedProfile>& profiles, Diagnostics& diags);
+void validateProfiles(const std::vector<ResolvedProfile>& profiles, Diagnostics& diags);
 
 }  // namespace sh::config

@@ -12,7 +12,7 @@ struct SourceLocation {
   int line = 0;
   int column = 0;
 
-  bool has_position() const { return line > 0; }
+  bool hasPosition() const { return line > 0; }
   // "file:line:column", or just "file" when the position is unknown.
   std::string str() const;
 };

@@ -21,7 +21,7 @@ std::string trim(std::string_view s) {
 }
 
 // " 12 | text" -> 12 and the offset of "text"; nullopt for anything else.
-std::optional<std::pair<int, std::size_t>> snippet_line(std::string_view line) {
+std::optional<std::pair<int, std::size_t>> snippetLine(std::string_view line) {
   const auto bar = line.find(" | ");
   if (bar == std::string_view::npos) {
     return std::nullopt;
@@ -36,7 +36,7 @@ std::optional<std::pair<int, std::size_t>> snippet_line(std::string_view line) {
 
 }  // namespace
 
-Diagnostic syntax_error_diagnostic(const std::string& what, const SourceLocation& fallback) {
+Diagnostic syntaxErrorDiagnostic(const std::string& what, const SourceLocation& fallback) {
   std::vector<std::string> lines;
   {
     std::istringstream in(what);
@@ -58,27 +58,27 @@ Diagnostic syntax_error_diagnostic(const std::string& what, const SourceLocation
 
   SourceLocation where = fallback;
   std::string label;
-  std::size_t text_offset = 0;
-  bool have_line = false;
+  std::size_t textOffset = 0;
+  bool haveLine = false;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const std::string& line = lines[i];
     const std::string trimmed = trim(line);
     if (trimmed.rfind("--> ", 0) == 0) {
       where.file = trim(trimmed.substr(4));
-      have_line = false;
+      haveLine = false;
       continue;
     }
-    if (auto numbered = snippet_line(line)) {
+    if (auto numbered = snippetLine(line)) {
       where.line = numbered->first;
       where.column = 1;
-      text_offset = numbered->second;
-      have_line = true;
+      textOffset = numbered->second;
+      haveLine = true;
       label.clear();
       continue;
     }
     const auto caret = line.find('^');
-    if (have_line && caret != std::string::npos && trimmed.rfind("|", 0) == 0) {
-      where.column = caret >= text_offset ? static_cast<int>(caret - text_offset) + 1 : 1;
+    if (haveLine && caret != std::string::npos && trimmed.rfind("|", 0) == 0) {
+      where.column = caret >= textOffset ? static_cast<int>(caret - textOffset) + 1 : 1;
       std::string rest = trim(std::string_view(line).substr(caret + 1));
       rest.erase(0, rest.find_first_not_of("-~^"));
       label = trim(rest);
@@ -97,22 +97,22 @@ Diagnostic syntax_error_diagnostic(const std::string& what, const SourceLocation
   return Diagnostic{std::move(where), std::string(), std::move(message), Severity::kError};
 }
 
-std::optional<TomlValue> parse_toml(std::string_view text, const std::string& file_name,
+std::optional<TomlValue> parseToml(std::string_view text, const std::string& fileName,
                                     Diagnostics& diags) {
   std::istringstream in{std::string(text)};
   try {
-    return toml::parse<toml::discard_comments, OrderedTable, std::vector>(in, file_name);
+    return toml::parse<toml::discard_comments, OrderedTable, std::vector>(in, fileName);
   } catch (const toml::syntax_error& e) {
-    SourceLocation fallback = SourceLocation{file_name, static_cast<int>(e.location().line()),
+    SourceLocation fallback = SourceLocation{fileName, static_cast<int>(e.location().line()),
                                              static_cast<int>(e.location().column())};
-    diags.add(syntax_error_diagnostic(e.what(), fallback));
+    diags.add(syntaxErrorDiagnostic(e.what(), fallback));
   } catch (const std::exception& e) {
-    diags.error(SourceLocation{file_name, 0, 0}, {}, std::string("invalid TOML: ") + e.what());
+    diags.error(SourceLocation{fileName, 0, 0}, {}, std::string("invalid TOML: ") + e.what());
   }
   return std::nullopt;
 }
 
-std::optional<TomlValue> parse_toml_file(const std::filesystem::path& path, Diagnostics& diags) {
+std::optional<TomlValue> parseTomlFile(const std::filesystem::path& path, Diagnostics& diags) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diags.error(SourceLocation{path.string(), 0, 0}, {}, "cannot open file");
@@ -120,16 +120,16 @@ std::optional<TomlValue> parse_toml_file(const std::filesystem::path& path, Diag
   }
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  return parse_toml(buffer.str(), path.string(), diags);
+  return parseToml(buffer.str(), path.string(), diags);
 }
 
-SourceLocation location_of(const TomlValue& value) {
+SourceLocation locationOf(const TomlValue& value) {
   const toml::source_location loc = value.location();
   return SourceLocation{loc.file_name(), static_cast<int>(loc.line()),
                         static_cast<int>(loc.column())};
 }
 
-std::string toml_type_name(const TomlValue& value) {
+std::string tomlTypeName(const TomlValue& value) {
   switch (value.type()) {
     case toml::value_t::empty:
       return "nothing";
@@ -157,14 +157,14 @@ std::string toml_type_name(const TomlValue& value) {
 TableReader::TableReader(const TomlValue& table, std::string path, Diagnostics& diags)
     : table_(table), path_(std::move(path)), diags_(diags) {}
 
-std::string TableReader::path_of(std::string_view key) const {
-  return ArgNode::member_path(path_, key);
+std::string TableReader::pathOf(std::string_view key) const {
+  return ArgNode::memberPath(path_, key);
 }
 
-void TableReader::wrong_type(Diagnostics& diags, const TomlValue& value, const std::string& path,
+void TableReader::wrongType(Diagnostics& diags, const TomlValue& value, const std::string& path,
                              std::string_view what) {
-  diags.error(location_of(value), path,
-              "expected " + std::string(what) + ", got " + toml_type_name(value));
+  diags.error(locationOf(value), path,
+              "expected " + std::string(what) + ", got " + tomlTypeName(value));
 }
 
 const TomlValue* TableReader::find(std::string_view key) {
@@ -183,7 +183,7 @@ std::optional<int64_t> TableReader::integer(std::string_view key) {
     return std::nullopt;
   }
   if (!value->is_integer()) {
-    wrong_type(diags_, *value, path_of(key), "an integer");
+    wrongType(diags_, *value, pathOf(key), "an integer");
     return std::nullopt;
   }
   return static_cast<int64_t>(value->as_integer());
@@ -195,7 +195,7 @@ std::optional<std::string> TableReader::string(std::string_view key) {
     return std::nullopt;
   }
   if (!value->is_string()) {
-    wrong_type(diags_, *value, path_of(key), "a string");
+    wrongType(diags_, *value, pathOf(key), "a string");
     return std::nullopt;
   }
   return value->as_string().str;
@@ -204,7 +204,7 @@ std::optional<std::string> TableReader::string(std::string_view key) {
 const TomlValue* TableReader::table(std::string_view key) {
   const TomlValue* value = find(key);
   if (value != nullptr && !value->is_table()) {
-    wrong_type(diags_, *value, path_of(key), "a table");
+    wrongType(diags_, *value, pathOf(key), "a table");
     return nullptr;
   }
   return value;
@@ -213,26 +213,26 @@ const TomlValue* TableReader::table(std::string_view key) {
 const TomlValue* TableReader::array(std::string_view key) {
   const TomlValue* value = find(key);
   if (value != nullptr && !value->is_array()) {
-    wrong_type(diags_, *value, path_of(key), "an array");
+    wrongType(diags_, *value, pathOf(key), "an array");
     return nullptr;
   }
   return value;
 }
 
-std::optional<std::vector<std::string>> TableReader::string_array(std::string_view key) {
+std::optional<std::vector<std::string>> TableReader::stringArray(std::string_view key) {
   const TomlValue* value = find(key);
   if (value == nullptr) {
     return std::nullopt;
   }
   if (!value->is_array()) {
-    wrong_type(diags_, *value, path_of(key), "an array of strings");
+    wrongType(diags_, *value, pathOf(key), "an array of strings");
     return std::nullopt;
   }
   std::vector<std::string> out;
   const auto& items = value->as_array();
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (!items[i].is_string()) {
-      wrong_type(diags_, items[i], ArgNode::element_path(path_of(key), i), "a string");
+      wrongType(diags_, items[i], ArgNode::elementPath(pathOf(key), i), "a string");
       continue;
     }
     out.push_back(items[i].as_string().str);
@@ -246,7 +246,7 @@ void TableReader::finish() {
   }
   for (const auto& [key, value] : table_.as_table()) {
     if (std::find(known_.begin(), known_.end(), key) == known_.end()) {
-      diags_.error(location_of(value), path_of(key), "unknown field \"" + key + "\"");
+      diags_.error(locationOf(value), pathOf(key), "unknown field \"" + key + "\"");
     }
   }
 }

@@ -16,10 +16,10 @@ namespace sh::config {
 
 // Parses TOML text. On a syntax error adds one diagnostic (see syntax_error_diagnostic) and
 // returns nullopt. `file_name` is what locations and diagnostics will name.
-std::optional<TomlValue> parse_toml(std::string_view text, const std::string& file_name,
+std::optional<TomlValue> parseToml(std::string_view text, const std::string& fileName,
                                     Diagnostics& diags);
 // Reads and parses a file; an unreadable file is a diagnostic too.
-std::optional<TomlValue> parse_toml_file(const std::filesystem::path& path, Diagnostics& diags);
+std::optional<TomlValue> parseTomlFile(const std::filesystem::path& path, Diagnostics& diags);
 
 // Turns the text of a toml::syntax_error into a diagnostic. toml11 writes the reason on the
 // first line ("[error] toml::parse_array: <reason>") and then one or more snippets:
@@ -29,11 +29,11 @@ std::optional<TomlValue> parse_toml_file(const std::filesystem::path& path, Diag
 //      | ^--- it is not a valid value.
 // The last snippet is the offending spot: its line number, the caret's column and its label
 // are used. `fallback` is used when the text has no snippet.
-Diagnostic syntax_error_diagnostic(const std::string& what, const SourceLocation& fallback);
+Diagnostic syntaxErrorDiagnostic(const std::string& what, const SourceLocation& fallback);
 
-SourceLocation location_of(const TomlValue& value);
+SourceLocation locationOf(const TomlValue& value);
 // "a string", "an integer", ... for messages.
-std::string toml_type_name(const TomlValue& value);
+std::string tomlTypeName(const TomlValue& value);
 
 // Reads the fields of one TOML table against a schema: each accessor marks its key as known
 // and reports a wrong type; finish() reports every key nobody asked for as an unknown field.
@@ -49,18 +49,18 @@ class TableReader {
   const TomlValue* table(std::string_view key);
   const TomlValue* array(std::string_view key);
   // An array of strings; wrong elements are reported and skipped.
-  std::optional<std::vector<std::string>> string_array(std::string_view key);
+  std::optional<std::vector<std::string>> stringArray(std::string_view key);
 
   // Reports the keys that no accessor asked for.
   void finish();
 
-  std::string path_of(std::string_view key) const;
+  std::string pathOf(std::string_view key) const;
   const std::string& path() const { return path_; }
-  SourceLocation where() const { return location_of(table_); }
+  SourceLocation where() const { return locationOf(table_); }
   Diagnostics& diags() { return diags_; }
 
   // Adds "expected <what>, got <type>" for `value` at `path`.
-  static void wrong_type(Diagnostics& diags, const TomlValue& value, const std::string& path,
+  static void wrongType(Diagnostics& diags, const TomlValue& value, const std::string& path,
                          std::string_view what);
 
  private:

@@ -24,13 +24,13 @@ class OrderedTable {
   using key_type = Key;
   using mapped_type = Value;
   using value_type = std::pair<Key, Value>;
-  using storage_type = std::vector<value_type>;
+  using StorageType = std::vector<value_type>;
   using size_type = std::size_t;
   using difference_type = std::ptrdiff_t;
   using reference = value_type&;
   using const_reference = const value_type&;
-  using iterator = typename storage_type::iterator;
-  using const_iterator = typename storage_type::const_iterator;
+  using iterator = typename StorageType::iterator;
+  using const_iterator = typename StorageType::const_iterator;
 
   OrderedTable() = default;
   template <typename InputIt>
@@ -120,7 +120,7 @@ class OrderedTable {
   friend bool operator!=(const OrderedTable& a, const OrderedTable& b) { return !(a == b); }
 
  private:
-  storage_type items_;
+  StorageType items_;
 };
 
 using TomlValue = toml::basic_value<toml::discard_comments, OrderedTable, std::vector>;

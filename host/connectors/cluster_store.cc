@@ -126,7 +126,7 @@ std::string podKey(std::string_view ns, std::string_view name) {
   return key;
 }
 
-std::string podKey(const model::Pod& pod) { return podKey(pod.namespace_name(), pod.name()); }
+std::string podKey(const model::Pod& pod) { return podKey(pod.namespaceName(), pod.name()); }
 
 std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& object,
                                             std::string& error) {
@@ -174,9 +174,9 @@ std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& obje
       c.unadmitted = std::move(object);  // parsed once admitted
       return c;
     }
-    c.pod = model::parse_pod(object, parseError);
+    c.pod = model::parsePod(object, parseError);
   } else if (c.kind == "Node") {
-    c.node = model::parse_node(object, parseError);
+    c.node = model::parseNode(object, parseError);
   } else {
     // Checked now, so a malformed object is rejected with its line and never stored.
     if (model::ClusterObjects::keeps(c.kind)) {
@@ -204,13 +204,13 @@ bool admitPod(PreparedChange& c, const model::ClusterObjects* objects, const mod
   boost::json::value manifest = std::move(*c.unadmitted);
   c.unadmitted.reset();
   std::string reason;
-  if (stored != nullptr && stored->has_priority()) {
+  if (stored != nullptr && stored->hasPriority()) {
     keepPriority(manifest, *stored);
-  } else if (!model::admit_priority(manifest, objects, reason)) {
+  } else if (!model::admitPriority(manifest, objects, reason)) {
     error = describe(c.kind, c.key) + ": " + reason;
     return false;
   }
-  c.pod = model::parse_pod(manifest, reason);
+  c.pod = model::parsePod(manifest, reason);
   if (c.pod == nullptr) {
     error = describe(c.kind, c.key) + ": " + reason;
     return false;
@@ -260,20 +260,20 @@ ClusterStore::Result ClusterStore::applyPod(PreparedChange&& c) {
   }
   auto it = pods_.find(c.key);
   bool exists = it != pods_.end();
-  if (c.type != Type::kDeleted && !c.pod->node_name().empty() &&
-      nodes_.count(std::string(c.pod->node_name())) == 0) {
+  if (c.type != Type::kDeleted && !c.pod->nodeName().empty() &&
+      nodes_.count(std::string(c.pod->nodeName())) == 0) {
     r.rejected = true;
     r.warning = describe(c.kind, c.key) + ": spec.nodeName: node \"" +
-                std::string(c.pod->node_name()) + "\" not found";
+                std::string(c.pod->nodeName()) + "\" not found";
     return r;
   }
   if (exists && c.type != Type::kDeleted) {
     // The API server refuses this too: spec.nodeName is immutable once set.
-    std::string_view was = it->second->node_name();
-    if (!was.empty() && c.pod->node_name() != was) {
+    std::string_view was = it->second->nodeName();
+    if (!was.empty() && c.pod->nodeName() != was) {
       r.rejected = true;
       r.warning = describe(c.kind, c.key) + ": spec.nodeName: may not change from \"" +
-                  std::string(was) + "\" to \"" + std::string(c.pod->node_name()) +
+                  std::string(was) + "\" to \"" + std::string(c.pod->nodeName()) +
                   "\" once set";
       return r;
     }
@@ -341,7 +341,7 @@ std::vector<std::shared_ptr<const model::Pod>> ClusterStore::podsOnNode(
     std::string_view name) const {
   std::vector<std::pair<std::string, std::shared_ptr<const model::Pod>>> found;
   for (const auto& [key, pod] : pods_) {
-    if (pod->node_name() == name) {
+    if (pod->nodeName() == name) {
       found.emplace_back(key, pod);
     }
   }

@@ -371,7 +371,7 @@ Status EmbeddedCluster::updatePod(const std::string& key, const PodCheck& check,
     }
     edit(manifest.as_object());
     std::string error;
-    std::shared_ptr<const model::Pod> updated = model::parse_pod(manifest, error);
+    std::shared_ptr<const model::Pod> updated = model::parsePod(manifest, error);
     if (updated == nullptr) {
       return Status::error("pod " + key + ": edited manifest does not parse: " + error);
     }
@@ -404,9 +404,9 @@ Status EmbeddedCluster::bind(const model::Pod& pod, std::string_view nodeName) {
     if (stored.view().deleting != 0) {
       return Status::error("pod " + key + " is being deleted, cannot be assigned to a host");
     }
-    if (!stored.node_name().empty()) {
+    if (!stored.nodeName().empty()) {
       return Status::error("pod " + key + " is already assigned to node \"" +
-                           std::string(stored.node_name()) + "\"");
+                           std::string(stored.nodeName()) + "\"");
     }
     if (store_.node(node) == nullptr) {
       return Status::error("node \"" + node + "\" not found");
@@ -457,7 +457,7 @@ void EmbeddedCluster::recordFailure(const SchedulingFailure& failure) {
   const std::string key = podKey(*failure.pod);
   auto check = [&](const model::Pod& stored) -> Status {
     Status s = podPrecondition(*failure.pod, stored);
-    if (s.ok() && !stored.node_name().empty()) {
+    if (s.ok() && !stored.nodeName().empty()) {
       return Status::error("pod " + key + " is bound by now");
     }
     return s;

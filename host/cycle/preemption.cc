@@ -69,7 +69,7 @@ Status Scheduler::preempt(const sh_pod& preemptor, std::string_view node,
   const std::string message = str(preemptor.scheduler_name) +
                               ": preempting to accommodate a higher priority pod";
   for (const sh_pod* v : victims) {
-    const model::Pod* victim = model::Pod::from_view(v);
+    const model::Pod* victim = model::Pod::fromView(v);
     const std::string key = podKey(*v);
     std::string event = "Preempted by pod " + preemptorUid + " on node " + nodeName;
     // A victim still waiting on Permit has not reached the cluster: reject it in memory.

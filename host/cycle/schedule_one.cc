@@ -62,7 +62,7 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   }
 
   // Assume: the pod occupies its node in the cache from now on.
-  std::shared_ptr<const model::Pod> assumed = model::assign_to_node(podObj, result.host);
+  std::shared_ptr<const model::Pod> assumed = model::assignToNode(podObj, result.host);
   Status as = assumed == nullptr ? Status(SH_ERROR, "cannot copy pod " + podKey(pod))
                                  : cache_.assumePod(assumed);
   if (!as.ok()) {
@@ -332,7 +332,7 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
                        latest->view().nominated_node_name.len) != *nominatedNode) {
     // The status patch below writes the nomination; the pod as the scheduler knows it carries
     // it from now on, so the next attempt tries the nominated node first.
-    if (auto nominated = model::with_nominated_node(*latest, *nominatedNode)) {
+    if (auto nominated = model::withNominatedNode(*latest, *nominatedNode)) {
       std::lock_guard<std::mutex> lock(podsMu_);
       auto it = pods_.find(uid);
       if (it != pods_.end() && it->second == latest) {

@@ -21,7 +21,7 @@ class SchedulerServices : public HostServices {
 
   Status bindPod(const sh_pod& pod, std::string_view nodeName) override {
     connectors::Connector* c = connector_.load();
-    const model::Pod* p = model::Pod::from_view(&pod);
+    const model::Pod* p = model::Pod::fromView(&pod);
     if (c == nullptr || p == nullptr) {
       return Status(SH_ERROR, "no cluster connector to bind with");
     }

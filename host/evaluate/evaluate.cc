@@ -65,7 +65,7 @@ std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
       continue;
     }
     std::string err;
-    auto defaults = config::ArgNode::from_json_text(
+    auto defaults = config::ArgNode::fromJsonText(
         lib->descriptor->default_args_json != nullptr ? lib->descriptor->default_args_json : "{}",
         path + ".args", {}, &err);
     if (!defaults) {
@@ -74,12 +74,12 @@ std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
     }
     config::ArgNode args = defaults->clone();
     if (!spec.argsJson.empty()) {
-      auto user = config::ArgNode::from_json_text(spec.argsJson, path + ".args", {}, &err);
+      auto user = config::ArgNode::fromJsonText(spec.argsJson, path + ".args", {}, &err);
       if (!user) {
         diags.error({}, path + ".args", err);
         continue;
       }
-      args = config::merge_defaults(*defaults, *user);
+      args = config::mergeDefaults(*defaults, *user);
     }
     auto argsHolder = std::make_shared<config::ArgNode>(std::move(args));
     auto inst = PluginInstance::create(lib, *argsHolder, services, diags);
@@ -92,7 +92,7 @@ std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
       }
     }
   }
-  if (diags.has_errors()) {
+  if (diags.hasErrors()) {
     throw std::runtime_error(diags.str());
   }
   config.scoreWeights.assign(config.plugins[static_cast<std::size_t>(Point::kScore)].size(), 1);

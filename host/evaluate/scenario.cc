@@ -21,11 +21,11 @@ std::shared_ptr<const model::Pod> admitAndParsePod(const boost::json::value& man
                                                    const std::string& at, std::string& error) {
   boost::json::value admitted = manifest;
   std::string err;
-  if (!model::admit_priority(admitted, &objects, err)) {
+  if (!model::admitPriority(admitted, &objects, err)) {
     error = at + ": " + err;
     return nullptr;
   }
-  auto pod = model::parse_pod(admitted, err);
+  auto pod = model::parsePod(admitted, err);
   if (!pod) {
     error = at + "." + err;
   }
@@ -55,7 +55,7 @@ bool parseObjects(const boost::json::object& doc, const char* field, bool pods,
       }
       podsOut->push_back(std::move(pod));
     } else {
-      auto node = model::parse_node(arr[i], err);
+      auto node = model::parseNode(arr[i], err);
       if (!node) {
         error = prefix + "." + err;
         return false;

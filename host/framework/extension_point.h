@@ -13,9 +13,7 @@ using Point = config::ExtensionPoint;
 inline constexpr std::size_t kPointCount = config::kExtensionPointCount;
 
 // "PreFilter", "Score", ... as upstream names the points.
-inline std::string_view pointName(Point p) { return config::type_name(p); }
-// The SH_POINT_* bit of a point.
-inline uint32_t pointBit(Point p) { return config::point_bit(p); }
+inline std::string_view pointName(Point p) { return config::typeName(p); }
 
 template <typename T>
 using PerPoint = std::array<T, kPointCount>;

@@ -268,7 +268,7 @@ Status Framework::runFilterWithNominatedPods(
   model::NodeInfo withNominated = node.clone();
   std::unique_ptr<CycleState> cloned = cycle.clone();
   for (const auto& np : nominated) {
-    withNominated.add_pod(np);
+    withNominated.addPod(np);
   }
   for (const auto& np : nominated) {
     Status s = runPreFilterAddPod(*cloned, pod, np->view(), withNominated.view());

@@ -52,7 +52,7 @@ sh_id apiIntern(sh_host*, const char* s, size_t len) {
 }
 sh_str apiIdStr(sh_host*, sh_id id) { return model::interner().str(id); }
 
-const ArgNode* node(const sh_args* a) { return ArgNode::from_sh_args(a); }
+const ArgNode* node(const sh_args* a) { return ArgNode::fromShArgs(a); }
 
 int apiArgsType(const sh_args* a) {
   const ArgNode* n = node(a);
@@ -76,30 +76,30 @@ const sh_args* apiArgsGet(const sh_args* obj, const char* key) {
     return nullptr;
   }
   const ArgNode* c = n->get(key);
-  return c == nullptr ? nullptr : c->as_sh_args();
+  return c == nullptr ? nullptr : c->asShArgs();
 }
 size_t apiArgsSize(const sh_args* a) { return node(a) == nullptr ? 0 : node(a)->size(); }
 const sh_args* apiArgsAt(const sh_args* arr, size_t i) {
   const ArgNode* n = node(arr);
   const ArgNode* c = n == nullptr ? nullptr : n->at(i);
-  return c == nullptr ? nullptr : c->as_sh_args();
+  return c == nullptr ? nullptr : c->asShArgs();
 }
 sh_str apiArgsKeyAt(const sh_args* obj, size_t i) {
   const ArgNode* n = node(obj);
   if (n == nullptr) {
     return sh_str{nullptr, 0};
   }
-  std::string_view k = n->key_at(i);
+  std::string_view k = n->keyAt(i);
   return sh_str{k.data(), k.size()};
 }
-int64_t apiArgsInt(const sh_args* a) { return node(a) == nullptr ? 0 : node(a)->as_int(); }
-double apiArgsDouble(const sh_args* a) { return node(a) == nullptr ? 0 : node(a)->as_double(); }
-int apiArgsBool(const sh_args* a) { return node(a) != nullptr && node(a)->as_bool() ? 1 : 0; }
+int64_t apiArgsInt(const sh_args* a) { return node(a) == nullptr ? 0 : node(a)->asInt(); }
+double apiArgsDouble(const sh_args* a) { return node(a) == nullptr ? 0 : node(a)->asDouble(); }
+int apiArgsBool(const sh_args* a) { return node(a) != nullptr && node(a)->asBool() ? 1 : 0; }
 sh_str apiArgsString(const sh_args* a) {
-  if (node(a) == nullptr || !node(a)->is_string()) {
+  if (node(a) == nullptr || !node(a)->isString()) {
     return sh_str{nullptr, 0};
   }
-  const std::string& s = node(a)->as_string();
+  const std::string& s = node(a)->asString();
   return sh_str{s.data(), s.size()};
 }
 void apiArgsError(sh_host* host, const sh_args* a, const char* msg, size_t len) {
@@ -204,11 +204,11 @@ size_t copyOut(const std::string& text, char* buf, size_t cap) {
   return text.size();
 }
 size_t apiPodJson(const sh_pod* pod, char* buf, size_t cap) {
-  const model::Pod* p = model::Pod::from_view(pod);
+  const model::Pod* p = model::Pod::fromView(pod);
   return p == nullptr ? 0 : copyOut(p->json(), buf, cap);
 }
 size_t apiNodeJson(const sh_node* node, char* buf, size_t cap) {
-  const model::Node* n = model::Node::from_view(node);
+  const model::Node* n = model::Node::fromView(node);
   return n == nullptr ? 0 : copyOut(n->json(), buf, cap);
 }
 
@@ -356,7 +356,7 @@ sh_code apiPreemptVictims(sh_cycle* c, const sh_pod* preemptor, const char* node
   std::vector<const sh_pod*> list;
   list.reserve(count);
   for (size_t i = 0; i < count; ++i) {
-    if (victims[i] == nullptr || model::Pod::from_view(victims[i]) == nullptr) {
+    if (victims[i] == nullptr || model::Pod::fromView(victims[i]) == nullptr) {
       addReason(st, "preempt_victims: a victim is not a pod of the snapshot");
       return SH_ERROR;
     }

@@ -16,13 +16,13 @@ std::shared_ptr<PluginInstance> PluginInstance::create(
   config::Diagnostics argErrors;
   inst->host_->argsErrors = &argErrors;
   const sh_plugin_descriptor* d = inst->library_->descriptor;
-  void* self = d->create(hostApi(), inst->host_.get(), args.as_sh_args());
+  void* self = d->create(hostApi(), inst->host_.get(), args.asShArgs());
   inst->host_->argsErrors = nullptr;
   for (const config::Diagnostic& e : argErrors.items()) {
     diags.add(e);
   }
   if (self == nullptr) {
-    if (!argErrors.has_errors()) {
+    if (!argErrors.hasErrors()) {
       diags.error(args.where(), args.path(),
                   "plugin \"" + inst->library_->name + "\" refused to start (create returned NULL)");
     }

@@ -20,7 +20,7 @@ sh::Status sh_sim::removePod(const sh_pod& other) {
       break;
     }
   }
-  if (keep == nullptr || !node.remove_pod(uid)) {
+  if (keep == nullptr || !node.removePod(uid)) {
     return sh::Status(SH_UNSCHEDULABLE, "pod " + std::string(uid) + " is not on node " +
                                             std::string(node.view().node->name.ptr,
                                                         node.view().node->name.len));
@@ -32,13 +32,13 @@ sh::Status sh_sim::removePod(const sh_pod& other) {
 }
 
 sh::Status sh_sim::addPod(const sh_pod& other) {
-  const sh::model::Pod* owner = sh::model::Pod::from_view(&other);
+  const sh::model::Pod* owner = sh::model::Pod::fromView(&other);
   std::shared_ptr<const sh::model::Pod> shared =
       owner != nullptr ? owner->weak_from_this().lock() : nullptr;
   if (shared == nullptr) {
     return sh::Status(SH_ERROR, "sim_add_pod: the pod is not one the host handed out");
   }
-  node.add_pod(shared);
+  node.addPod(shared);
   if (state->framework == nullptr) {
     return sh::Status();
   }

@@ -16,7 +16,7 @@ namespace sh::model {
 
 class Arena {
  public:
-  explicit Arena(std::size_t initial_bytes = 1024) : resource_(initial_bytes) {}
+  explicit Arena(std::size_t initialBytes = 1024) : resource_(initialBytes) {}
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 

@@ -42,10 +42,10 @@ bool ClusterObjects::add(const boost::json::value& object, std::string& error) {
     error = "expected an object";
     return false;
   }
-  std::string kind(root["kind"].string_or(""));
+  std::string kind(root["kind"].stringOr(""));
   Cursor meta = root["metadata"];
-  std::string name(meta["name"].required_string());
-  std::string ns(meta["namespace"].string_or(""));
+  std::string name(meta["name"].requiredString());
+  std::string ns(meta["namespace"].stringOr(""));
   if (ns.empty()) {
     ns = "default";  // the API server's default for namespaced kinds
   }
@@ -54,7 +54,7 @@ bool ClusterObjects::add(const boost::json::value& object, std::string& error) {
     return false;
   }
   if (kind == "Namespace") {
-    std::vector<sh_label> labels = parse_string_map(meta["labels"]);
+    std::vector<sh_label> labels = parseStringMap(meta["labels"]);
     if (!ctx.ok()) {
       error = ctx.message();
       return false;
@@ -64,7 +64,7 @@ bool ClusterObjects::add(const boost::json::value& object, std::string& error) {
     // Both select with a plain label map.
     auto sel = std::make_unique<Selected>();
     sel->ns = ns;
-    sel->labels = parse_string_map(root["spec"]["selector"]);
+    sel->labels = parseStringMap(root["spec"]["selector"]);
     if (!ctx.ok()) {
       error = ctx.message();
       return false;
@@ -78,7 +78,7 @@ bool ClusterObjects::add(const boost::json::value& object, std::string& error) {
       mapSelectors_.push_back(std::move(sel));
     }
   } else if (kind == "ReplicaSet" || kind == "StatefulSet") {
-    const sh_label_selector* sel = parse_label_selector(root["spec"]["selector"], arena_);
+    const sh_label_selector* sel = parseLabelSelector(root["spec"]["selector"], arena_);
     if (!ctx.ok()) {
       error = ctx.message();
       return false;
@@ -105,14 +105,14 @@ bool ClusterObjects::add(const boost::json::value& object, std::string& error) {
 }
 
 bool ClusterObjects::addPdb(const Cursor& root, const std::string& ns, const std::string& name) {
-  const sh_label_selector* selector = parse_label_selector(root["spec"]["selector"], arena_);
+  const sh_label_selector* selector = parseLabelSelector(root["spec"]["selector"], arena_);
   Cursor status = root["status"];
   const int32_t allowed = status["disruptionsAllowed"].int32().value_or(0);
   // disruptedPods maps a pod name to the time its eviction was requested; only the names
   // matter to preemption. Sorted, so a plugin can search them.
   std::vector<std::string_view> disrupted;
   status["disruptedPods"].members([&](std::string_view pod, const Cursor& when) {
-    parse_time_field(when);
+    parseTimeField(when);
     disrupted.push_back(pod);
   });
   if (!root.context().ok()) {
@@ -153,13 +153,13 @@ bool ClusterObjects::addPriorityClass(const Cursor& root, const std::string& nam
   if (!value.present()) {
     value.fail("required");
   }
-  info.global_default = root["globalDefault"].boolean().value_or(false);
+  info.globalDefault = root["globalDefault"].boolean().value_or(false);
   Cursor policy = root["preemptionPolicy"];
-  std::string_view p = policy.string_or("");
+  std::string_view p = policy.stringOr("");
   if (p == "Never") {
-    info.preemption_policy = SH_PREEMPT_NEVER;
+    info.preemptionPolicy = SH_PREEMPT_NEVER;
   } else if (!p.empty() && p != "PreemptLowerPriority") {
-    fail_unsupported(policy, p, "\"PreemptLowerPriority\", \"Never\"");
+    failUnsupported(policy, p, "\"PreemptLowerPriority\", \"Never\"");
   }
   if (!root.context().ok()) {
     return false;
@@ -168,7 +168,7 @@ bool ClusterObjects::addPriorityClass(const Cursor& root, const std::string& nam
   globalDefault_ = nullptr;
   for (const auto& [n, c] : priorityClasses_) {
     // Name order, so among equal values the first name wins.
-    if (c.global_default && (globalDefault_ == nullptr || c.value < globalDefault_->value)) {
+    if (c.globalDefault && (globalDefault_ == nullptr || c.value < globalDefault_->value)) {
       globalDefault_ = &c;
     }
   }

@@ -26,8 +26,8 @@ namespace sh::model {
 struct PriorityClassInfo {
   std::string name;
   int32_t value = 0;
-  bool global_default = false;
-  sh_preemption_policy preemption_policy = SH_PREEMPT_LOWER_PRIORITY;
+  bool globalDefault = false;
+  sh_preemption_policy preemptionPolicy = SH_PREEMPT_LOWER_PRIORITY;
 };
 
 class ClusterObjects {

@@ -9,7 +9,7 @@
 namespace sh::model {
 namespace {
 
-std::string_view trim_space(std::string_view s) {
+std::string_view trimSpace(std::string_view s) {
   auto space = [](char ch) {
     return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
   };
@@ -22,9 +22,9 @@ std::string_view trim_space(std::string_view s) {
   return s;
 }
 
-std::optional<Quantity> parse_quantity_text(const Cursor& c, std::string_view text) {
+std::optional<Quantity> parseQuantityText(const Cursor& c, std::string_view text) {
   std::string why;
-  std::optional<Quantity> q = parse_quantity(text, &why);
+  std::optional<Quantity> q = parseQuantity(text, &why);
   if (!q) {
     std::string msg = "unable to parse quantity \"";
     msg.append(text.substr(0, 64));
@@ -37,7 +37,7 @@ std::optional<Quantity> parse_quantity_text(const Cursor& c, std::string_view te
 
 }  // namespace
 
-std::vector<sh_label> parse_string_map(const Cursor& c) {
+std::vector<sh_label> parseStringMap(const Cursor& c) {
   std::vector<sh_label> out;
   c.members([&](std::string_view key, const Cursor& value) {
     // Go decodes a null map value as "".
@@ -46,7 +46,7 @@ std::vector<sh_label> parse_string_map(const Cursor& c) {
     }
     Interner& in = interner();
     sh_id k = in.intern(key);
-    sh_id val = in.intern(value.string_or(""));
+    sh_id val = in.intern(value.stringOr(""));
     out.push_back(sh_label{k, val, in.str(k), in.str(val)});
   });
   std::sort(out.begin(), out.end(),
@@ -54,27 +54,27 @@ std::vector<sh_label> parse_string_map(const Cursor& c) {
   return out;
 }
 
-std::vector<sh_str> parse_string_list(const Cursor& c, Arena& arena) {
+std::vector<sh_str> parseStringList(const Cursor& c, Arena& arena) {
   std::vector<sh_str> out;
   c.each([&](const Cursor& item) {
     if (!item.present() || item.string()) {
-      out.push_back(arena.str(item.string_or("")));
+      out.push_back(arena.str(item.stringOr("")));
     }
   });
   return out;
 }
 
-std::vector<sh_id> parse_interned_list(const Cursor& c) {
+std::vector<sh_id> parseInternedList(const Cursor& c) {
   std::vector<sh_id> out;
   c.each([&](const Cursor& item) {
     if (!item.present() || item.string()) {
-      out.push_back(intern(item.string_or("")));
+      out.push_back(intern(item.stringOr("")));
     }
   });
   return out;
 }
 
-std::optional<Quantity> parse_quantity_field(const Cursor& c) {
+std::optional<Quantity> parseQuantityField(const Cursor& c) {
   const boost::json::value* v = c.raw();
   if (v == nullptr) {
     return Quantity();
@@ -82,24 +82,24 @@ std::optional<Quantity> parse_quantity_field(const Cursor& c) {
   switch (v->kind()) {
     case boost::json::kind::string: {
       const auto& s = v->get_string();
-      return parse_quantity_text(c, trim_space(std::string_view(s.data(), s.size())));
+      return parseQuantityText(c, trimSpace(std::string_view(s.data(), s.size())));
     }
     case boost::json::kind::int64:
-      return Quantity::from_int(v->get_int64());
+      return Quantity::fromInt(v->get_int64());
     case boost::json::kind::uint64:
     case boost::json::kind::double_:
       // The JSON text of the number is what Quantity.UnmarshalJSON would parse.
-      return parse_quantity_text(c, boost::json::serialize(*v));
+      return parseQuantityText(c, boost::json::serialize(*v));
     default:
-      c.fail("expected quantity (string or number), got " + std::string(json_kind_name(*v)));
+      c.fail("expected quantity (string or number), got " + std::string(jsonKindName(*v)));
       return std::nullopt;
   }
 }
 
-ResourceList parse_resource_list(const Cursor& c) {
+ResourceList parseResourceList(const Cursor& c) {
   ResourceList out;
   c.members([&](std::string_view name, const Cursor& value) {
-    std::optional<Quantity> q = parse_quantity_field(value);
+    std::optional<Quantity> q = parseQuantityField(value);
     if (!q) {
       return;
     }
@@ -108,17 +108,17 @@ ResourceList parse_resource_list(const Cursor& c) {
       return;
     }
     // SetDefaults_ResourceList rounds every entry up to milli precision.
-    out.set(intern(name), q->milli_ceil());
+    out.set(intern(name), q->milliCeil());
   });
   return out;
 }
 
-int64_t parse_time_field(const Cursor& c) {
+int64_t parseTimeField(const Cursor& c) {
   std::optional<std::string_view> s = c.string();
   if (!s || s->empty()) {
     return 0;
   }
-  std::optional<int64_t> t = parse_rfc3339_nanos(*s);
+  std::optional<int64_t> t = parseRfc3339Nanos(*s);
   if (!t) {
     c.fail("invalid RFC 3339 time \"" + std::string(s->substr(0, 64)) + "\"");
     return 0;
@@ -126,7 +126,7 @@ int64_t parse_time_field(const Cursor& c) {
   return *t;
 }
 
-void fail_unsupported(const Cursor& c, std::string_view value, std::string_view supported) {
+void failUnsupported(const Cursor& c, std::string_view value, std::string_view supported) {
   std::string msg = "unsupported value \"";
   msg.append(value.substr(0, 64));
   msg += "\"; supported values: ";
@@ -134,8 +134,8 @@ void fail_unsupported(const Cursor& c, std::string_view value, std::string_view 
   c.fail(msg);
 }
 
-sh_taint_effect parse_taint_effect(const Cursor& c, bool allow_empty) {
-  std::string_view e = c.string_or("");
+sh_taint_effect parseTaintEffect(const Cursor& c, bool allowEmpty) {
+  std::string_view e = c.stringOr("");
   if (e == "NoSchedule") {
     return SH_EFFECT_NO_SCHEDULE;
   }
@@ -146,12 +146,12 @@ sh_taint_effect parse_taint_effect(const Cursor& c, bool allow_empty) {
     return SH_EFFECT_NO_EXECUTE;
   }
   if (e.empty()) {
-    if (!allow_empty) {
+    if (!allowEmpty) {
       c.fail("required");  // suppressed when the field already has a type error
     }
     return SH_EFFECT_NONE;
   }
-  fail_unsupported(c, e, "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+  failUnsupported(c, e, "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
   return SH_EFFECT_NONE;
 }
 

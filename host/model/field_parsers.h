@@ -19,27 +19,27 @@ namespace sh::model {
 inline std::string_view sv(sh_str s) { return {s.ptr, s.len}; }
 
 // A map[string]string (labels, nodeSelector, matchLabels), interned, sorted by key id.
-std::vector<sh_label> parse_string_map(const Cursor& c);
+std::vector<sh_label> parseStringMap(const Cursor& c);
 // A []string copied into `arena`.
-std::vector<sh_str> parse_string_list(const Cursor& c, Arena& arena);
+std::vector<sh_str> parseStringList(const Cursor& c, Arena& arena);
 // A []string, interned.
-std::vector<sh_id> parse_interned_list(const Cursor& c);
+std::vector<sh_id> parseInternedList(const Cursor& c);
 
 // A Quantity as Quantity.UnmarshalJSON reads it: a string (surrounding spaces trimmed) or a
 // bare JSON number; null reads as zero. nullopt (and an error) when malformed.
-std::optional<Quantity> parse_quantity_field(const Cursor& c);
+std::optional<Quantity> parseQuantityField(const Cursor& c);
 // A v1.ResourceList of non-negative quantities ("must be non-negative" otherwise).
-ResourceList parse_resource_list(const Cursor& c);
+ResourceList parseResourceList(const Cursor& c);
 
 // A metav1.Time as unix nanos; 0 when absent or empty.
-int64_t parse_time_field(const Cursor& c);
+int64_t parseTimeField(const Cursor& c);
 
 // A taint effect: NoSchedule, PreferNoSchedule or NoExecute; "" (and absent) only when
 // `allow_empty`, giving SH_EFFECT_NONE.
-sh_taint_effect parse_taint_effect(const Cursor& c, bool allow_empty);
+sh_taint_effect parseTaintEffect(const Cursor& c, bool allowEmpty);
 
 // Reports `unsupported value "<v>"; supported values: <list>`.
-void fail_unsupported(const Cursor& c, std::string_view value, std::string_view supported);
+void failUnsupported(const Cursor& c, std::string_view value, std::string_view supported);
 
 }  // namespace sh::model
 

@@ -7,7 +7,7 @@
 
 namespace sh::model {
 
-std::string normalized_image_name(std::string_view name) {
+std::string normalizedImageName(std::string_view name) {
   std::string out(name);
   std::size_t colon = name.rfind(':');
   std::size_t slash = name.rfind('/');
@@ -18,7 +18,7 @@ std::string normalized_image_name(std::string_view name) {
   return out;
 }
 
-ImageSummaries summarize_images(std::span<const sh_node* const> nodes) {
+ImageSummaries summarizeImages(std::span<const sh_node* const> nodes) {
   ImageSummaries out;
   std::vector<sh_id> seen;
   for (const sh_node* node : nodes) {
@@ -33,19 +33,19 @@ ImageSummaries summarize_images(std::span<const sh_node* const> nodes) {
       }
       seen.push_back(image.name);
       auto [it, inserted] = out.try_emplace(image.name, ImageSummary{image.size_bytes, 0});
-      ++it->second.num_nodes;
+      ++it->second.numNodes;
     }
   }
   return out;
 }
 
-std::vector<sh_image_state> image_states_for(const sh_node& node, const ImageSummaries& all) {
+std::vector<sh_image_state> imageStatesFor(const sh_node& node, const ImageSummaries& all) {
   std::vector<sh_image_state> out;
   out.reserve(node.image_count);
   for (uint32_t i = 0; i < node.image_count; ++i) {
     auto it = all.find(node.images[i].name);
     if (it != all.end()) {
-      out.push_back(sh_image_state{it->first, it->second.num_nodes, it->second.size_bytes});
+      out.push_back(sh_image_state{it->first, it->second.numNodes, it->second.sizeBytes});
     }
   }
   std::sort(out.begin(), out.end(),
@@ -57,7 +57,7 @@ std::vector<sh_image_state> image_states_for(const sh_node& node, const ImageSum
   return out;
 }
 
-void compute_image_states(std::span<NodeInfo* const> infos) {
+void computeImageStates(std::span<NodeInfo* const> infos) {
   std::vector<const sh_node*> nodes;
   nodes.reserve(infos.size());
   for (const NodeInfo* info : infos) {
@@ -65,10 +65,10 @@ void compute_image_states(std::span<NodeInfo* const> infos) {
       nodes.push_back(&info->node()->view());
     }
   }
-  ImageSummaries all = summarize_images(nodes);
+  ImageSummaries all = summarizeImages(nodes);
   for (NodeInfo* info : infos) {
     if (info != nullptr && info->node() != nullptr) {
-      info->set_image_states(image_states_for(info->node()->view(), all));
+      info->setImageStates(imageStatesFor(info->node()->view(), all));
     }
   }
 }

@@ -21,23 +21,23 @@ class NodeInfo;
 
 // ImageLocality's normalizedImageName: appends ":latest" unless the name has a tag, i.e. a
 // ':' after the last '/'. Digests ("name@sha256:...") have one and are left alone.
-std::string normalized_image_name(std::string_view name);
+std::string normalizedImageName(std::string_view name);
 
 struct ImageSummary {
-  int64_t size_bytes = 0;  // as reported by the first node seen with the image
-  uint32_t num_nodes = 0;  // nodes reporting the image, each counted once
+  int64_t sizeBytes = 0;  // as reported by the first node seen with the image
+  uint32_t numNodes = 0;  // nodes reporting the image, each counted once
 };
 using ImageSummaries = std::unordered_map<sh_id, ImageSummary>;
 
 // For each image name on any of `nodes`, its size and how many of them report it.
-ImageSummaries summarize_images(std::span<const sh_node* const> nodes);
+ImageSummaries summarizeImages(std::span<const sh_node* const> nodes);
 
 // The image states of one node: one per distinct image name on it, sorted by name id.
-std::vector<sh_image_state> image_states_for(const sh_node& node, const ImageSummaries& all);
+std::vector<sh_image_state> imageStatesFor(const sh_node& node, const ImageSummaries& all);
 
 // Summarises the images of the infos' nodes and sets every info's image states. Infos
 // without a node are skipped.
-void compute_image_states(std::span<NodeInfo* const> infos);
+void computeImageStates(std::span<NodeInfo* const> infos);
 
 }  // namespace sh::model
 

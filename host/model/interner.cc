@@ -11,7 +11,7 @@ namespace {
 constexpr std::size_t kBlockSize = 64 * 1024;  // string bytes per arena block
 const char kEmpty[] = "";
 
-std::size_t shard_of(std::string_view s) {
+std::size_t shardOf(std::string_view s) {
   return std::hash<std::string_view>{}(s) % Interner::kShards;
 }
 
@@ -63,13 +63,13 @@ Interner::Interner() : shards_(std::make_unique<Shard[]>(kShards)) {
       {SH_ID_EMPTY, ""},
   };
   for (const auto& [id, s] : kWellKnown) {
-    Shard& shard = shards_[shard_of(s)];
+    Shard& shard = shards_[shardOf(s)];
     std::unique_lock lock(shard.mu);
-    insert_locked(shard, s, id);
+    insertLocked(shard, s, id);
   }
   // Reserved ids 0 and 9..15 read as "".
   for (sh_id id = 0; id < SH_WELL_KNOWN_END; ++id) {
-    sh_str* out = slot_for_write(id);
+    sh_str* out = slotForWrite(id);
     if (out->ptr == nullptr) {
       *out = sh_str{kEmpty, 0};
     }
@@ -94,7 +94,7 @@ const sh_str* Interner::slot(sh_id id) const {
   return base + (id & (kChunkSize - 1));
 }
 
-sh_str* Interner::slot_for_write(sh_id id) {
+sh_str* Interner::slotForWrite(sh_id id) {
   std::size_t chunk = id >> kChunkBits;
   sh_str* base = chunks_[chunk].load(std::memory_order_acquire);
   if (base == nullptr) {
@@ -109,12 +109,12 @@ sh_str* Interner::slot_for_write(sh_id id) {
   return base + (id & (kChunkSize - 1));
 }
 
-sh_id Interner::insert_locked(Shard& shard, std::string_view s, sh_id fixed_id) {
-  sh_id id = fixed_id;
+sh_id Interner::insertLocked(Shard& shard, std::string_view s, sh_id fixedId) {
+  sh_id id = fixedId;
   if (id == SH_ID_NONE) {
-    std::size_t next = next_id_.fetch_add(1, std::memory_order_acq_rel);
+    std::size_t next = nextId_.fetch_add(1, std::memory_order_acq_rel);
     if (next >= kChunkSize * kMaxChunks) {
-      next_id_.store(kChunkSize * kMaxChunks, std::memory_order_release);
+      nextId_.store(kChunkSize * kMaxChunks, std::memory_order_release);
       static std::once_flag logged;
       std::call_once(logged, [] {
         spdlog::error("interner: all {} string ids are in use; new strings map to id 0",
@@ -127,13 +127,13 @@ sh_id Interner::insert_locked(Shard& shard, std::string_view s, sh_id fixed_id) 
   const char* bytes = shard.store(s);
   // The slot is written before the id is published through the map (under the lock), so a
   // reader that got the id from intern()/find() or from a view sees the bytes.
-  *slot_for_write(id) = sh_str{bytes, s.size()};
+  *slotForWrite(id) = sh_str{bytes, s.size()};
   shard.ids.emplace(std::string_view(bytes, s.size()), id);
   return id;
 }
 
 sh_id Interner::intern(std::string_view s) {
-  Shard& shard = shards_[shard_of(s)];
+  Shard& shard = shards_[shardOf(s)];
   {
     std::shared_lock lock(shard.mu);
     auto it = shard.ids.find(s);
@@ -146,11 +146,11 @@ sh_id Interner::intern(std::string_view s) {
   if (it != shard.ids.end()) {
     return it->second;
   }
-  return insert_locked(shard, s, SH_ID_NONE);
+  return insertLocked(shard, s, SH_ID_NONE);
 }
 
 sh_id Interner::find(std::string_view s) const {
-  const Shard& shard = shards_[shard_of(s)];
+  const Shard& shard = shards_[shardOf(s)];
   std::shared_lock lock(shard.mu);
   auto it = shard.ids.find(s);
   return it == shard.ids.end() ? SH_ID_NONE : it->second;

@@ -51,18 +51,18 @@ class Interner {
     return {s.ptr, s.len};
   }
   // Number of ids handed out so far, including the well-known and reserved ones.
-  std::size_t size() const { return next_id_.load(std::memory_order_acquire); }
+  std::size_t size() const { return nextId_.load(std::memory_order_acquire); }
 
  private:
   struct Shard;
 
   const sh_str* slot(sh_id id) const;
-  sh_str* slot_for_write(sh_id id);
-  sh_id insert_locked(Shard& shard, std::string_view s, sh_id fixed_id);
+  sh_str* slotForWrite(sh_id id);
+  sh_id insertLocked(Shard& shard, std::string_view s, sh_id fixedId);
 
   std::array<std::atomic<sh_str*>, kMaxChunks> chunks_{};
   std::unique_ptr<Shard[]> shards_;
-  std::atomic<std::size_t> next_id_{SH_WELL_KNOWN_END};
+  std::atomic<std::size_t> nextId_{SH_WELL_KNOWN_END};
 };
 
 // The process-wide interner.
@@ -70,7 +70,7 @@ Interner& interner();
 
 // Shorthands for the global interner.
 inline sh_id intern(std::string_view s) { return interner().intern(s); }
-inline sh_str intern_str(std::string_view s) { return interner().str(interner().intern(s)); }
+inline sh_str internStr(std::string_view s) { return interner().str(interner().intern(s)); }
 
 }  // namespace sh::model
 

@@ -5,7 +5,7 @@
 namespace sh::model {
 namespace {
 
-bool plain_key(std::string_view key) {
+bool plainKey(std::string_view key) {
   if (key.empty()) {
     return false;
   }
@@ -21,7 +21,7 @@ bool plain_key(std::string_view key) {
 
 }  // namespace
 
-std::string_view json_kind_name(const boost::json::value& v) {
+std::string_view jsonKindName(const boost::json::value& v) {
   switch (v.kind()) {
     case boost::json::kind::null:
       return "null";
@@ -61,11 +61,11 @@ std::string ParseContext::path(uint32_t seg) const {
   std::string out;
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     const Segment& s = **it;
-    if (s.is_index) {
+    if (s.isIndex) {
       out += '[';
       out += std::to_string(s.index);
       out += ']';
-    } else if (plain_key(s.key)) {
+    } else if (plainKey(s.key)) {
       if (!out.empty()) {
         out += '.';
       }
@@ -81,7 +81,7 @@ std::string ParseContext::path(uint32_t seg) const {
 
 void ParseContext::error(uint32_t seg, std::string_view message) {
   if (errors_.size() >= kMaxErrors) {
-    ++more_errors_;  // beyond what message() shows: counted, not deduplicated
+    ++moreErrors_;  // beyond what message() shows: counted, not deduplicated
     return;
   }
   std::string where = path(seg);
@@ -103,8 +103,8 @@ std::string ParseContext::message() const {
     out += ": ";
     out += what;
   }
-  if (more_errors_ > 0) {
-    out += "; and " + std::to_string(more_errors_) + " more";
+  if (moreErrors_ > 0) {
+    out += "; and " + std::to_string(moreErrors_) + " more";
   }
   return out;
 }
@@ -117,11 +117,11 @@ Cursor Cursor::operator[](std::string_view key) const {
   return Cursor(*ctx_, value_->get_object().if_contains(key), seg);
 }
 
-void Cursor::type_error(std::string_view expected) const {
+void Cursor::typeError(std::string_view expected) const {
   std::string msg = "expected ";
   msg += expected;
   msg += ", got ";
-  msg += json_kind_name(*value_);
+  msg += jsonKindName(*value_);
   fail(msg);
 }
 
@@ -134,19 +134,19 @@ bool Cursor::expect(boost::json::kind k) const {
   }
   switch (k) {
     case boost::json::kind::object:
-      type_error("object");
+      typeError("object");
       break;
     case boost::json::kind::array:
-      type_error("array");
+      typeError("array");
       break;
     case boost::json::kind::string:
-      type_error("string");
+      typeError("string");
       break;
     case boost::json::kind::bool_:
-      type_error("boolean");
+      typeError("boolean");
       break;
     default:
-      type_error("number");
+      typeError("number");
       break;
   }
   return false;
@@ -162,7 +162,7 @@ std::optional<std::string_view> Cursor::string() const {
   return std::string_view(s.data(), s.size());
 }
 
-std::string_view Cursor::required_string() const {
+std::string_view Cursor::requiredString() const {
   std::optional<std::string_view> s = string();
   if (!s || s->empty()) {
     if (!present() || s) {
@@ -184,7 +184,7 @@ std::optional<int64_t> Cursor::integer(int64_t lo, int64_t hi) const {
   if (!present()) {
     return std::nullopt;
   }
-  auto out_of_range = [&](const std::string& shown) -> std::optional<int64_t> {
+  auto outOfRange = [&](const std::string& shown) -> std::optional<int64_t> {
     fail("value " + shown + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) +
          "]");
     return std::nullopt;
@@ -193,14 +193,14 @@ std::optional<int64_t> Cursor::integer(int64_t lo, int64_t hi) const {
     case boost::json::kind::int64: {
       int64_t v = value_->get_int64();
       if (v < lo || v > hi) {
-        return out_of_range(std::to_string(v));
+        return outOfRange(std::to_string(v));
       }
       return v;
     }
     case boost::json::kind::uint64: {
       uint64_t v = value_->get_uint64();
       if (hi < 0 || v > static_cast<uint64_t>(hi)) {
-        return out_of_range(std::to_string(v));
+        return outOfRange(std::to_string(v));
       }
       return static_cast<int64_t>(v);
     }
@@ -211,7 +211,7 @@ std::optional<int64_t> Cursor::integer(int64_t lo, int64_t hi) const {
           d < 9223372036854775808.0) {
         auto v = static_cast<int64_t>(d);
         if (v < lo || v > hi) {
-          return out_of_range(std::to_string(v));
+          return outOfRange(std::to_string(v));
         }
         return v;
       }
@@ -219,7 +219,7 @@ std::optional<int64_t> Cursor::integer(int64_t lo, int64_t hi) const {
       return std::nullopt;
     }
     default:
-      type_error("integer");
+      typeError("integer");
       return std::nullopt;
   }
 }

@@ -44,13 +44,13 @@ class ParseContext {
  private:
   struct Segment {
     uint32_t parent;
-    bool is_index;
+    bool isIndex;
     std::size_t index;
     std::string_view key;
   };
   std::vector<Segment> segments_;
   std::vector<std::pair<std::string, std::string>> errors_;  // path, message
-  std::size_t more_errors_ = 0;
+  std::size_t moreErrors_ = 0;
 };
 
 class Cursor {
@@ -72,11 +72,11 @@ class Cursor {
   bool object() const;
   // Present strings; absent (and an error if present) otherwise.
   std::optional<std::string_view> string() const;
-  std::string_view string_or(std::string_view fallback) const {
+  std::string_view stringOr(std::string_view fallback) const {
     return string().value_or(fallback);
   }
   // A non-empty string; "required" error when missing or empty.
-  std::string_view required_string() const;
+  std::string_view requiredString() const;
   std::optional<bool> boolean() const;
   // An integer in [lo, hi]; integral floating numbers are accepted.
   std::optional<int64_t> integer(int64_t lo = std::numeric_limits<int64_t>::min(),
@@ -99,7 +99,7 @@ class Cursor {
   // Calls f(Cursor element) for each array element that is an object; any other element,
   // null included, is a type error.
   template <class F>
-  void each_object(F&& f) const {
+  void eachObject(F&& f) const {
     each([&](const Cursor& item) {
       if (item.object()) {
         f(item);
@@ -126,7 +126,7 @@ class Cursor {
  private:
   // True for a present value of kind `k`; records a type error for other present values.
   bool expect(boost::json::kind k) const;
-  void type_error(std::string_view expected) const;
+  void typeError(std::string_view expected) const;
 
   ParseContext* ctx_;
   const boost::json::value* value_;
@@ -134,7 +134,7 @@ class Cursor {
 };
 
 // "object", "array", "string", "number", "boolean" or "null".
-std::string_view json_kind_name(const boost::json::value& v);
+std::string_view jsonKindName(const boost::json::value& v);
 
 }  // namespace sh::model
 

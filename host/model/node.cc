@@ -4,15 +4,15 @@
 
 namespace sh::model {
 
-std::shared_ptr<const Node> parse_node_json(std::string_view json_text, std::string& error) {
+std::shared_ptr<const Node> parseNodeJson(std::string_view jsonText, std::string& error) {
   boost::system::error_code ec;
   boost::json::value v =
-      boost::json::parse(boost::json::string_view(json_text.data(), json_text.size()), ec);
+      boost::json::parse(boost::json::string_view(jsonText.data(), jsonText.size()), ec);
   if (ec) {
     error = "invalid JSON: " + ec.message();
     return nullptr;
   }
-  return parse_node(v, error);
+  return parseNode(v, error);
 }
 
 }  // namespace sh::model

@@ -29,7 +29,7 @@ class Node {
 
   // The Node that owns a view handed out by view() (plugins pass views back to the host).
   // `v` must come from a Node's view(); nullptr gives nullptr.
-  static const Node* from_view(const sh_node* v) {
+  static const Node* fromView(const sh_node* v) {
     return v == nullptr ? nullptr : reinterpret_cast<const ViewBlock*>(v)->owner;
   }
 
@@ -55,11 +55,11 @@ class Node {
 
 // Parses a v1.Node. On malformed input returns nullptr and sets `error` to every problem
 // found, each prefixed by its JSON path. Never throws.
-std::shared_ptr<const Node> parse_node(const boost::json::value& json, std::string& error);
+std::shared_ptr<const Node> parseNode(const boost::json::value& json, std::string& error);
 // Same, from JSON text; malformed JSON gives "invalid JSON: <reason>".
-std::shared_ptr<const Node> parse_node_json(std::string_view json_text, std::string& error);
+std::shared_ptr<const Node> parseNodeJson(std::string_view jsonText, std::string& error);
 // JSON text goes to parse_node_json; a literal here would parse as a JSON string.
-std::shared_ptr<const Node> parse_node(const char* json_text, std::string& error) = delete;
+std::shared_ptr<const Node> parseNode(const char* jsonText, std::string& error) = delete;
 
 }  // namespace sh::model
 

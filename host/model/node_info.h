@@ -29,7 +29,7 @@
 namespace sh::model {
 
 // A fresh value of the process-wide generation counter.
-uint64_t next_generation();
+uint64_t nextGeneration();
 
 class NodeInfo {
  public:
@@ -45,17 +45,17 @@ class NodeInfo {
   const sh_node_info& view() const { return view_; }
 
   const std::shared_ptr<const Node>& node() const { return node_; }
-  void set_node(std::shared_ptr<const Node> node);
-  void remove_node();
+  void setNode(std::shared_ptr<const Node> node);
+  void removeNode();
 
   const std::vector<std::shared_ptr<const Pod>>& pods() const { return pods_; }
-  void add_pod(std::shared_ptr<const Pod> pod);
+  void addPod(std::shared_ptr<const Pod> pod);
   // Removes the pod with this uid; false when there is none.
-  bool remove_pod(std::string_view uid);
+  bool removePod(std::string_view uid);
 
   // Image states for ImageLocality, sorted by name id (the snapshot computes them, see
   // compute_image_states()).
-  void set_image_states(std::vector<sh_image_state> states);
+  void setImageStates(std::vector<sh_image_state> states);
 
   uint64_t generation() const { return view_.generation; }
 
@@ -66,11 +66,11 @@ class NodeInfo {
   // Exact sums; the view shows them saturated to int64, so adding and removing pods with
   // absurd requests stays reversible.
   struct Totals {
-    int128_t milli_cpu = 0;
+    int128_t milliCpu = 0;
     int128_t memory = 0;
-    int128_t ephemeral_storage = 0;
-    int128_t non_zero_milli_cpu = 0;
-    int128_t non_zero_memory = 0;
+    int128_t ephemeralStorage = 0;
+    int128_t nonZeroMilliCpu = 0;
+    int128_t nonZeroMemory = 0;
   };
   // Used-port multiset: a port stays in use until the last pod using it goes.
   struct PortUse {
@@ -79,22 +79,22 @@ class NodeInfo {
   };
 
   void account(const Pod& pod, int sign);
-  void add_scalars(const sh_resources& r, int sign);
-  void add_port(const sh_host_port& p);
-  void remove_port(const sh_host_port& p);
-  void refresh_view();
+  void addScalars(const sh_resources& r, int sign);
+  void addPort(const sh_host_port& p);
+  void removePort(const sh_host_port& p);
+  void refreshView();
 
   std::shared_ptr<const Node> node_;
   std::vector<std::shared_ptr<const Pod>> pods_;
-  std::vector<const sh_pod*> pod_views_;
-  std::vector<const sh_pod*> with_affinity_;
-  std::vector<const sh_pod*> with_required_anti_affinity_;
+  std::vector<const sh_pod*> podViews_;
+  std::vector<const sh_pod*> withAffinity_;
+  std::vector<const sh_pod*> withRequiredAntiAffinity_;
   Totals totals_;
-  std::vector<int128_t> scalar_totals_;         // parallel to requested_scalars_
-  std::vector<sh_quantity> requested_scalars_;  // sorted by name
-  std::vector<PortUse> port_uses_;
-  std::vector<sh_host_port> used_ports_;
-  std::vector<sh_image_state> image_states_;
+  std::vector<int128_t> scalarTotals_;         // parallel to requested_scalars_
+  std::vector<sh_quantity> requestedScalars_;  // sorted by name
+  std::vector<PortUse> portUses_;
+  std::vector<sh_host_port> usedPorts_;
+  std::vector<sh_image_state> imageStates_;
   sh_node_info view_{};
 };
 

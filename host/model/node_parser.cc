@@ -41,22 +41,22 @@ class NodeParser {
       return;
     }
     Cursor meta = root["metadata"];
-    std::string_view name = meta["name"].required_string();
+    std::string_view name = meta["name"].requiredString();
     v_.name = arena_.str(name);
     v_.name_id = intern(name);
-    node_.uid_ = arena_.str(meta["uid"].string_or(""));
-    std::vector<sh_label> labels = parse_string_map(meta["labels"]);
+    node_.uid_ = arena_.str(meta["uid"].stringOr(""));
+    std::vector<sh_label> labels = parseStringMap(meta["labels"]);
     v_.labels = arena_.array(labels);
     v_.label_count = static_cast<uint32_t>(labels.size());
 
     Cursor spec = root["spec"];
     v_.unschedulable = spec["unschedulable"].boolean().value_or(false) ? 1 : 0;
     std::vector<sh_taint> taints;
-    spec["taints"].each_object([&](const Cursor& item) {
+    spec["taints"].eachObject([&](const Cursor& item) {
       sh_taint t{};
-      t.key = intern(item["key"].required_string());
-      t.value = intern(item["value"].string_or(""));
-      t.effect = parse_taint_effect(item["effect"], false);
+      t.key = intern(item["key"].requiredString());
+      t.value = intern(item["value"].stringOr(""));
+      t.effect = parseTaintEffect(item["effect"], false);
       taints.push_back(t);
     });
     v_.taints = arena_.array(taints);
@@ -65,20 +65,20 @@ class NodeParser {
     Cursor status = root["status"];
     Cursor allocatable = status["allocatable"];
     ResourceList list =
-        parse_resource_list(allocatable.present() ? allocatable : status["capacity"]);
-    ResourceValues values = to_resource_values(list, true);
-    v_.allocatable.milli_cpu = values.milli_cpu;
+        parseResourceList(allocatable.present() ? allocatable : status["capacity"]);
+    ResourceValues values = toResourceValues(list, true);
+    v_.allocatable.milli_cpu = values.milliCpu;
     v_.allocatable.memory = values.memory;
-    v_.allocatable.ephemeral_storage = values.ephemeral_storage;
-    v_.allocatable.allowed_pod_number = values.allowed_pod_number;
+    v_.allocatable.ephemeral_storage = values.ephemeralStorage;
+    v_.allocatable.allowed_pod_number = values.allowedPodNumber;
     v_.allocatable.scalars = arena_.array(values.scalars);
     v_.allocatable.scalar_count = static_cast<uint32_t>(values.scalars.size());
 
     std::vector<sh_image> images;
-    status["images"].each_object([&](const Cursor& item) {
+    status["images"].eachObject([&](const Cursor& item) {
       int64_t size = item["sizeBytes"].integer().value_or(0);
-      for (sh_id name_id : parse_interned_list(item["names"])) {
-        images.push_back(sh_image{name_id, 0, size});
+      for (sh_id nameId : parseInternedList(item["names"])) {
+        images.push_back(sh_image{nameId, 0, size});
       }
     });
     v_.images = arena_.array(images);
@@ -90,7 +90,7 @@ class NodeParser {
   sh_node& v_;
 };
 
-std::shared_ptr<const Node> parse_node(const boost::json::value& json, std::string& error) {
+std::shared_ptr<const Node> parseNode(const boost::json::value& json, std::string& error) {
   return NodeParser::run(json, error);
 }
 

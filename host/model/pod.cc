@@ -40,15 +40,15 @@ const std::string& Pod::json() const {
   return json_;
 }
 
-std::shared_ptr<const Pod> parse_pod_json(std::string_view json_text, std::string& error) {
+std::shared_ptr<const Pod> parsePodJson(std::string_view jsonText, std::string& error) {
   boost::system::error_code ec;
   boost::json::value v =
-      boost::json::parse(boost::json::string_view(json_text.data(), json_text.size()), ec);
+      boost::json::parse(boost::json::string_view(jsonText.data(), jsonText.size()), ec);
   if (ec) {
     error = "invalid JSON: " + ec.message();
     return nullptr;
   }
-  return parse_pod(v, error);
+  return parsePod(v, error);
 }
 
 }  // namespace sh::model

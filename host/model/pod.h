@@ -34,24 +34,24 @@ class Pod : public std::enable_shared_from_this<Pod> {
 
   // The Pod that owns a view handed out by view() (plugins pass views back to the host).
   // `v` must come from a Pod's view(); nullptr gives nullptr.
-  static const Pod* from_view(const sh_pod* v) {
+  static const Pod* fromView(const sh_pod* v) {
     return v == nullptr ? nullptr : reinterpret_cast<const ViewBlock*>(v)->owner;
   }
 
   std::string_view uid() const { return text(block_.view.uid); }
   std::string_view name() const { return text(block_.view.name); }
-  std::string_view namespace_name() const { return text(block_.view.namespace_); }
-  std::string_view node_name() const { return text(block_.view.node_name); }
+  std::string_view namespaceName() const { return text(block_.view.namespace_); }
+  std::string_view nodeName() const { return text(block_.view.node_name); }
   // Whether spec.priority was set (view().priority is 0 otherwise).
-  bool has_priority() const { return has_priority_; }
+  bool hasPriority() const { return hasPriority_; }
   // spec.priorityClassName, for resolving the priority when spec.priority is unset.
-  std::string_view priority_class_name() const { return text(priority_class_name_); }
+  std::string_view priorityClassName() const { return text(priorityClassName_); }
   // Pods with any pod affinity or anti-affinity (NodeInfo.PodsWithAffinity).
-  bool has_affinity() const {
+  bool hasAffinity() const {
     return block_.view.pod_affinity != nullptr || block_.view.pod_anti_affinity != nullptr;
   }
   // Pods with at least one required anti-affinity term (PodsWithRequiredAntiAffinity).
-  bool has_required_anti_affinity() const {
+  bool hasRequiredAntiAffinity() const {
     const sh_pod_affinity* anti = block_.view.pod_anti_affinity;
     return anti != nullptr && anti->required_count > 0;
   }
@@ -61,10 +61,10 @@ class Pod : public std::enable_shared_from_this<Pod> {
 
  private:
   friend class PodParser;
-  friend std::shared_ptr<const Pod> assign_to_node(const Pod& pod, std::string_view node);
-  friend std::shared_ptr<const Pod> with_nominated_node(const Pod& pod, std::string_view node);
+  friend std::shared_ptr<const Pod> assignToNode(const Pod& pod, std::string_view node);
+  friend std::shared_ptr<const Pod> withNominatedNode(const Pod& pod, std::string_view node);
   // A copy sharing this pod's base (see base_), with the overrides carried over.
-  std::shared_ptr<Pod> derived_copy() const;
+  std::shared_ptr<Pod> derivedCopy() const;
 
   static std::string_view text(sh_str s) { return {s.ptr, s.len}; }
 
@@ -86,18 +86,18 @@ class Pod : public std::enable_shared_from_this<Pod> {
   bool overridesNodeName_ = false;
   bool overridesNominated_ = false;
   mutable std::once_flag jsonOnce_;
-  bool has_priority_ = false;
-  sh_str priority_class_name_{"", 0};
+  bool hasPriority_ = false;
+  sh_str priorityClassName_{"", 0};
 };
 
 // Parses a v1.Pod. On malformed input returns nullptr and sets `error` to every problem
 // found, each prefixed by its JSON path ("spec.priority: expected integer, got string").
 // Never throws.
-std::shared_ptr<const Pod> parse_pod(const boost::json::value& json, std::string& error);
+std::shared_ptr<const Pod> parsePod(const boost::json::value& json, std::string& error);
 // Same, from JSON text; malformed JSON gives "invalid JSON: <reason>".
-std::shared_ptr<const Pod> parse_pod_json(std::string_view json_text, std::string& error);
+std::shared_ptr<const Pod> parsePodJson(std::string_view jsonText, std::string& error);
 // JSON text goes to parse_pod_json; a literal here would parse as a JSON string.
-std::shared_ptr<const Pod> parse_pod(const char* json_text, std::string& error) = delete;
+std::shared_ptr<const Pod> parsePod(const char* jsonText, std::string& error) = delete;
 
 }  // namespace sh::model
 

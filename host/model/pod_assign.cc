@@ -7,7 +7,7 @@ namespace sh::model {
 // A copy shares the base pod's arena (every pointer of the view stays valid while the base
 // lives) and owns only its overridden strings: no parsing, no copying of the manifest. The
 // manifest itself is rebuilt only if someone asks for it (Pod::json()).
-std::shared_ptr<Pod> Pod::derived_copy() const {
+std::shared_ptr<Pod> Pod::derivedCopy() const {
   std::shared_ptr<const Pod> base = base_ != nullptr ? base_ : weak_from_this().lock();
   if (base == nullptr) {
     return nullptr;  // not owned by a shared_ptr: nothing could keep the arena alive
@@ -15,8 +15,8 @@ std::shared_ptr<Pod> Pod::derived_copy() const {
   auto copy = std::make_shared<Pod>(Pod::Key{});
   copy->base_ = std::move(base);
   copy->block_.view = block_.view;
-  copy->has_priority_ = has_priority_;
-  copy->priority_class_name_ = priority_class_name_;
+  copy->hasPriority_ = hasPriority_;
+  copy->priorityClassName_ = priorityClassName_;
   copy->nodeName_ = nodeName_;
   copy->overridesNodeName_ = overridesNodeName_;
   copy->nominatedNodeName_ = nominatedNodeName_;
@@ -32,8 +32,8 @@ std::shared_ptr<Pod> Pod::derived_copy() const {
   return copy;
 }
 
-std::shared_ptr<const Pod> assign_to_node(const Pod& pod, std::string_view node) {
-  std::shared_ptr<Pod> copy = pod.derived_copy();
+std::shared_ptr<const Pod> assignToNode(const Pod& pod, std::string_view node) {
+  std::shared_ptr<Pod> copy = pod.derivedCopy();
   if (copy == nullptr) {
     return nullptr;
   }
@@ -43,8 +43,8 @@ std::shared_ptr<const Pod> assign_to_node(const Pod& pod, std::string_view node)
   return copy;
 }
 
-std::shared_ptr<const Pod> with_nominated_node(const Pod& pod, std::string_view node) {
-  std::shared_ptr<Pod> copy = pod.derived_copy();
+std::shared_ptr<const Pod> withNominatedNode(const Pod& pod, std::string_view node) {
+  std::shared_ptr<Pod> copy = pod.derivedCopy();
   if (copy == nullptr) {
     return nullptr;
   }

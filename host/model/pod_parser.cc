@@ -53,32 +53,32 @@ class PodParser {
     status.object();
     scheduling(spec);
     containers(spec, status);
-    status_fields(status);
+    statusFields(status);
   }
 
   void metadata(const Cursor& m) {
-    v_.name = arena_.str(m["name"].required_string());
-    std::string_view ns = m["namespace"].string_or("");
+    v_.name = arena_.str(m["name"].requiredString());
+    std::string_view ns = m["namespace"].stringOr("");
     v_.namespace_ = arena_.str(ns.empty() ? "default" : ns);
-    v_.uid = arena_.str(m["uid"].string_or(""));
-    std::vector<sh_label> labels = parse_string_map(m["labels"]);
+    v_.uid = arena_.str(m["uid"].stringOr(""));
+    std::vector<sh_label> labels = parseStringMap(m["labels"]);
     v_.labels = arena_.array(labels);
     v_.label_count = static_cast<uint32_t>(labels.size());
-    v_.creation_unix_nanos = parse_time_field(m["creationTimestamp"]);
+    v_.creation_unix_nanos = parseTimeField(m["creationTimestamp"]);
     Cursor deletion = m["deletionTimestamp"];
-    parse_time_field(deletion);
+    parseTimeField(deletion);
     v_.deleting = deletion.present() ? 1 : 0;
-    owner_refs(m["ownerReferences"]);
+    ownerRefs(m["ownerReferences"]);
   }
 
-  void owner_refs(const Cursor& c) {
+  void ownerRefs(const Cursor& c) {
     std::vector<sh_owner_ref> refs;
-    c.each_object([&](const Cursor& item) {
+    c.eachObject([&](const Cursor& item) {
       sh_owner_ref r{};
-      r.api_version = arena_.str(item["apiVersion"].string_or(""));
-      r.kind = arena_.str(item["kind"].string_or(""));
-      r.name = arena_.str(item["name"].string_or(""));
-      r.uid = arena_.str(item["uid"].string_or(""));
+      r.api_version = arena_.str(item["apiVersion"].stringOr(""));
+      r.kind = arena_.str(item["kind"].stringOr(""));
+      r.name = arena_.str(item["name"].stringOr(""));
+      r.uid = arena_.str(item["uid"].stringOr(""));
       r.controller = item["controller"].boolean().value_or(false) ? 1 : 0;
       refs.push_back(r);
     });
@@ -87,49 +87,49 @@ class PodParser {
   }
 
   void scheduling(const Cursor& spec) {
-    v_.node_name = arena_.str(spec["nodeName"].string_or(""));
-    std::string_view scheduler = spec["schedulerName"].string_or("");
+    v_.node_name = arena_.str(spec["nodeName"].stringOr(""));
+    std::string_view scheduler = spec["schedulerName"].stringOr("");
     v_.scheduler_name = arena_.str(scheduler.empty() ? "default-scheduler" : scheduler);
     if (std::optional<int32_t> prio = spec["priority"].int32()) {
       v_.priority = *prio;
-      pod_.has_priority_ = true;
+      pod_.hasPriority_ = true;
     }
-    pod_.priority_class_name_ = arena_.str(spec["priorityClassName"].string_or(""));
+    pod_.priorityClassName_ = arena_.str(spec["priorityClassName"].stringOr(""));
     Cursor policy = spec["preemptionPolicy"];
-    std::string_view p = policy.string_or("");
+    std::string_view p = policy.stringOr("");
     if (p == "Never") {
       v_.preemption_policy = SH_PREEMPT_NEVER;
     } else if (p.empty() || p == "PreemptLowerPriority") {
       v_.preemption_policy = SH_PREEMPT_LOWER_PRIORITY;
     } else {
-      fail_unsupported(policy, p, "\"PreemptLowerPriority\", \"Never\"");
+      failUnsupported(policy, p, "\"PreemptLowerPriority\", \"Never\"");
     }
-    std::vector<sh_label> selector = parse_string_map(spec["nodeSelector"]);
+    std::vector<sh_label> selector = parseStringMap(spec["nodeSelector"]);
     v_.node_selector = arena_.array(selector);
     v_.node_selector_count = static_cast<uint32_t>(selector.size());
     tolerations(spec["tolerations"]);
     Cursor affinity = spec["affinity"];
     if (affinity.object()) {
-      v_.node_affinity = parse_node_affinity(affinity["nodeAffinity"], arena_);
-      v_.pod_affinity = parse_pod_affinity(affinity["podAffinity"], arena_);
-      v_.pod_anti_affinity = parse_pod_affinity(affinity["podAntiAffinity"], arena_);
+      v_.node_affinity = parseNodeAffinity(affinity["nodeAffinity"], arena_);
+      v_.pod_affinity = parsePodAffinity(affinity["podAffinity"], arena_);
+      v_.pod_anti_affinity = parsePodAffinity(affinity["podAntiAffinity"], arena_);
     }
     std::vector<sh_str> gates;
-    spec["schedulingGates"].each_object(
-        [&](const Cursor& item) { gates.push_back(arena_.str(item["name"].required_string())); });
+    spec["schedulingGates"].eachObject(
+        [&](const Cursor& item) { gates.push_back(arena_.str(item["name"].requiredString())); });
     v_.scheduling_gates = arena_.array(gates);
     v_.scheduling_gate_count = static_cast<uint32_t>(gates.size());
-    spread_constraints(spec["topologySpreadConstraints"]);
+    spreadConstraints(spec["topologySpreadConstraints"]);
   }
 
   void tolerations(const Cursor& c) {
     std::vector<sh_toleration> out;
-    c.each_object([&](const Cursor& item) {
+    c.eachObject([&](const Cursor& item) {
       sh_toleration t{};
-      std::string_view key = item["key"].string_or("");
+      std::string_view key = item["key"].stringOr("");
       t.key = key.empty() ? SH_ID_NONE : intern(key);
-      t.value = intern(item["value"].string_or(""));
-      std::string_view op = item["operator"].string_or("");
+      t.value = intern(item["value"].stringOr(""));
+      std::string_view op = item["operator"].stringOr("");
       if (op.empty() || op == "Equal") {
         t.op = SH_TOLERATION_EQUAL;
       } else if (op == "Exists") {
@@ -141,7 +141,7 @@ class PodParser {
       } else {
         t.op = SH_TOLERATION_UNKNOWN;
       }
-      t.effect = parse_taint_effect(item["effect"], true);
+      t.effect = parseTaintEffect(item["effect"], true);
       t.toleration_seconds = item["tolerationSeconds"].integer().value_or(-1);
       out.push_back(t);
     });
@@ -149,26 +149,26 @@ class PodParser {
     v_.toleration_count = static_cast<uint32_t>(out.size());
   }
 
-  void spread_constraints(const Cursor& c) {
+  void spreadConstraints(const Cursor& c) {
     std::vector<sh_topology_spread_constraint> out;
-    c.each_object([&](const Cursor& item) {
+    c.eachObject([&](const Cursor& item) {
       sh_topology_spread_constraint t{};
       t.max_skew = item["maxSkew"].int32().value_or(0);
-      t.topology_key = intern(item["topologyKey"].required_string());
+      t.topology_key = intern(item["topologyKey"].requiredString());
       Cursor when = item["whenUnsatisfiable"];
-      std::string_view w = when.required_string();
+      std::string_view w = when.requiredString();
       if (w == "DoNotSchedule") {
         t.when_unsatisfiable = SH_DO_NOT_SCHEDULE;
       } else if (w == "ScheduleAnyway") {
         t.when_unsatisfiable = SH_SCHEDULE_ANYWAY;
       } else if (!w.empty()) {
-        fail_unsupported(when, w, "\"DoNotSchedule\", \"ScheduleAnyway\"");
+        failUnsupported(when, w, "\"DoNotSchedule\", \"ScheduleAnyway\"");
       }
       t.min_domains = item["minDomains"].int32().value_or(0);
-      t.label_selector = parse_label_selector(item["labelSelector"], arena_);
-      t.node_affinity_policy = inclusion_policy(item["nodeAffinityPolicy"]);
-      t.node_taints_policy = inclusion_policy(item["nodeTaintsPolicy"]);
-      std::vector<sh_str> keys = parse_string_list(item["matchLabelKeys"], arena_);
+      t.label_selector = parseLabelSelector(item["labelSelector"], arena_);
+      t.node_affinity_policy = inclusionPolicy(item["nodeAffinityPolicy"]);
+      t.node_taints_policy = inclusionPolicy(item["nodeTaintsPolicy"]);
+      std::vector<sh_str> keys = parseStringList(item["matchLabelKeys"], arena_);
       t.match_label_keys = arena_.array(keys);
       t.match_label_key_count = static_cast<uint32_t>(keys.size());
       out.push_back(t);
@@ -177,8 +177,8 @@ class PodParser {
     v_.topology_spread_constraint_count = static_cast<uint32_t>(out.size());
   }
 
-  static int32_t inclusion_policy(const Cursor& c) {
-    std::string_view p = c.string_or("");
+  static int32_t inclusionPolicy(const Cursor& c) {
+    std::string_view p = c.stringOr("");
     if (p.empty()) {
       return SH_POLICY_UNSET;
     }
@@ -188,47 +188,47 @@ class PodParser {
     if (p == "Ignore") {
       return SH_POLICY_IGNORE;
     }
-    fail_unsupported(c, p, "\"Honor\", \"Ignore\"");
+    failUnsupported(c, p, "\"Honor\", \"Ignore\"");
     return SH_POLICY_UNSET;
   }
 
   // Containers, init containers and image volumes: requests, host ports and images.
   void containers(const Cursor& spec, const Cursor& status) {
-    bool host_network = spec["hostNetwork"].boolean().value_or(false);
+    bool hostNetwork = spec["hostNetwork"].boolean().value_or(false);
     Cursor init = spec["initContainers"];
     Cursor regular = spec["containers"];
-    init.each_object([&](const Cursor& item) {
-      input_.init_containers.push_back(container(item, true, host_network));
+    init.eachObject([&](const Cursor& item) {
+      input_.initContainers.push_back(container(item, true, hostNetwork));
     });
-    regular.each_object([&](const Cursor& item) {
-      input_.containers.push_back(container(item, false, host_network));
+    regular.eachObject([&](const Cursor& item) {
+      input_.containers.push_back(container(item, false, hostNetwork));
     });
     v_.container_count = static_cast<uint32_t>(init.size() + regular.size());
     // ImageLocality order: init containers, containers, then image volumes.
-    std::vector<sh_id> images = std::move(init_images_);
+    std::vector<sh_id> images = std::move(initImages_);
     images.insert(images.end(), images_.begin(), images_.end());
-    spec["volumes"].each_object([&](const Cursor& item) {
+    spec["volumes"].eachObject([&](const Cursor& item) {
       Cursor image = item["image"];
       if (image.object()) {
-        images.push_back(intern(normalized_image_name(image["reference"].string_or(""))));
+        images.push_back(intern(normalizedImageName(image["reference"].stringOr(""))));
       }
     });
     v_.images = arena_.array(images);
     v_.image_count = static_cast<uint32_t>(images.size());
     // NodePorts order: containers, then restartable init containers.
-    host_ports_.insert(host_ports_.end(), init_host_ports_.begin(), init_host_ports_.end());
-    v_.host_ports = arena_.array(host_ports_);
-    v_.host_port_count = static_cast<uint32_t>(host_ports_.size());
+    hostPorts_.insert(hostPorts_.end(), initHostPorts_.begin(), initHostPorts_.end());
+    v_.host_ports = arena_.array(hostPorts_);
+    v_.host_port_count = static_cast<uint32_t>(hostPorts_.size());
 
-    Cursor pod_resources = spec["resources"];
-    if (pod_resources.object()) {
-      input_.has_pod_resources = true;
-      input_.pod_requests = parse_resource_list(pod_resources["requests"]);
-      input_.pod_limits = parse_resource_list(pod_resources["limits"]);
+    Cursor podResources = spec["resources"];
+    if (podResources.object()) {
+      input_.hasPodResources = true;
+      input_.podRequests = parseResourceList(podResources["requests"]);
+      input_.podLimits = parseResourceList(podResources["limits"]);
     }
-    input_.overhead = parse_resource_list(spec["overhead"]);
-    container_statuses(status["containerStatuses"]);
-    container_statuses(status["initContainerStatuses"]);
+    input_.overhead = parseResourceList(spec["overhead"]);
+    containerStatuses(status["containerStatuses"]);
+    containerStatuses(status["initContainerStatuses"]);
     conditions(status["conditions"]);
   }
 
@@ -236,31 +236,31 @@ class PodParser {
   // count (a resize the kubelet found Infeasible is not counted).
   void conditions(const Cursor& c) {
     std::vector<sh_pod_condition> out;
-    c.each_object([&](const Cursor& item) {
+    c.eachObject([&](const Cursor& item) {
       sh_pod_condition cond{};
-      std::string_view type = item["type"].string_or("");
-      std::string_view reason = item["reason"].string_or("");
+      std::string_view type = item["type"].stringOr("");
+      std::string_view reason = item["reason"].stringOr("");
       cond.type = arena_.str(type);
-      cond.status = arena_.str(item["status"].string_or(""));
+      cond.status = arena_.str(item["status"].stringOr(""));
       cond.reason = arena_.str(reason);
       out.push_back(cond);
-      if (!seen_resize_condition_ && type == "PodResizePending") {
-        seen_resize_condition_ = true;
-        input_.resize_infeasible = reason == "Infeasible";
+      if (!seenResizeCondition_ && type == "PodResizePending") {
+        seenResizeCondition_ = true;
+        input_.resizeInfeasible = reason == "Infeasible";
       }
     });
     v_.conditions = arena_.array(out);
     v_.condition_count = static_cast<uint32_t>(out.size());
   }
 
-  ContainerResources container(const Cursor& c, bool is_init, bool host_network) {
+  ContainerResources container(const Cursor& c, bool isInit, bool host_network) {
     ContainerResources out;
-    out.name = std::string(c["name"].string_or(""));
-    out.restartable = is_init && c["restartPolicy"].string_or("") == "Always";
+    out.name = std::string(c["name"].stringOr(""));
+    out.restartable = isInit && c["restartPolicy"].stringOr("") == "Always";
     Cursor resources = c["resources"];
     if (resources.object()) {
-      out.requests = parse_resource_list(resources["requests"]);
-      out.limits = parse_resource_list(resources["limits"]);
+      out.requests = parseResourceList(resources["requests"]);
+      out.limits = parseResourceList(resources["limits"]);
       // SetDefaults_Pod: limits stand in for missing requests.
       for (const auto& e : out.limits) {
         if (!out.requests.contains(e.name)) {
@@ -268,17 +268,17 @@ class PodParser {
         }
       }
     }
-    std::string_view image = c["image"].string_or("");
-    (is_init ? init_images_ : images_).push_back(intern(normalized_image_name(image)));
-    bool ports_count = !is_init || out.restartable;
-    c["ports"].each_object([&](const Cursor& port) {
-      int32_t host_port = port["hostPort"].int32().value_or(0);
-      int32_t container_port = port["containerPort"].int32().value_or(0);
-      if (host_network && host_port == 0) {
-        host_port = container_port;  // SetDefaults_Pod: host networking exposes every port
+    std::string_view image = c["image"].stringOr("");
+    (isInit ? initImages_ : images_).push_back(intern(normalizedImageName(image)));
+    bool ports_count = !isInit || out.restartable;
+    c["ports"].eachObject([&](const Cursor& port) {
+      int32_t hostPort = port["hostPort"].int32().value_or(0);
+      int32_t containerPort = port["containerPort"].int32().value_or(0);
+      if (host_network && hostPort == 0) {
+        hostPort = containerPort;  // SetDefaults_Pod: host networking exposes every port
       }
-      Cursor proto_c = port["protocol"];
-      std::string_view proto = proto_c.string_or("");
+      Cursor protoC = port["protocol"];
+      std::string_view proto = protoC.stringOr("");
       sh_host_port hp{};
       if (proto.empty() || proto == "TCP") {
         hp.protocol = SH_PROTO_TCP;
@@ -287,43 +287,43 @@ class PodParser {
       } else if (proto == "SCTP") {
         hp.protocol = SH_PROTO_SCTP;
       } else {
-        fail_unsupported(proto_c, proto, "\"TCP\", \"UDP\", \"SCTP\"");
+        failUnsupported(protoC, proto, "\"TCP\", \"UDP\", \"SCTP\"");
       }
-      std::string_view ip = port["hostIP"].string_or("");
+      std::string_view ip = port["hostIP"].stringOr("");
       // Interned, so NodeInfo can keep the entry after this pod is gone.
-      hp.host_ip = intern_str(ip.empty() ? "0.0.0.0" : ip);
-      hp.port = host_port;
-      if (ports_count && host_port > 0) {
-        (is_init ? init_host_ports_ : host_ports_).push_back(hp);
+      hp.host_ip = internStr(ip.empty() ? "0.0.0.0" : ip);
+      hp.port = hostPort;
+      if (ports_count && hostPort > 0) {
+        (isInit ? initHostPorts_ : hostPorts_).push_back(hp);
       }
     });
     return out;
   }
 
-  void container_statuses(const Cursor& c) {
-    c.each_object([&](const Cursor& item) {
-      std::string_view name = item["name"].string_or("");
-      ContainerResources* target = find_container(name);
+  void containerStatuses(const Cursor& c) {
+    c.eachObject([&](const Cursor& item) {
+      std::string_view name = item["name"].stringOr("");
+      ContainerResources* target = findContainer(name);
       Cursor allocated = item["allocatedResources"];
       Cursor resources = item["resources"];
       std::optional<ResourceList> alloc;
       std::optional<ResourceList> actual;
       if (allocated.object()) {
-        alloc = parse_resource_list(allocated);
+        alloc = parseResourceList(allocated);
       }
       if (resources.object() && resources["requests"].object()) {
-        actual = parse_resource_list(resources["requests"]);
+        actual = parseResourceList(resources["requests"]);
       }
       // findContainerStatus: the first status with the name wins.
-      if (target != nullptr && status_seen_.insert(target).second) {
+      if (target != nullptr && statusSeen_.insert(target).second) {
         target->allocated = std::move(alloc);
         target->actuated = std::move(actual);
       }
     });
   }
 
-  ContainerResources* find_container(std::string_view name) {
-    for (auto* list : {&input_.containers, &input_.init_containers}) {
+  ContainerResources* findContainer(std::string_view name) {
+    for (auto* list : {&input_.containers, &input_.initContainers}) {
       for (auto& c : *list) {
         if (c.name == name) {
           return &c;
@@ -333,24 +333,24 @@ class PodParser {
     return nullptr;
   }
 
-  void status_fields(const Cursor& status) {
-    v_.nominated_node_name = arena_.str(status["nominatedNodeName"].string_or(""));
-    v_.start_unix_nanos = parse_time_field(status["startTime"]);
-    std::string_view phase = status["phase"].string_or("");
+  void statusFields(const Cursor& status) {
+    v_.nominated_node_name = arena_.str(status["nominatedNodeName"].stringOr(""));
+    v_.start_unix_nanos = parseTimeField(status["startTime"]);
+    std::string_view phase = status["phase"].stringOr("");
     v_.phase_terminal = phase == "Succeeded" || phase == "Failed" ? 1 : 0;
     if (!ctx_.ok()) {
       return;  // requests of a malformed pod are never used
     }
-    apply_pod_level_defaults(input_);
-    PodRequestSummary summary = compute_pod_requests(input_);
-    ResourceValues values = to_resource_values(summary.requests, false);
-    v_.requests.milli_cpu = values.milli_cpu;
+    applyPodLevelDefaults(input_);
+    PodRequestSummary summary = computePodRequests(input_);
+    ResourceValues values = toResourceValues(summary.requests, false);
+    v_.requests.milli_cpu = values.milliCpu;
     v_.requests.memory = values.memory;
-    v_.requests.ephemeral_storage = values.ephemeral_storage;
+    v_.requests.ephemeral_storage = values.ephemeralStorage;
     v_.requests.scalars = arena_.array(values.scalars);
     v_.requests.scalar_count = static_cast<uint32_t>(values.scalars.size());
-    v_.non_zero_milli_cpu = summary.non_zero_milli_cpu;
-    v_.non_zero_memory = summary.non_zero_memory;
+    v_.non_zero_milli_cpu = summary.nonZeroMilliCpu;
+    v_.non_zero_memory = summary.nonZeroMemory;
   }
 
   ParseContext& ctx_;
@@ -358,15 +358,15 @@ class PodParser {
   Arena& arena_;
   sh_pod& v_;
   PodResourcesInput input_;
-  std::set<const ContainerResources*> status_seen_;
-  bool seen_resize_condition_ = false;
+  std::set<const ContainerResources*> statusSeen_;
+  bool seenResizeCondition_ = false;
   std::vector<sh_id> images_;
-  std::vector<sh_id> init_images_;
-  std::vector<sh_host_port> host_ports_;
-  std::vector<sh_host_port> init_host_ports_;
+  std::vector<sh_id> initImages_;
+  std::vector<sh_host_port> hostPorts_;
+  std::vector<sh_host_port> initHostPorts_;
 };
 
-std::shared_ptr<const Pod> parse_pod(const boost::json::value& json, std::string& error) {
+std::shared_ptr<const Pod> parsePod(const boost::json::value& json, std::string& error) {
   return PodParser::run(json, error);
 }
 

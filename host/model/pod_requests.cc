@@ -14,7 +14,7 @@ enum class Source {
 };
 
 // nullptr stands for a nil ResourceList.
-const ResourceList* container_list(const ContainerResources& c, Source source, bool infeasible) {
+const ResourceList* containerList(const ContainerResources& c, Source source, bool infeasible) {
   switch (source) {
     case Source::kSpecRequests:
       return &c.requests;
@@ -38,12 +38,12 @@ const ResourceList* container_list(const ContainerResources& c, Source source, b
 }
 
 // applyNonMissing: a copy with the missing entries of `non_missing` added.
-ResourceList with_non_missing(const ResourceList* list, const ResourceList& non_missing) {
+ResourceList withNonMissing(const ResourceList* list, const ResourceList& nonMissing) {
   ResourceList out;
   if (list != nullptr) {
     out = *list;
   }
-  for (const auto& e : non_missing) {
+  for (const auto& e : nonMissing) {
     if (list == nullptr || !list->contains(e.name)) {
       out.add(e.name, e.milli);
     }
@@ -53,11 +53,11 @@ ResourceList with_non_missing(const ResourceList* list, const ResourceList& non_
 
 // aggregateContainerResourcesByFn.
 ResourceList aggregate(const PodResourcesInput& in, Source source, bool infeasible,
-                       const ResourceList* non_missing) {
+                       const ResourceList* nonMissing) {
   auto get = [&](const ContainerResources& c) {
-    const ResourceList* list = container_list(c, source, infeasible);
-    if (non_missing != nullptr && !non_missing->empty()) {
-      return with_non_missing(list, *non_missing);
+    const ResourceList* list = containerList(c, source, infeasible);
+    if (nonMissing != nullptr && !nonMissing->empty()) {
+      return withNonMissing(list, *nonMissing);
     }
     return list != nullptr ? *list : ResourceList();
   };
@@ -68,47 +68,47 @@ ResourceList aggregate(const PodResourcesInput& in, Source source, bool infeasib
   }
   ResourceList sidecars;  // Σ of the restartable init containers so far
   ResourceList init;      // max over the init phases
-  for (const auto& c : in.init_containers) {
+  for (const auto& c : in.initContainers) {
     ResourceList own = get(c);
     if (c.restartable) {
       result.add(own);
       sidecars.add(own);
-      init.max_with(sidecars);
+      init.maxWith(sidecars);
     } else {
       own.add(sidecars);
-      init.max_with(own);
+      init.maxWith(own);
     }
   }
-  result.max_with(init);
+  result.maxWith(init);
   return result;
 }
 
 // max(a, b...) of helpers.go.
-ResourceList max_of(ResourceList a, const ResourceList& b) {
-  a.max_with(b);
+ResourceList maxOf(ResourceList a, const ResourceList& b) {
+  a.maxWith(b);
   return a;
 }
 
 // AggregateContainerRequests with UseStatusResources.
-ResourceList container_requests(const PodResourcesInput& in, const ResourceList* non_missing) {
-  bool infeasible = in.resize_infeasible;
-  ResourceList spec = aggregate(in, Source::kSpecRequests, infeasible, non_missing);
-  ResourceList allocated = aggregate(in, Source::kAllocated, infeasible, non_missing);
-  ResourceList actuated = aggregate(in, Source::kActuated, infeasible, non_missing);
+ResourceList containerRequests(const PodResourcesInput& in, const ResourceList* nonMissing) {
+  bool infeasible = in.resizeInfeasible;
+  ResourceList spec = aggregate(in, Source::kSpecRequests, infeasible, nonMissing);
+  ResourceList allocated = aggregate(in, Source::kAllocated, infeasible, nonMissing);
+  ResourceList actuated = aggregate(in, Source::kActuated, infeasible, nonMissing);
   if (infeasible) {
-    return max_of(std::move(actuated), allocated);
+    return maxOf(std::move(actuated), allocated);
   }
-  return max_of(max_of(std::move(spec), actuated), allocated);
+  return maxOf(maxOf(std::move(spec), actuated), allocated);
 }
 
-bool supported(sh_id name) { return is_supported_pod_level_resource(interner().view(name)); }
+bool supported(sh_id name) { return isSupportedPodLevelResource(interner().view(name)); }
 
 // IsPodLevelRequestsSet.
-bool pod_level_requests_set(const PodResourcesInput& in) {
-  if (!in.has_pod_resources) {
+bool podLevelRequestsSet(const PodResourcesInput& in) {
+  if (!in.hasPodResources) {
     return false;
   }
-  for (const auto& e : in.pod_requests) {
+  for (const auto& e : in.podRequests) {
     if (supported(e.name)) {
       return true;
     }
@@ -118,46 +118,46 @@ bool pod_level_requests_set(const PodResourcesInput& in) {
 
 }  // namespace
 
-void apply_pod_level_defaults(PodResourcesInput& in) {
-  if (!in.has_pod_resources) {
+void applyPodLevelDefaults(PodResourcesInput& in) {
+  if (!in.hasPodResources) {
     return;
   }
   // defaultHugePagePodLimits.
-  if (!in.pod_limits.empty() || !in.pod_requests.empty()) {
+  if (!in.podLimits.empty() || !in.podRequests.empty()) {
     ResourceList limits = aggregate(in, Source::kSpecLimits, false, nullptr);
     for (const auto& e : limits) {
-      if (!is_hugepages_resource(interner().view(e.name)) || in.pod_requests.contains(e.name)) {
+      if (!isHugepagesResource(interner().view(e.name)) || in.podRequests.contains(e.name)) {
         continue;
       }
-      if (!in.pod_limits.contains(e.name)) {
-        in.pod_limits.set(e.name, e.milli);
+      if (!in.podLimits.contains(e.name)) {
+        in.podLimits.set(e.name, e.milli);
       }
     }
   }
   // defaultPodRequests.
-  if (in.pod_limits.empty()) {
+  if (in.podLimits.empty()) {
     return;
   }
   ResourceList requests = aggregate(in, Source::kSpecRequests, false, nullptr);
   for (const auto& e : requests) {
     std::string_view name = interner().view(e.name);
-    if (!in.pod_requests.contains(e.name) && is_supported_pod_level_resource(name) &&
-        is_overcommit_allowed(name)) {
-      in.pod_requests.set(e.name, e.milli);
+    if (!in.podRequests.contains(e.name) && isSupportedPodLevelResource(name) &&
+        isOvercommitAllowed(name)) {
+      in.podRequests.set(e.name, e.milli);
     }
   }
-  for (const auto& e : in.pod_limits) {
-    if (!in.pod_requests.contains(e.name) && supported(e.name)) {
-      in.pod_requests.set(e.name, e.milli);
+  for (const auto& e : in.podLimits) {
+    if (!in.podRequests.contains(e.name) && supported(e.name)) {
+      in.podRequests.set(e.name, e.milli);
     }
   }
 }
 
-ResourceList pod_requests(const PodResourcesInput& in, const ResourceList* non_missing) {
-  ResourceList reqs = container_requests(in, non_missing);
-  if (pod_level_requests_set(in)) {
+ResourceList podRequests(const PodResourcesInput& in, const ResourceList* nonMissing) {
+  ResourceList reqs = containerRequests(in, nonMissing);
+  if (podLevelRequestsSet(in)) {
     // applyPodLevelResources.
-    for (const auto& e : in.pod_requests) {
+    for (const auto& e : in.podRequests) {
       if (supported(e.name)) {
         reqs.set(e.name, e.milli);
       }
@@ -167,24 +167,24 @@ ResourceList pod_requests(const PodResourcesInput& in, const ResourceList* non_m
   return reqs;
 }
 
-PodRequestSummary compute_pod_requests(const PodResourcesInput& in) {
+PodRequestSummary computePodRequests(const PodResourcesInput& in) {
   PodRequestSummary out;
-  out.requests = pod_requests(in, nullptr);
+  out.requests = podRequests(in, nullptr);
   // getNonMissingContainerRequests.
-  ResourceList non_missing;
-  bool pod_level = pod_level_requests_set(in);
-  if (!pod_level || !out.requests.contains(SH_ID_CPU)) {
-    non_missing.set(SH_ID_CPU, kDefaultMilliCpuRequest);
+  ResourceList nonMissing;
+  bool podLevel = podLevelRequestsSet(in);
+  if (!podLevel || !out.requests.contains(SH_ID_CPU)) {
+    nonMissing.set(SH_ID_CPU, kDefaultMilliCpuRequest);
   }
-  if (!pod_level || !out.requests.contains(SH_ID_MEMORY)) {
-    non_missing.set(SH_ID_MEMORY, int128_t{kDefaultMemoryRequest} * 1000);
+  if (!podLevel || !out.requests.contains(SH_ID_MEMORY)) {
+    nonMissing.set(SH_ID_MEMORY, int128_t{kDefaultMemoryRequest} * 1000);
   }
-  out.non_zero = non_missing.empty() ? out.requests : pod_requests(in, &non_missing);
-  if (const int128_t* cpu = out.non_zero.find(SH_ID_CPU)) {
-    out.non_zero_milli_cpu = saturate_int64(*cpu);
+  out.nonZero = nonMissing.empty() ? out.requests : podRequests(in, &nonMissing);
+  if (const int128_t* cpu = out.nonZero.find(SH_ID_CPU)) {
+    out.nonZeroMilliCpu = saturateInt64(*cpu);
   }
-  if (const int128_t* mem = out.non_zero.find(SH_ID_MEMORY)) {
-    out.non_zero_memory = milli_to_units(*mem);
+  if (const int128_t* mem = out.nonZero.find(SH_ID_MEMORY)) {
+    out.nonZeroMemory = milliToUnits(*mem);
   }
   return out;
 }

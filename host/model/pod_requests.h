@@ -42,32 +42,32 @@ struct ContainerResources {
 
 struct PodResourcesInput {
   std::vector<ContainerResources> containers;
-  std::vector<ContainerResources> init_containers;
-  bool has_pod_resources = false;  // spec.resources present
-  ResourceList pod_requests;       // spec.resources.requests
-  ResourceList pod_limits;         // spec.resources.limits
+  std::vector<ContainerResources> initContainers;
+  bool hasPodResources = false;  // spec.resources present
+  ResourceList podRequests;       // spec.resources.requests
+  ResourceList podLimits;         // spec.resources.limits
   ResourceList overhead;           // spec.overhead
-  bool resize_infeasible = false;  // condition PodResizePending with reason Infeasible
+  bool resizeInfeasible = false;  // condition PodResizePending with reason Infeasible
 };
 
 // SetDefaults_Pod for pod-level resources (defaultHugePagePodLimits, defaultPodRequests):
 // fills pod_requests (and hugepage pod_limits) the way the API server would on create.
 // Container requests must already be defaulted from their limits.
-void apply_pod_level_defaults(PodResourcesInput& in);
+void applyPodLevelDefaults(PodResourcesInput& in);
 
 // resource.PodRequests(pod, {UseStatusResources: true}) with NonMissingContainerRequests set
 // to `non_missing` (nullptr for none).
-ResourceList pod_requests(const PodResourcesInput& in, const ResourceList* non_missing);
+ResourceList podRequests(const PodResourcesInput& in, const ResourceList* nonMissing);
 
 struct PodRequestSummary {
   ResourceList requests;  // PodRequests
-  ResourceList non_zero;  // PodRequests with the non-missing defaults
-  int64_t non_zero_milli_cpu = 0;
-  int64_t non_zero_memory = 0;
+  ResourceList nonZero;  // PodRequests with the non-missing defaults
+  int64_t nonZeroMilliCpu = 0;
+  int64_t nonZeroMemory = 0;
 };
 
 // PodInfo.CalculateResource: both variants.
-PodRequestSummary compute_pod_requests(const PodResourcesInput& in);
+PodRequestSummary computePodRequests(const PodResourcesInput& in);
 
 }  // namespace sh::model
 

@@ -9,20 +9,20 @@ namespace {
 
 // scheduling.SystemPriorityClasses(): the values are SystemCriticalPriority (2e9) and
 // SystemCriticalPriority + 1000.
-const std::array<PriorityClassInfo, 2>& system_classes() {
-  static const std::array<PriorityClassInfo, 2> classes = {{
+const std::array<PriorityClassInfo, 2>& systemClasses() {
+  static const std::array<PriorityClassInfo, 2> kClasses = {{
       {"system-cluster-critical", 2000000000, false, SH_PREEMPT_LOWER_PRIORITY},
       {"system-node-critical", 2000001000, false, SH_PREEMPT_LOWER_PRIORITY},
   }};
-  return classes;
+  return kClasses;
 }
 
-bool is_set(const boost::json::value* v) { return v != nullptr && !v->is_null(); }
+bool isSet(const boost::json::value* v) { return v != nullptr && !v->is_null(); }
 
 }  // namespace
 
-const PriorityClassInfo* system_priority_class(std::string_view name) {
-  for (const PriorityClassInfo& c : system_classes()) {
+const PriorityClassInfo* systemPriorityClass(std::string_view name) {
+  for (const PriorityClassInfo& c : systemClasses()) {
     if (c.name == name) {
       return &c;
     }
@@ -30,22 +30,22 @@ const PriorityClassInfo* system_priority_class(std::string_view name) {
   return nullptr;
 }
 
-bool admit_priority(boost::json::value& pod, const ClusterObjects* objects, std::string& error) {
+bool admitPriority(boost::json::value& pod, const ClusterObjects* objects, std::string& error) {
   boost::json::object* root = pod.if_object();
   if (root == nullptr) {
     return true;  // parse_pod reports it
   }
-  boost::json::value* spec_value = root->if_contains("spec");
-  if (!is_set(spec_value)) {
+  boost::json::value* specValue = root->if_contains("spec");
+  if (!isSet(specValue)) {
     (*root)["spec"] = boost::json::object();
-    spec_value = root->if_contains("spec");
+    specValue = root->if_contains("spec");
   }
-  boost::json::object* spec = spec_value->if_object();
-  if (spec == nullptr || is_set(spec->if_contains("priority"))) {
+  boost::json::object* spec = specValue->if_object();
+  if (spec == nullptr || isSet(spec->if_contains("priority"))) {
     return true;
   }
   std::string name;
-  if (const boost::json::value* n = spec->if_contains("priorityClassName"); is_set(n)) {
+  if (const boost::json::value* n = spec->if_contains("priorityClassName"); isSet(n)) {
     if (!n->is_string()) {
       return true;  // parse_pod reports the type
     }
@@ -58,7 +58,7 @@ bool admit_priority(boost::json::value& pod, const ClusterObjects* objects, std:
   } else {
     cls = objects != nullptr ? objects->priorityClass(name) : nullptr;
     if (cls == nullptr) {
-      cls = system_priority_class(name);
+      cls = systemPriorityClass(name);
     }
     if (cls == nullptr) {
       error = "spec.priorityClassName: no PriorityClass with name " + name + " was found";
@@ -69,12 +69,12 @@ bool admit_priority(boost::json::value& pod, const ClusterObjects* objects, std:
   // DefaultPriorityWhenNoDefaultClassExists is 0, with PreemptLowerPriority.
   const int32_t priority = cls != nullptr ? cls->value : 0;
   const sh_preemption_policy policy =
-      cls != nullptr ? cls->preemption_policy : SH_PREEMPT_LOWER_PRIORITY;
+      cls != nullptr ? cls->preemptionPolicy : SH_PREEMPT_LOWER_PRIORITY;
   if (cls != nullptr && name.empty()) {
     (*spec)["priorityClassName"] = cls->name;
   }
   (*spec)["priority"] = priority;
-  if (!is_set(spec->if_contains("preemptionPolicy"))) {
+  if (!isSet(spec->if_contains("preemptionPolicy"))) {
     (*spec)["preemptionPolicy"] = policy == SH_PREEMPT_NEVER ? "Never" : "PreemptLowerPriority";
   }
   return true;

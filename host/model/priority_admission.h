@@ -16,7 +16,7 @@ namespace sh::model {
 
 // The system classes every API server serves: system-cluster-critical (2000000000) and
 // system-node-critical (2000001000), both PreemptLowerPriority. nullptr for other names.
-const PriorityClassInfo* system_priority_class(std::string_view name);
+const PriorityClassInfo* systemPriorityClass(std::string_view name);
 
 // Fills in the priority of `pod`, a v1.Pod manifest, as upstream admission does on create:
 //  - spec.priorityClassName set: the class must exist, in `objects` or among the system
@@ -34,7 +34,7 @@ const PriorityClassInfo* system_priority_class(std::string_view name);
 // Returns false when the named class does not exist, with `error` set to
 // "spec.priorityClassName: no PriorityClass with name <n> was found"; `pod` is then
 // unchanged.
-bool admit_priority(boost::json::value& pod, const ClusterObjects* objects, std::string& error);
+bool admitPriority(boost::json::value& pod, const ClusterObjects* objects, std::string& error);
 
 }  // namespace sh::model
 

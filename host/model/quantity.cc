@@ -17,15 +17,15 @@ constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 // The magnitude cap, in nano-units: 2^63-1 whole units.
 constexpr int128_t kMaxNanos = int128_t{kInt64Max} * Quantity::kNanosPerUnit;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 // A small unsigned big integer (little-endian base-2^32 limbs), enough to evaluate
 // digits x 2^a x 10^b / 10^c exactly for strings of at most Quantity::kMaxLength chars.
 class BigUint {
  public:
-  bool is_zero() const { return limbs_.empty(); }
+  bool isZero() const { return limbs_.empty(); }
 
-  void mul_add(uint32_t m, uint32_t a) {
+  void mulAdd(uint32_t m, uint32_t a) {
     uint64_t carry = a;
     for (uint32_t& limb : limbs_) {
       uint64_t cur = uint64_t{limb} * m + carry;
@@ -52,23 +52,23 @@ class BigUint {
   }
 
   // Multiplies by 2^count.
-  void mul_pow2(int64_t count) {
+  void mulPow2(int64_t count) {
     for (; count >= 30; count -= 30) {
-      mul_add(1u << 30, 0);
+      mulAdd(1u << 30, 0);
     }
-    mul_add(1u << count, 0);
+    mulAdd(1u << count, 0);
   }
 
   // Multiplies by 10^count.
-  void mul_pow10(int64_t count) {
+  void mulPow10(int64_t count) {
     for (; count >= 9; count -= 9) {
-      mul_add(1'000'000'000, 0);
+      mulAdd(1'000'000'000, 0);
     }
-    mul_add(pow10(count), 0);
+    mulAdd(pow10(count), 0);
   }
 
   // Divides by 10^count; returns true when the division was not exact.
-  bool div_pow10(int64_t count) {
+  bool divPow10(int64_t count) {
     bool inexact = false;
     for (; count >= 9; count -= 9) {
       inexact |= div(1'000'000'000) != 0;
@@ -78,7 +78,7 @@ class BigUint {
   }
 
   // The value when it fits in 127 bits.
-  std::optional<int128_t> to_int128() const {
+  std::optional<int128_t> toInt128() const {
     if (limbs_.size() > 4 || (limbs_.size() == 4 && (limbs_[3] & 0x80000000u) != 0)) {
       return std::nullopt;
     }
@@ -106,7 +106,7 @@ struct Parts {
   std::string_view num;    // integer digits, leading zeros stripped
   std::string_view denom;  // fraction digits
   std::string_view suffix;
-  bool zero_shortcut = false;  // the string held only a sign and zeros
+  bool zeroShortcut = false;  // the string held only a sign and zeros
 };
 
 // parseQuantityString of apimachinery's quantity.go, step for step.
@@ -123,18 +123,18 @@ bool split(std::string_view s, Parts& out) {
     ++pos;
   }
   if (pos >= end) {
-    out.zero_shortcut = true;
+    out.zeroShortcut = true;
     return true;
   }
   std::size_t start = pos;
-  while (pos < end && is_digit(s[pos])) {
+  while (pos < end && isDigit(s[pos])) {
     ++pos;
   }
   out.num = s.substr(start, pos - start);
   if (pos < end && s[pos] == '.') {
     ++pos;
     start = pos;
-    while (pos < end && is_digit(s[pos])) {
+    while (pos < end && isDigit(s[pos])) {
       ++pos;
     }
     out.denom = s.substr(start, pos - start);
@@ -142,20 +142,20 @@ bool split(std::string_view s, Parts& out) {
       return true;
     }
   }
-  const std::size_t suffix_start = pos;
+  const std::size_t suffixStart = pos;
   while (pos < end && std::string_view("eEinumkKMGTP").find(s[pos]) != std::string_view::npos) {
     ++pos;
   }
   if (pos < end && (s[pos] == '-' || s[pos] == '+')) {
     ++pos;
   }
-  while (pos < end && is_digit(s[pos])) {
+  while (pos < end && isDigit(s[pos])) {
     ++pos;
   }
   if (pos < end) {
     return false;
   }
-  out.suffix = s.substr(suffix_start);
+  out.suffix = s.substr(suffixStart);
   return true;
 }
 
@@ -195,7 +195,7 @@ bool interpret(std::string_view suffix, int& base, int64_t& exponent) {
     }
     int128_t v = 0;
     for (char c : digits) {
-      if (!is_digit(c)) {
+      if (!isDigit(c)) {
         return false;
       }
       v = v * 10 + (c - '0');
@@ -214,7 +214,7 @@ bool interpret(std::string_view suffix, int& base, int64_t& exponent) {
 }
 
 // |value| in nano-units, rounded up and capped, of digits x 10^exp10 x 2^exp2.
-int128_t magnitude_nanos(std::string_view digits, int64_t exp10, int64_t exp2) {
+int128_t magnitudeNanos(std::string_view digits, int64_t exp10, int64_t exp2) {
   std::size_t first = digits.find_first_not_of('0');
   if (first == std::string_view::npos) {
     return 0;
@@ -238,31 +238,31 @@ int128_t magnitude_nanos(std::string_view digits, int64_t exp10, int64_t exp2) {
       chunk = chunk * 10 + static_cast<uint32_t>(digits[i + j] - '0');
       scale *= 10;
     }
-    v.mul_add(scale, chunk);
+    v.mulAdd(scale, chunk);
     i += n;
   }
-  v.mul_pow2(exp2);
+  v.mulPow2(exp2);
   bool inexact = false;
   if (exp10 >= 0) {
-    v.mul_pow10(exp10);
+    v.mulPow10(exp10);
   } else {
-    inexact = v.div_pow10(-exp10);
+    inexact = v.divPow10(-exp10);
   }
-  std::optional<int128_t> out = v.to_int128();
+  std::optional<int128_t> out = v.toInt128();
   if (!out || *out >= kMaxNanos) {
     return kMaxNanos;
   }
   return *out + (inexact ? 1 : 0);
 }
 
-int128_t ceil_div(int128_t magnitude, int128_t d) { return (magnitude + d - 1) / d; }
+int128_t ceilDiv(int128_t magnitude, int128_t d) { return (magnitude + d - 1) / d; }
 
 // Divides rounding away from zero.
-int128_t div_away(int128_t v, int128_t d) { return v < 0 ? -ceil_div(-v, d) : ceil_div(v, d); }
+int128_t divAway(int128_t v, int128_t d) { return v < 0 ? -ceilDiv(-v, d) : ceilDiv(v, d); }
 
 }  // namespace
 
-int64_t saturate_int64(int128_t v) {
+int64_t saturateInt64(int128_t v) {
   if (v > kInt64Max) {
     return kInt64Max;
   }
@@ -272,13 +272,13 @@ int64_t saturate_int64(int128_t v) {
   return static_cast<int64_t>(v);
 }
 
-int64_t Quantity::value() const { return saturate_int64(div_away(nanos_, kNanosPerUnit)); }
+int64_t Quantity::value() const { return saturateInt64(divAway(nanos_, kNanosPerUnit)); }
 
-int64_t Quantity::milli_value() const { return saturate_int64(milli_ceil()); }
+int64_t Quantity::milliValue() const { return saturateInt64(milliCeil()); }
 
-int128_t Quantity::milli_ceil() const { return div_away(nanos_, 1'000'000); }
+int128_t Quantity::milliCeil() const { return divAway(nanos_, 1'000'000); }
 
-std::optional<Quantity> parse_quantity(std::string_view s, std::string* error) {
+std::optional<Quantity> parseQuantity(std::string_view s, std::string* error) {
   auto fail = [&](const char* msg) -> std::optional<Quantity> {
     if (error != nullptr) {
       *error = msg;
@@ -295,7 +295,7 @@ std::optional<Quantity> parse_quantity(std::string_view s, std::string* error) {
   if (!split(s, parts)) {
     return fail(kErrFormat);
   }
-  if (parts.zero_shortcut) {
+  if (parts.zeroShortcut) {
     return Quantity();
   }
   int base = 10;
@@ -312,8 +312,8 @@ std::optional<Quantity> parse_quantity(std::string_view s, std::string* error) {
   int64_t exp10 = base == 10 ? std::clamp<int64_t>(exponent, -1'000'000, 1'000'000) : 0;
   exp10 += 9 - static_cast<int64_t>(parts.denom.size());
   int64_t exp2 = base == 2 ? exponent : 0;
-  int128_t mag = magnitude_nanos(digits, exp10, exp2);
-  return Quantity::from_nanos(parts.positive ? mag : -mag);
+  int128_t mag = magnitudeNanos(digits, exp10, exp2);
+  return Quantity::fromNanos(parts.positive ? mag : -mag);
 }
 
 }  // namespace sh::model

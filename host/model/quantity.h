@@ -17,7 +17,7 @@ namespace sh::model {
 __extension__ typedef __int128 int128_t;
 
 // Clamps to the int64 range.
-int64_t saturate_int64(int128_t v);
+int64_t saturateInt64(int128_t v);
 
 class Quantity {
  public:
@@ -26,21 +26,21 @@ class Quantity {
   static constexpr int128_t kNanosPerUnit = 1'000'000'000;
 
   Quantity() = default;
-  static Quantity from_nanos(int128_t nanos) { return Quantity(nanos); }
-  static Quantity from_int(int64_t units) { return Quantity(int128_t{units} * kNanosPerUnit); }
+  static Quantity fromNanos(int128_t nanos) { return Quantity(nanos); }
+  static Quantity fromInt(int64_t units) { return Quantity(int128_t{units} * kNanosPerUnit); }
 
   int128_t nanos() const { return nanos_; }
-  bool is_zero() const { return nanos_ == 0; }
+  bool isZero() const { return nanos_ == 0; }
   bool negative() const { return nanos_ < 0; }
 
   // Quantity.Value(): whole units, rounded away from zero, saturated to int64.
   int64_t value() const;
   // Quantity.MilliValue(): milli-units, rounded away from zero, saturated to int64.
-  int64_t milli_value() const;
+  int64_t milliValue() const;
   // Milli-units rounded away from zero, without saturation. The API server rounds every
   // ResourceList entry up to milli precision (SetDefaults_ResourceList), so sums of these
   // are exact sums of the defaulted quantities.
-  int128_t milli_ceil() const;
+  int128_t milliCeil() const;
 
   friend bool operator==(const Quantity&, const Quantity&) = default;
 
@@ -52,7 +52,7 @@ class Quantity {
 // resource.ParseQuantity. On failure returns nullopt and, when `error` is given, sets it to
 // upstream's message: "quantities must match the regular expression '...'" (ErrFormatWrong),
 // "unable to parse quantity's suffix" (ErrSuffix), or "quantity is too long".
-std::optional<Quantity> parse_quantity(std::string_view s, std::string* error = nullptr);
+std::optional<Quantity> parseQuantity(std::string_view s, std::string* error = nullptr);
 
 }  // namespace sh::model
 

@@ -7,15 +7,15 @@
 namespace sh::model {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
+bool startsWith(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
 
 bool alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
-bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool lowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 // validation.IsDNS1123Subdomain.
-bool is_dns1123_subdomain(std::string_view s) {
+bool isDns1123Subdomain(std::string_view s) {
   if (s.empty() || s.size() > 253) {
     return false;
   }
@@ -23,11 +23,11 @@ bool is_dns1123_subdomain(std::string_view s) {
   while (true) {
     std::size_t dot = s.find('.', start);
     std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back())) {
+    if (label.empty() || !lowerAlnum(label.front()) || !lowerAlnum(label.back())) {
       return false;
     }
     for (char c : label) {
-      if (!lower_alnum(c) && c != '-') {
+      if (!lowerAlnum(c) && c != '-') {
         return false;
       }
     }
@@ -40,14 +40,14 @@ bool is_dns1123_subdomain(std::string_view s) {
 
 // validation.IsQualifiedName: [prefix/]name, name <= 63 chars of [-A-Za-z0-9_.] with
 // alphanumeric ends, prefix a DNS-1123 subdomain.
-bool is_qualified_name(std::string_view s) {
+bool isQualifiedName(std::string_view s) {
   std::string_view name = s;
   std::size_t slash = s.find('/');
   if (slash != std::string_view::npos) {
     if (s.find('/', slash + 1) != std::string_view::npos) {
       return false;
     }
-    if (!is_dns1123_subdomain(s.substr(0, slash))) {
+    if (!isDns1123Subdomain(s.substr(0, slash))) {
       return false;
     }
     name = s.substr(slash + 1);
@@ -65,7 +65,7 @@ bool is_qualified_name(std::string_view s) {
 
 }  // namespace
 
-std::vector<ResourceList::Entry>::iterator ResourceList::lower_bound(sh_id name) {
+std::vector<ResourceList::Entry>::iterator ResourceList::lowerBound(sh_id name) {
   return std::lower_bound(entries_.begin(), entries_.end(), name,
                           [](const Entry& e, sh_id n) { return e.name < n; });
 }
@@ -77,7 +77,7 @@ const int128_t* ResourceList::find(sh_id name) const {
 }
 
 void ResourceList::set(sh_id name, int128_t milli) {
-  auto it = lower_bound(name);
+  auto it = lowerBound(name);
   if (it != entries_.end() && it->name == name) {
     it->milli = milli;
   } else {
@@ -86,7 +86,7 @@ void ResourceList::set(sh_id name, int128_t milli) {
 }
 
 void ResourceList::add(sh_id name, int128_t milli) {
-  auto it = lower_bound(name);
+  auto it = lowerBound(name);
   if (it != entries_.end() && it->name == name) {
     it->milli += milli;
   } else {
@@ -100,9 +100,9 @@ void ResourceList::add(const ResourceList& other) {
   }
 }
 
-void ResourceList::max_with(const ResourceList& other) {
+void ResourceList::maxWith(const ResourceList& other) {
   for (const Entry& e : other.entries_) {
-    auto it = lower_bound(e.name);
+    auto it = lowerBound(e.name);
     if (it != entries_.end() && it->name == e.name) {
       it->milli = std::max(it->milli, e.milli);
     } else {
@@ -111,62 +111,62 @@ void ResourceList::max_with(const ResourceList& other) {
   }
 }
 
-bool is_hugepages_resource(std::string_view name) { return starts_with(name, "hugepages-"); }
+bool isHugepagesResource(std::string_view name) { return startsWith(name, "hugepages-"); }
 
-bool is_native_resource(std::string_view name) {
+bool isNativeResource(std::string_view name) {
   return name.find('/') == std::string_view::npos ||
          name.find("kubernetes.io/") != std::string_view::npos;
 }
 
-bool is_extended_resource(std::string_view name) {
-  if (is_native_resource(name) || starts_with(name, "requests.")) {
+bool isExtendedResource(std::string_view name) {
+  if (isNativeResource(name) || startsWith(name, "requests.")) {
     return false;
   }
-  std::string quota_name = "requests.";
-  quota_name += name;
-  return is_qualified_name(quota_name);
+  std::string quotaName = "requests.";
+  quotaName += name;
+  return isQualifiedName(quotaName);
 }
 
-bool is_scalar_resource(std::string_view name) {
-  return is_extended_resource(name) || is_hugepages_resource(name) ||
+bool isScalarResource(std::string_view name) {
+  return isExtendedResource(name) || isHugepagesResource(name) ||
          name.find("kubernetes.io/") != std::string_view::npos ||
-         starts_with(name, "attachable-volumes-");
+         startsWith(name, "attachable-volumes-");
 }
 
-bool is_supported_pod_level_resource(std::string_view name) {
-  return name == "cpu" || name == "memory" || is_hugepages_resource(name);
+bool isSupportedPodLevelResource(std::string_view name) {
+  return name == "cpu" || name == "memory" || isHugepagesResource(name);
 }
 
-bool is_overcommit_allowed(std::string_view name) {
-  return is_native_resource(name) && !is_hugepages_resource(name);
+bool isOvercommitAllowed(std::string_view name) {
+  return isNativeResource(name) && !isHugepagesResource(name);
 }
 
-int64_t milli_to_units(int128_t milli) {
+int64_t milliToUnits(int128_t milli) {
   int128_t units = milli < 0 ? -((-milli + 999) / 1000) : (milli + 999) / 1000;
-  return saturate_int64(units);
+  return saturateInt64(units);
 }
 
-ResourceValues to_resource_values(const ResourceList& list, bool with_pods) {
+ResourceValues toResourceValues(const ResourceList& list, bool withPods) {
   ResourceValues out;
   for (const auto& e : list) {
     switch (e.name) {
       case SH_ID_CPU:
-        out.milli_cpu = saturate_int64(e.milli);
+        out.milliCpu = saturateInt64(e.milli);
         break;
       case SH_ID_MEMORY:
-        out.memory = milli_to_units(e.milli);
+        out.memory = milliToUnits(e.milli);
         break;
       case SH_ID_EPHEMERAL_STORAGE:
-        out.ephemeral_storage = milli_to_units(e.milli);
+        out.ephemeralStorage = milliToUnits(e.milli);
         break;
       case SH_ID_PODS:
-        if (with_pods) {
-          out.allowed_pod_number = milli_to_units(e.milli);
+        if (withPods) {
+          out.allowedPodNumber = milliToUnits(e.milli);
         }
         break;
       default:
-        if (is_scalar_resource(interner().view(e.name))) {
-          out.scalars.push_back(sh_quantity{e.name, milli_to_units(e.milli)});
+        if (isScalarResource(interner().view(e.name))) {
+          out.scalars.push_back(sh_quantity{e.name, milliToUnits(e.milli)});
         }
         break;
     }

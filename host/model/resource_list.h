@@ -36,40 +36,40 @@ class ResourceList {
   // addResourceList: adds every entry of `other`.
   void add(const ResourceList& other);
   // maxResourceList: for every entry of `other`, keeps the larger value.
-  void max_with(const ResourceList& other);
+  void maxWith(const ResourceList& other);
 
   friend bool operator==(const ResourceList&, const ResourceList&) = default;
 
  private:
-  std::vector<Entry>::iterator lower_bound(sh_id name);
+  std::vector<Entry>::iterator lowerBound(sh_id name);
   std::vector<Entry> entries_;  // sorted by name, no duplicates
 };
 
 // Resource-name classes of k8s.io/kubernetes/pkg/apis/core/v1/helper.
-bool is_hugepages_resource(std::string_view name);
-bool is_native_resource(std::string_view name);
-bool is_extended_resource(std::string_view name);
+bool isHugepagesResource(std::string_view name);
+bool isNativeResource(std::string_view name);
+bool isExtendedResource(std::string_view name);
 // IsScalarResourceName: extended, hugepages-*, *kubernetes.io/* or attachable-volumes-*.
-bool is_scalar_resource(std::string_view name);
+bool isScalarResource(std::string_view name);
 // PodLevelResources: cpu, memory and hugepages-*.
-bool is_supported_pod_level_resource(std::string_view name);
+bool isSupportedPodLevelResource(std::string_view name);
 // IsOvercommitAllowed: native and not hugepages.
-bool is_overcommit_allowed(std::string_view name);
+bool isOvercommitAllowed(std::string_view name);
 
 // framework.Resource filled from a ResourceList: cpu in milli-units, memory, ephemeral storage
 // and scalars in whole units (rounded up), "pods" into allowed_pod_number when `with_pods`.
 // Names that are not scalar resources are dropped, as Resource.Add does.
 struct ResourceValues {
-  int64_t milli_cpu = 0;
+  int64_t milliCpu = 0;
   int64_t memory = 0;
-  int64_t ephemeral_storage = 0;
-  int64_t allowed_pod_number = 0;
+  int64_t ephemeralStorage = 0;
+  int64_t allowedPodNumber = 0;
   std::vector<sh_quantity> scalars;  // sorted by name id
 };
-ResourceValues to_resource_values(const ResourceList& list, bool with_pods);
+ResourceValues toResourceValues(const ResourceList& list, bool withPods);
 
 // Whole units, rounded up and saturated, of a milli-unit amount.
-int64_t milli_to_units(int128_t milli);
+int64_t milliToUnits(int128_t milli);
 
 }  // namespace sh::model
 

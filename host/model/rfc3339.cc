@@ -31,7 +31,7 @@ bool literal(std::string_view s, std::size_t& pos, char c) {
 }
 
 // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+int64_t daysFromCivil(int64_t y, int64_t m, int64_t d) {
   y -= m <= 2 ? 1 : 0;
   const int64_t era = (y >= 0 ? y : y - 399) / 400;
   const int64_t yoe = y - era * 400;
@@ -42,14 +42,14 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
 
 bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
-int days_in_month(int y, int m) {
+int daysInMonth(int y, int m) {
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   return m == 2 && leap(y) ? 29 : kDays[m - 1];
 }
 
 }  // namespace
 
-std::optional<int64_t> parse_rfc3339_nanos(std::string_view s) {
+std::optional<int64_t> parseRfc3339Nanos(std::string_view s) {
   std::size_t pos = 0;
   int year = 0;
   int month = 0;
@@ -63,16 +63,16 @@ std::optional<int64_t> parse_rfc3339_nanos(std::string_view s) {
       !literal(s, pos, ':') || !digits(s, pos, 2, second)) {
     return std::nullopt;
   }
-  if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || hour > 23 ||
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 ||
       minute > 59 || second > 59) {
     return std::nullopt;
   }
-  int64_t frac_nanos = 0;
+  int64_t fracNanos = 0;
   if (literal(s, pos, '.')) {
     std::size_t start = pos;
     int64_t scale = 100'000'000;
     while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
-      frac_nanos += (s[pos] - '0') * scale;  // digits past nanoseconds are dropped, as in Go
+      fracNanos += (s[pos] - '0') * scale;  // digits past nanoseconds are dropped, as in Go
       scale /= 10;
       ++pos;
     }
@@ -80,7 +80,7 @@ std::optional<int64_t> parse_rfc3339_nanos(std::string_view s) {
       return std::nullopt;
     }
   }
-  int64_t offset_seconds = 0;
+  int64_t offsetSeconds = 0;
   if (!literal(s, pos, 'Z')) {
     if (pos >= s.size() || (s[pos] != '+' && s[pos] != '-')) {
       return std::nullopt;
@@ -93,14 +93,14 @@ std::optional<int64_t> parse_rfc3339_nanos(std::string_view s) {
         om > 59) {
       return std::nullopt;
     }
-    offset_seconds = sign * (oh * 3600 + om * 60);
+    offsetSeconds = sign * (oh * 3600 + om * 60);
   }
   if (pos != s.size()) {
     return std::nullopt;
   }
-  int64_t secs = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second -
-                 offset_seconds;
-  return saturate_int64(int128_t{secs} * 1'000'000'000 + frac_nanos);
+  int64_t secs = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second -
+                 offsetSeconds;
+  return saturateInt64(int128_t{secs} * 1'000'000'000 + fracNanos);
 }
 
 }  // namespace sh::model

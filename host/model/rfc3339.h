@@ -10,7 +10,7 @@
 namespace sh::model {
 
 // Unix time in nanoseconds, saturated to the int64 range; nullopt when malformed.
-std::optional<int64_t> parse_rfc3339_nanos(std::string_view s);
+std::optional<int64_t> parseRfc3339Nanos(std::string_view s);
 
 }  // namespace sh::model
 

@@ -12,8 +12,8 @@ namespace {
 constexpr char kLabelOps[] = "\"In\", \"NotIn\", \"Exists\", \"DoesNotExist\"";
 constexpr char kNodeOps[] = "\"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\"";
 
-bool parse_operator(const Cursor& c, bool node_ops, int32_t& out) {
-  std::string_view op = c.required_string();
+bool parseOperator(const Cursor& c, bool nodeOps, int32_t& out) {
+  std::string_view op = c.requiredString();
   if (op.empty()) {
     return false;
   }
@@ -25,19 +25,19 @@ bool parse_operator(const Cursor& c, bool node_ops, int32_t& out) {
     out = SH_OP_EXISTS;
   } else if (op == "DoesNotExist") {
     out = SH_OP_DOES_NOT_EXIST;
-  } else if (node_ops && op == "Gt") {
+  } else if (nodeOps && op == "Gt") {
     out = SH_OP_GT;
-  } else if (node_ops && op == "Lt") {
+  } else if (nodeOps && op == "Lt") {
     out = SH_OP_LT;
   } else {
-    fail_unsupported(c, op, node_ops ? kNodeOps : kLabelOps);
+    failUnsupported(c, op, nodeOps ? kNodeOps : kLabelOps);
     return false;
   }
   return true;
 }
 
 // strconv.ParseInt(s, 10, 64).
-bool parse_int64(std::string_view s, int64_t& out) {
+bool parseInt64(std::string_view s, int64_t& out) {
   if (!s.empty() && s.front() == '+') {
     s.remove_prefix(1);
     if (!s.empty() && s.front() == '-') {
@@ -49,41 +49,41 @@ bool parse_int64(std::string_view s, int64_t& out) {
   return ec == std::errc() && ptr == end && !s.empty();
 }
 
-std::vector<sh_requirement> parse_requirements(const Cursor& c, bool node_ops, Arena& arena) {
+std::vector<sh_requirement> parseRequirements(const Cursor& c, bool nodeOps, Arena& arena) {
   std::vector<sh_requirement> out;
-  c.each_object([&](const Cursor& item) {
+  c.eachObject([&](const Cursor& item) {
     sh_requirement r{};
-    r.key = intern(item["key"].required_string());
-    bool op_ok = parse_operator(item["operator"], node_ops, r.op);
-    std::vector<sh_id> values = parse_interned_list(item["values"]);
+    r.key = intern(item["key"].requiredString());
+    bool opOk = parseOperator(item["operator"], nodeOps, r.op);
+    std::vector<sh_id> values = parseInternedList(item["values"]);
     r.values = arena.array(values);
     r.value_count = static_cast<uint32_t>(values.size());
-    if (node_ops && (r.op == SH_OP_GT || r.op == SH_OP_LT) && values.size() == 1) {
+    if (nodeOps && (r.op == SH_OP_GT || r.op == SH_OP_LT) && values.size() == 1) {
       int64_t n = 0;
-      if (parse_int64(interner().view(values[0]), n)) {
+      if (parseInt64(interner().view(values[0]), n)) {
         r.number = n;
         r.number_ok = 1;
       }
     }
-    if (op_ok) {
+    if (opOk) {
       out.push_back(r);
     }
   });
   return out;
 }
 
-sh_pod_affinity_term parse_affinity_term(const Cursor& c, Arena& arena) {
+sh_pod_affinity_term parseAffinityTerm(const Cursor& c, Arena& arena) {
   sh_pod_affinity_term t{};
-  t.label_selector = parse_label_selector(c["labelSelector"], arena);
-  t.namespace_selector = parse_label_selector(c["namespaceSelector"], arena);
-  std::vector<sh_str> namespaces = parse_string_list(c["namespaces"], arena);
+  t.label_selector = parseLabelSelector(c["labelSelector"], arena);
+  t.namespace_selector = parseLabelSelector(c["namespaceSelector"], arena);
+  std::vector<sh_str> namespaces = parseStringList(c["namespaces"], arena);
   t.namespaces = arena.array(namespaces);
   t.namespace_count = static_cast<uint32_t>(namespaces.size());
-  t.topology_key = intern(c["topologyKey"].string_or(""));
-  std::vector<sh_str> match = parse_string_list(c["matchLabelKeys"], arena);
+  t.topology_key = intern(c["topologyKey"].stringOr(""));
+  std::vector<sh_str> match = parseStringList(c["matchLabelKeys"], arena);
   t.match_label_keys = arena.array(match);
   t.match_label_key_count = static_cast<uint32_t>(match.size());
-  std::vector<sh_str> mismatch = parse_string_list(c["mismatchLabelKeys"], arena);
+  std::vector<sh_str> mismatch = parseStringList(c["mismatchLabelKeys"], arena);
   t.mismatch_label_keys = arena.array(mismatch);
   t.mismatch_label_key_count = static_cast<uint32_t>(mismatch.size());
   return t;
@@ -91,35 +91,35 @@ sh_pod_affinity_term parse_affinity_term(const Cursor& c, Arena& arena) {
 
 }  // namespace
 
-const sh_label_selector* parse_label_selector(const Cursor& c, Arena& arena) {
+const sh_label_selector* parseLabelSelector(const Cursor& c, Arena& arena) {
   if (!c.object()) {
     return nullptr;
   }
   sh_label_selector s{};
-  std::vector<sh_label> labels = parse_string_map(c["matchLabels"]);
+  std::vector<sh_label> labels = parseStringMap(c["matchLabels"]);
   s.match_labels = arena.array(labels);
   s.match_label_count = static_cast<uint32_t>(labels.size());
-  std::vector<sh_requirement> exprs = parse_requirements(c["matchExpressions"], false, arena);
+  std::vector<sh_requirement> exprs = parseRequirements(c["matchExpressions"], false, arena);
   s.match_expressions = arena.array(exprs);
   s.match_expression_count = static_cast<uint32_t>(exprs.size());
   return arena.one(s);
 }
 
-sh_node_selector_term parse_node_selector_term(const Cursor& c, Arena& arena) {
+sh_node_selector_term parseNodeSelectorTerm(const Cursor& c, Arena& arena) {
   sh_node_selector_term t{};
   if (!c.object()) {
     return t;
   }
-  std::vector<sh_requirement> exprs = parse_requirements(c["matchExpressions"], true, arena);
+  std::vector<sh_requirement> exprs = parseRequirements(c["matchExpressions"], true, arena);
   t.match_expressions = arena.array(exprs);
   t.match_expression_count = static_cast<uint32_t>(exprs.size());
-  std::vector<sh_requirement> fields = parse_requirements(c["matchFields"], true, arena);
+  std::vector<sh_requirement> fields = parseRequirements(c["matchFields"], true, arena);
   t.match_fields = arena.array(fields);
   t.match_field_count = static_cast<uint32_t>(fields.size());
   return t;
 }
 
-const sh_node_affinity* parse_node_affinity(const Cursor& c, Arena& arena) {
+const sh_node_affinity* parseNodeAffinity(const Cursor& c, Arena& arena) {
   if (!c.object()) {
     return nullptr;
   }
@@ -128,16 +128,16 @@ const sh_node_affinity* parse_node_affinity(const Cursor& c, Arena& arena) {
   if (required.object()) {
     a.has_required = 1;
     std::vector<sh_node_selector_term> terms;
-    required["nodeSelectorTerms"].each_object(
-        [&](const Cursor& item) { terms.push_back(parse_node_selector_term(item, arena)); });
+    required["nodeSelectorTerms"].eachObject(
+        [&](const Cursor& item) { terms.push_back(parseNodeSelectorTerm(item, arena)); });
     a.required = arena.array(terms);
     a.required_count = static_cast<uint32_t>(terms.size());
   }
   std::vector<sh_preferred_term> preferred;
-  c["preferredDuringSchedulingIgnoredDuringExecution"].each_object([&](const Cursor& item) {
+  c["preferredDuringSchedulingIgnoredDuringExecution"].eachObject([&](const Cursor& item) {
     sh_preferred_term p{};
     p.weight = item["weight"].int32().value_or(0);
-    p.preference = parse_node_selector_term(item["preference"], arena);
+    p.preference = parseNodeSelectorTerm(item["preference"], arena);
     preferred.push_back(p);
   });
   a.preferred = arena.array(preferred);
@@ -145,23 +145,23 @@ const sh_node_affinity* parse_node_affinity(const Cursor& c, Arena& arena) {
   return arena.one(a);
 }
 
-const sh_pod_affinity* parse_pod_affinity(const Cursor& c, Arena& arena) {
+const sh_pod_affinity* parsePodAffinity(const Cursor& c, Arena& arena) {
   if (!c.object()) {
     return nullptr;
   }
   sh_pod_affinity a{};
   std::vector<sh_pod_affinity_term> required;
-  c["requiredDuringSchedulingIgnoredDuringExecution"].each_object(
-      [&](const Cursor& item) { required.push_back(parse_affinity_term(item, arena)); });
+  c["requiredDuringSchedulingIgnoredDuringExecution"].eachObject(
+      [&](const Cursor& item) { required.push_back(parseAffinityTerm(item, arena)); });
   a.required = arena.array(required);
   a.required_count = static_cast<uint32_t>(required.size());
   std::vector<sh_weighted_pod_affinity_term> preferred;
-  c["preferredDuringSchedulingIgnoredDuringExecution"].each_object([&](const Cursor& item) {
+  c["preferredDuringSchedulingIgnoredDuringExecution"].eachObject([&](const Cursor& item) {
     sh_weighted_pod_affinity_term w{};
     w.weight = item["weight"].int32().value_or(0);
     Cursor term = item["podAffinityTerm"];
     if (term.object()) {
-      w.term = parse_affinity_term(term, arena);
+      w.term = parseAffinityTerm(term, arena);
     }
     preferred.push_back(w);
   });

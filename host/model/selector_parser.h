@@ -11,17 +11,17 @@
 namespace sh::model {
 
 // A LabelSelector; nullptr when absent. Operators: In, NotIn, Exists, DoesNotExist.
-const sh_label_selector* parse_label_selector(const Cursor& c, Arena& arena);
+const sh_label_selector* parseLabelSelector(const Cursor& c, Arena& arena);
 
 // A NodeSelectorTerm. Operators: In, NotIn, Exists, DoesNotExist, Gt, Lt; for Gt and Lt a
 // single integer value is also kept in `number` (number_ok = 1), as the matcher parses it.
-sh_node_selector_term parse_node_selector_term(const Cursor& c, Arena& arena);
+sh_node_selector_term parseNodeSelectorTerm(const Cursor& c, Arena& arena);
 
 // A NodeAffinity; nullptr when absent.
-const sh_node_affinity* parse_node_affinity(const Cursor& c, Arena& arena);
+const sh_node_affinity* parseNodeAffinity(const Cursor& c, Arena& arena);
 
 // A PodAffinity or PodAntiAffinity (same shape); nullptr when absent.
-const sh_pod_affinity* parse_pod_affinity(const Cursor& c, Arena& arena);
+const sh_pod_affinity* parsePodAffinity(const Cursor& c, Arena& arena);
 
 }  // namespace sh::model
 

@@ -31,18 +31,18 @@ std::map<std::string, std::shared_ptr<const Framework>, std::less<>> buildFramew
       continue;
     }
     Framework::Config fc;
-    fc.profileName = rp.scheduler_name;
+    fc.profileName = rp.schedulerName;
     for (Point p : config::kAllExtensionPoints) {
       for (const config::ResolvedPlugin& r : rp.at(p)) {
-        fc.plugins[config::index_of(p)].push_back(instances.at(r.name));
+        fc.plugins[config::indexOf(p)].push_back(instances.at(r.name));
         if (p == Point::kScore) {
           fc.scoreWeights.push_back(r.weight);
         }
       }
     }
     fc.percentageOfNodesToScore =
-        rp.percentage_of_nodes_to_score ? *rp.percentage_of_nodes_to_score : -1;
-    out.emplace(rp.scheduler_name, std::make_shared<const Framework>(std::move(fc)));
+        rp.percentageOfNodesToScore ? *rp.percentageOfNodesToScore : -1;
+    out.emplace(rp.schedulerName, std::make_shared<const Framework>(std::move(fc)));
   }
   return out;
 }
@@ -50,10 +50,10 @@ std::map<std::string, std::shared_ptr<const Framework>, std::less<>> buildFramew
 ProfileSet load(const LoadRequest& request, HostServices* services, config::Diagnostics& diags) {
   ProfileSet set;
   if (!request.hostConfigFile.empty()) {
-    set.host = config::load_host_config(request.hostConfigFile, diags);
+    set.host = config::loadHostConfig(request.hostConfigFile, diags);
   }
   for (const std::string& f : request.profileFiles) {
-    if (auto p = config::load_profile_file(f, diags)) {
+    if (auto p = config::loadProfileFile(f, diags)) {
       set.host.profiles.push_back(std::move(*p));
     }
   }
@@ -62,11 +62,11 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
           ? (request.profileFiles.empty() ? std::string() : request.profileFiles.front())
           : request.hostConfigFile,
       0, 0};
-  config::finalize_profiles(set.host.profiles, where, diags);
+  config::finalizeProfiles(set.host.profiles, where, diags);
 
   set.registry = std::make_shared<plugin::PluginRegistry>();
   std::vector<std::string> dirs;
-  for (const auto& d : set.host.plugin_dirs) {
+  for (const auto& d : set.host.pluginDirs) {
     dirs.push_back(d.string());
   }
   if (dirs.empty()) {
@@ -88,8 +88,8 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
   }
 
   RegistryCatalog catalog(*set.registry);
-  set.resolved = config::resolve_all(set.host.profiles, catalog, diags);
-  if (request.createPlugins && !diags.has_errors()) {
+  set.resolved = config::resolveAll(set.host.profiles, catalog, diags);
+  if (request.createPlugins && !diags.hasErrors()) {
     set.frameworks = buildFrameworks(set.resolved, *set.registry, services, diags);
   }
   return set;

@@ -17,7 +17,7 @@ const config::CatalogEntry* RegistryCatalog::find(std::string_view name) const {
   e.name = lib->name;
   e.points = lib->points;
   const char* defaults = lib->descriptor->default_args_json;
-  e.default_args_json = defaults != nullptr ? defaults : "";
+  e.defaultArgsJson = defaults != nullptr ? defaults : "";
   return &cache_.emplace(e.name, std::move(e)).first->second;
 }
 

@@ -26,8 +26,8 @@ void Nominator::add(const model::Pod& pod, const NominatingInfo& info) {
   }
 
   if (lister_) {
-    PodPtr current = lister_(pod.namespace_name(), pod.name());
-    if (current == nullptr || !current->node_name().empty()) {
+    PodPtr current = lister_(pod.namespaceName(), pod.name());
+    if (current == nullptr || !current->nodeName().empty()) {
       return;  // deleted, or already bound
     }
   }
@@ -40,7 +40,7 @@ void Nominator::add(const model::Pod& pod, const NominatingInfo& info) {
     }
   }
   refs.push_back(
-      PodRef{std::string(pod.name()), std::string(pod.namespace_name()), std::string(pod.uid())});
+      PodRef{std::string(pod.name()), std::string(pod.namespaceName()), std::string(pod.uid())});
 }
 
 void Nominator::update(const model::Pod& old, const model::Pod& cur) {

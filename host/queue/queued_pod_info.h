@@ -65,8 +65,8 @@ struct QueuedPodInfo {
   std::string key() const { return podKey(*pod); }
   static std::string podKey(const model::Pod& p) {
     std::string k;
-    k.reserve(p.namespace_name().size() + 1 + p.name().size());
-    k.append(p.namespace_name()).append("/").append(p.name());
+    k.reserve(p.namespaceName().size() + 1 + p.name().size());
+    k.append(p.namespaceName()).append("/").append(p.name());
     return k;
   }
 

@@ -68,7 +68,7 @@ PodPtr podFromRef(const PodRef& ref) {
   boost::json::object obj;
   obj["metadata"] = std::move(meta);
   std::string error;
-  return model::parse_pod(boost::json::value(std::move(obj)), error);
+  return model::parsePod(boost::json::value(std::move(obj)), error);
 }
 
 }  // namespace
@@ -189,7 +189,7 @@ void SchedulingQueue::runPreEnqueuePlugins(QueuedPodInfo& info) {
         events == pluginEvents_.end() ? std::vector<ClusterEvent>{} : events->second;
     if (s.code() == SH_ERROR) {
       spdlog::error("PreEnqueue plugin {} failed for pod {}/{}: {}", p.name(),
-                    info.pod->namespace_name(), info.pod->name(), s.message());
+                    info.pod->namespaceName(), info.pod->name(), s.message());
     }
   };
   // The plugin that gated the pod last time runs first: it is the likeliest to gate again.
@@ -346,7 +346,7 @@ SchedulingQueue::Strategy SchedulingQueue::strategyForInFlightPod(const QueuedPo
   auto events = active_.eventsSince(info.uid());
   if (!events) {
     spdlog::error("in-flight pod {}/{} is not tracked by the scheduling queue",
-                  info.pod->namespace_name(), info.pod->name());
+                  info.pod->namespaceName(), info.pod->name());
     return Strategy::kAfterBackoff;
   }
   Strategy strategy = Strategy::kSkip;
@@ -599,7 +599,7 @@ QueuedPodInfoPtr SchedulingQueue::pop() {
     }
     QueuedPodInfoPtr info = popLocked();
     if (!active_.startAttempt(*info)) {
-      spdlog::error("discarding pod {}/{}: it is already in flight", info->pod->namespace_name(),
+      spdlog::error("discarding pod {}/{}: it is already in flight", info->pod->namespaceName(),
                     info->pod->name());
       continue;
     }

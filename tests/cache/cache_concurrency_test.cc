@@ -21,8 +21,8 @@ namespace sh::cache {
 namespace {
 
 using model::testing::AffinityKind;
-using model::testing::MakeNode;
-using model::testing::MakePod;
+using model::testing::makeNode;
+using model::testing::makePod;
 using PodPtr = std::shared_ptr<const model::Pod>;
 using NodePtr = std::shared_ptr<const model::Node>;
 
@@ -30,11 +30,11 @@ constexpr int kNodes = 16;
 constexpr int kRounds = 1500;
 
 NodePtr makeNode(int i, int version) {
-  return MakeNode()
-      .Name("n" + std::to_string(i))
-      .Label("topology.kubernetes.io/zone", "z" + std::to_string((i + version) % 3))
-      .Images({{"registry.example/v" + std::to_string(version % 4) + ":1", 1000}})
-      .Obj();
+  return makeNode()
+      .name("n" + std::to_string(i))
+      .label("topology.kubernetes.io/zone", "z" + std::to_string((i + version) % 3))
+      .images({{"registry.example/v" + std::to_string(version % 4) + ":1", 1000}})
+      .obj();
 }
 
 TEST(CacheConcurrencyTest, InformersSchedulerAndBinderShareTheCache) {
@@ -42,20 +42,20 @@ TEST(CacheConcurrencyTest, InformersSchedulerAndBinderShareTheCache) {
   std::vector<PodPtr> bound;
   std::vector<PodPtr> scheduled;
   for (int i = 0; i < kRounds; ++i) {
-    bound.push_back(MakePod()
-                        .Name("b" + std::to_string(i))
-                        .UID("b" + std::to_string(i))
-                        .Node("n" + std::to_string(i % kNodes))
-                        .Req({{"cpu", "100m"}})
-                        .Obj());
+    bound.push_back(makePod()
+                        .name("b" + std::to_string(i))
+                        .uid("b" + std::to_string(i))
+                        .node("n" + std::to_string(i % kNodes))
+                        .req({{"cpu", "100m"}})
+                        .obj());
     scheduled.push_back(
-        MakePod()
-            .Name("s" + std::to_string(i))
-            .UID("s" + std::to_string(i))
-            .Node("n" + std::to_string((i * 7) % kNodes))
-            .Req({{"cpu", "10m"}})
-            .PodAntiAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kRequired)
-            .Obj());
+        makePod()
+            .name("s" + std::to_string(i))
+            .uid("s" + std::to_string(i))
+            .node("n" + std::to_string((i * 7) % kNodes))
+            .req({{"cpu", "10m"}})
+            .podAntiAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kRequired)
+            .obj());
   }
   std::vector<std::vector<NodePtr>> nodeVersions(kNodes);
   for (int i = 0; i < kNodes; ++i) {

@@ -21,8 +21,8 @@ namespace sh::cache {
 namespace {
 
 using model::testing::AffinityKind;
-using model::testing::MakeNode;
-using model::testing::MakePod;
+using model::testing::makeNode;
+using model::testing::makePod;
 using PodPtr = std::shared_ptr<const model::Pod>;
 using NodePtr = std::shared_ptr<const model::Node>;
 
@@ -63,17 +63,17 @@ class RandomOps {
     return "registry.example/img-" + std::to_string(i) + ":v1";
   }
 
-  NodePtr makeNode(const std::string& name) {
-    auto w = MakeNode().Name(name).Capacity(
+  NodePtr newNode(const std::string& name) {
+    auto w = makeNode().name(name).capacity(
         {{"cpu", std::to_string(4 + pick(60))}, {"memory", std::to_string(8 + pick(56)) + "Gi"}});
     static const char* const kZones[] = {"", "z1", "z2", "z3"};
     const char* zone = kZones[pick(4)];
     if (*zone != '\0') {
-      w.Label(chance(20) ? "failure-domain.beta.kubernetes.io/zone" : "topology.kubernetes.io/zone",
+      w.label(chance(20) ? "failure-domain.beta.kubernetes.io/zone" : "topology.kubernetes.io/zone",
               zone);
     }
     if (chance(30)) {
-      w.Label("topology.kubernetes.io/region", chance(50) ? "r1" : "r2");
+      w.label("topology.kubernetes.io/region", chance(50) ? "r1" : "r2");
     }
     // Each image name has one size everywhere: sizes then do not depend on which node
     // reported an image first (the cache keeps the first report, buildSnapshot the first
@@ -83,17 +83,17 @@ class RandomOps {
       const uint64_t img = pick(kImages);
       const int64_t size = static_cast<int64_t>(img + 1) * 10 * 1024 * 1024;
       if (chance(15)) {
-        w.Image({imageName(img), "registry.example/img-" + std::to_string(img) + "@sha256:x"},
+        w.image({imageName(img), "registry.example/img-" + std::to_string(img) + "@sha256:x"},
                 size);
       } else {
-        w.Image({imageName(img)}, size);
+        w.image({imageName(img)}, size);
       }
     }
-    return w.Obj();
+    return w.obj();
   }
 
-  PodPtr makePod(const std::string& uid, const std::string& node) {
-    auto w = MakePod().Name(uid).Namespace("ns").UID(uid).Node(node);
+  PodPtr newPod(const std::string& uid, const std::string& node) {
+    auto w = makePod().name(uid).inNamespace("ns").uid(uid).node(node);
     model::testing::ResourceMap req;
     if (chance(80)) {
       req.emplace_back("cpu", std::to_string(1 + pick(2000)) + "m");
@@ -107,19 +107,19 @@ class RandomOps {
     if (chance(10)) {
       req.emplace_back("ephemeral-storage", std::to_string(1 + pick(10)) + "Gi");
     }
-    w.Req(req);
+    w.req(req);
     if (chance(15)) {
-      w.HostPort(chance(50) ? 80 : 443);
+      w.hostPort(chance(50) ? 80 : 443);
     }
     // Rare enough that nodes keep gaining and losing their last such pod.
     if (chance(3)) {
-      w.PodAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred);
+      w.podAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred);
     }
     if (chance(3)) {
-      w.PodAntiAffinityExists("app", "topology.kubernetes.io/zone",
+      w.podAntiAffinityExists("app", "topology.kubernetes.io/zone",
                               chance(50) ? AffinityKind::kRequired : AffinityKind::kPreferred);
     }
-    return w.Obj();
+    return w.obj();
   }
 
   // A random cached pod (assumed or not), or "" when there is none.
@@ -160,7 +160,7 @@ class RandomOps {
 
   void addOrUpdateNode(bool viaUpdate) {
     const std::string name = randomNodeName();
-    NodePtr node = makeNode(name);
+    NodePtr node = newNode(name);
     auto it = nodes_.find(name);
     NodePtr old = it == nodes_.end() ? nullptr : it->second;
     Status st = viaUpdate ? cache_.updateNode(old, node) : cache_.addNode(node);
@@ -171,7 +171,7 @@ class RandomOps {
   void removeNode() {
     const std::string name = randomNodeName();
     auto it = nodes_.find(name);
-    NodePtr arg = it != nodes_.end() ? it->second : MakeNode().Name(name).Obj();
+    NodePtr arg = it != nodes_.end() ? it->second : makeNode().name(name).obj();
     Status st = cache_.removeNode(*arg);
     ASSERT_EQ(st.ok(), it != nodes_.end()) << name << ": " << st.message();
     if (it != nodes_.end()) {
@@ -187,7 +187,7 @@ class RandomOps {
       return;
     }
     const std::string uid = "pod-" + std::to_string(nextPod_++);
-    PodPtr pod = makePod(uid, randomNodeName());
+    PodPtr pod = newPod(uid, randomNodeName());
     Status st = cache_.assumePod(pod);
     ASSERT_TRUE(st.ok()) << st.message();
     pods_[uid] = ModelPod{pod, true};
@@ -195,7 +195,7 @@ class RandomOps {
 
   void addBoundPod() {
     const std::string uid = "pod-" + std::to_string(nextPod_++);
-    PodPtr pod = makePod(uid, randomNodeName());
+    PodPtr pod = newPod(uid, randomNodeName());
     Status st = cache_.addPod(pod);
     ASSERT_TRUE(st.ok()) << st.message();
     pods_[uid] = ModelPod{pod, false};
@@ -221,11 +221,11 @@ class RandomOps {
       }
       return;
     }
-    std::string node(pods_[uid].pod->node_name());
+    std::string node(pods_[uid].pod->nodeName());
     if (chance(20)) {
       node = randomNodeName();
     }
-    PodPtr pod = makePod(uid, node);
+    PodPtr pod = newPod(uid, node);
     Status st = cache_.addPod(pod);
     ASSERT_TRUE(st.ok()) << st.message();
     pods_[uid] = ModelPod{pod, false};
@@ -242,9 +242,9 @@ class RandomOps {
     }
     PodPtr old = pods_[uid].pod;
     const bool move = chance(5);
-    PodPtr pod = makePod(uid, move ? randomNodeName() : std::string(old->node_name()));
+    PodPtr pod = newPod(uid, move ? randomNodeName() : std::string(old->nodeName()));
     Status st = cache_.updatePod(old, pod);
-    const bool moved = pod->node_name() != old->node_name();
+    const bool moved = pod->nodeName() != old->nodeName();
     ASSERT_EQ(st.ok(), !moved) << st.message();
     corruptions_ += moved ? 1 : 0;
     pods_[uid] = ModelPod{pod, false};
@@ -258,7 +258,7 @@ class RandomOps {
     PodPtr pod = pods_[uid].pod;
     if (chance(3)) {
       // The Delete names another node: repaired as corruption.
-      PodPtr elsewhere = makePod(uid, "elsewhere");
+      PodPtr elsewhere = newPod(uid, "elsewhere");
       ASSERT_FALSE(cache_.removePod(*elsewhere).ok());
       ++corruptions_;
     } else {

@@ -16,8 +16,8 @@
 namespace sh::cache {
 namespace {
 
-using model::testing::MakeNode;
-using model::testing::MakePod;
+using model::testing::makeNode;
+using model::testing::makePod;
 using model::testing::ResourceMap;
 using PodPtr = std::shared_ptr<const model::Pod>;
 using NodePtr = std::shared_ptr<const model::Node>;
@@ -37,11 +37,11 @@ PodPtr makeBasePod(std::string_view node, std::string_view name, std::string_vie
     req.emplace_back("memory", mem);
     req.insert(req.end(), extended.begin(), extended.end());
   }
-  auto w = MakePod().Name(name).Namespace("node_info_cache_test").UID(name).Node(node).Req(req);
+  auto w = makePod().name(name).inNamespace("node_info_cache_test").uid(name).node(node).req(req);
   if (port > 0) {
-    w.HostPort(port, "TCP", hostIp);
+    w.hostPort(port, "TCP", hostIp);
   }
-  return w.Obj();
+  return w.obj();
 }
 
 std::string tcp(std::string_view ip, int port) {
@@ -211,8 +211,8 @@ TEST(CacheTest, AddPodWillReplaceAssumedOnAnotherNode) {
 
 TEST(CacheTest, AssumedThenConfirmedOnAnotherNodeMovesItInTheSnapshot) {
   Cache cache;
-  ASSERT_TRUE(cache.addNode(MakeNode().Name("n1").Obj()).ok());
-  ASSERT_TRUE(cache.addNode(MakeNode().Name("n2").Obj()).ok());
+  ASSERT_TRUE(cache.addNode(makeNode().name("n1").obj()).ok());
+  ASSERT_TRUE(cache.addNode(makeNode().name("n2").obj()).ok());
   Snapshot snap;
   PodPtr assumed = makeBasePod("n1", "p", "100m", "500");
   ASSERT_TRUE(cache.assumePod(assumed).ok());
@@ -275,13 +275,13 @@ TEST(CacheTest, UpdatePodAndGetAlwaysReturnTheLatestPod) {
 }
 
 TEST(CacheTest, EphemeralStorageResource) {
-  PodPtr pod = MakePod()
-                   .Name("pod-with-ephemeral-storage")
-                   .Namespace("default-namespace")
-                   .UID("pod-with-ephemeral-storage")
-                   .Req({{"ephemeral-storage", "500"}})
-                   .Node("node")
-                   .Obj();
+  PodPtr pod = makePod()
+                   .name("pod-with-ephemeral-storage")
+                   .inNamespace("default-namespace")
+                   .uid("pod-with-ephemeral-storage")
+                   .req({{"ephemeral-storage", "500"}})
+                   .node("node")
+                   .obj();
   Cache cache;
   ASSERT_TRUE(cache.addPod(pod).ok());
   NodeSummary got = summarize(cache.dumpForTest().nodeInfos.at("node"));
@@ -301,8 +301,8 @@ TEST(CacheTest, RemovePod) {
     ASSERT_TRUE((assume ? cache.assumePod(pod) : cache.addPod(pod)).ok());
     EXPECT_EQ(checkNode(cache, "node-1", {{"test"}, 100, 500, 100, 500, {tcp("127.0.0.1", 80)}}),
               "");
-    ASSERT_TRUE(cache.addNode(MakeNode().Name("node-1").Obj()).ok());
-    ASSERT_TRUE(cache.addNode(MakeNode().Name("node-2").Obj()).ok());
+    ASSERT_TRUE(cache.addNode(makeNode().name("node-1").obj()).ok());
+    ASSERT_TRUE(cache.addNode(makeNode().name("node-2").obj()).ok());
     ASSERT_TRUE(cache.removePod(*pod).ok());
     EXPECT_EQ(cache.getPod(pod->uid()), nullptr);
     EXPECT_EQ(cache.size().assumedPods, 0u);
@@ -322,7 +322,7 @@ TEST(CacheTest, ForgetPod) {
   EXPECT_TRUE(cache.isAssumedPod(pod->uid()));
   PodPtr assumed = cache.getPod(pod->uid());
   ASSERT_NE(assumed, nullptr);
-  EXPECT_EQ(assumed->namespace_name(), pod->namespace_name());
+  EXPECT_EQ(assumed->namespaceName(), pod->namespaceName());
   EXPECT_EQ(assumed->name(), pod->name());
   ASSERT_TRUE(cache.forgetPod(pod).ok());
   expectForgotten(cache, pod);
@@ -356,8 +356,8 @@ TEST(CacheTest, FinishBindingIsANoOp) {
 
 TEST(CacheTest, RejectsPodsWithoutUidOrNode) {
   Cache cache;
-  PodPtr noUid = MakePod().Name("p").Namespace("ns").Node("n").Obj();
-  PodPtr noNode = MakePod().Name("p").Namespace("ns").UID("u").Obj();
+  PodPtr noUid = makePod().name("p").inNamespace("ns").node("n").obj();
+  PodPtr noNode = makePod().name("p").inNamespace("ns").uid("u").obj();
   EXPECT_EQ(cache.assumePod(noUid).message(), "pod \"ns/p\" has no UID");
   EXPECT_EQ(cache.addPod(noUid).message(), "pod \"ns/p\" has no UID");
   EXPECT_EQ(cache.removePod(*noUid).message(), "pod \"ns/p\" has no UID");
@@ -373,8 +373,8 @@ TEST(CacheTest, RejectsPodsWithoutUidOrNode) {
 // Where upstream exits the process, the cache repairs itself, counts, and reports an error.
 TEST(CacheTest, CorruptionIsRepairedCountedAndReported) {
   Cache cache;
-  ASSERT_TRUE(cache.addNode(MakeNode().Name("a").Obj()).ok());
-  ASSERT_TRUE(cache.addNode(MakeNode().Name("b").Obj()).ok());
+  ASSERT_TRUE(cache.addNode(makeNode().name("a").obj()).ok());
+  ASSERT_TRUE(cache.addNode(makeNode().name("b").obj()).ok());
   PodPtr onA = makeBasePod("a", "p", "100m", "500");
   PodPtr onB = makeBasePod("b", "p", "300m", "500");
   ASSERT_TRUE(cache.addPod(onA).ok());
@@ -400,7 +400,7 @@ TEST(CacheTest, CorruptionIsRepairedCountedAndReported) {
   // A Delete carrying no node name (a missed event) is not corruption.
   ASSERT_TRUE(cache.addPod(onA).ok());
   ASSERT_TRUE(
-      cache.removePod(*MakePod().Name("p").Namespace("node_info_cache_test").UID("p").Obj()).ok());
+      cache.removePod(*makePod().name("p").inNamespace("node_info_cache_test").uid("p").obj()).ok());
   EXPECT_EQ(cache.getPod("p"), nullptr);
   EXPECT_EQ(cache.corruptionCount(), 2u);
 
@@ -411,7 +411,7 @@ TEST(CacheTest, CorruptionIsRepairedCountedAndReported) {
 
 TEST(CacheTest, SizeCountsNodesGhostsPodsAndAssumedPods) {
   Cache cache;
-  ASSERT_TRUE(cache.addNode(MakeNode().Name("n1").Obj()).ok());
+  ASSERT_TRUE(cache.addNode(makeNode().name("n1").obj()).ok());
   ASSERT_TRUE(cache.assumePod(makeBasePod("n1", "a", "1", "1")).ok());
   ASSERT_TRUE(cache.addPod(makeBasePod("ghost", "b", "1", "1")).ok());
   CacheSize size = cache.size();
@@ -424,14 +424,14 @@ TEST(CacheTest, SizeCountsNodesGhostsPodsAndAssumedPods) {
 
 TEST(CacheTest, PodOnMissingNodeWaitsOutsideSnapshotsUntilItsNodeComes) {
   Cache cache;
-  ASSERT_TRUE(cache.addNode(MakeNode().Name("n0").Obj()).ok());
+  ASSERT_TRUE(cache.addNode(makeNode().name("n0").obj()).ok());
   ASSERT_TRUE(cache.addPod(makeBasePod("n1", "p", "100m", "500")).ok());
   Snapshot snap;
   ASSERT_TRUE(cache.updateSnapshot(snap).ok());
   EXPECT_EQ(testing::nodeNames(snap), std::vector<std::string>{"n0"});
   EXPECT_EQ(snap.find("n1"), nullptr);
 
-  ASSERT_TRUE(cache.addNode(MakeNode().Name("n1").Obj()).ok());
+  ASSERT_TRUE(cache.addNode(makeNode().name("n1").obj()).ok());
   ASSERT_TRUE(cache.updateSnapshot(snap).ok());
   ASSERT_NE(snap.find("n1"), nullptr);
   EXPECT_EQ(summarize(*snap.find("n1")).pods, std::vector<std::string>{"p"});
@@ -449,26 +449,26 @@ TEST(CacheTest, NodeOperators) {
                                                                 {"gcr.io/80:latest", 80 * kMi},
                                                                 {"gcr.io/900:latest", 900 * kMi}};
   auto node = [&](int i, const ResourceMap& res, const auto& images) {
-    return MakeNode()
-        .Name("test-node-" + std::to_string(i))
-        .Capacity(res)
-        .Taint("test-key", "test-value", "PreferNoSchedule")
-        .Images(images)
-        .Obj();
+    return makeNode()
+        .name("test-node-" + std::to_string(i))
+        .capacity(res)
+        .taint("test-key", "test-value", "PreferNoSchedule")
+        .images(images)
+        .obj();
   };
-  PodPtr pod1 = MakePod()
-                    .Name("pod1")
-                    .UID("pod1")
-                    .Node("test-node-1")
-                    .Req({{"cpu", "500m"}, {"memory", "50m"}})
-                    .HostPort(80, "TCP", "")
-                    .Obj();
-  PodPtr pod2 = MakePod()
-                    .Name("pod2")
-                    .UID("pod2")
-                    .Node("test-node-1")
-                    .Req({{"cpu", "500m"}, {"memory", "50m"}})
-                    .Obj();
+  PodPtr pod1 = makePod()
+                    .name("pod1")
+                    .uid("pod1")
+                    .node("test-node-1")
+                    .req({{"cpu", "500m"}, {"memory", "50m"}})
+                    .hostPort(80, "TCP", "")
+                    .obj();
+  PodPtr pod2 = makePod()
+                    .name("pod2")
+                    .uid("pod2")
+                    .node("test-node-1")
+                    .req({{"cpu", "500m"}, {"memory", "50m"}})
+                    .obj();
   struct Case {
     std::string name;
     std::vector<NodePtr> nodes;
@@ -528,12 +528,12 @@ TEST(CacheTest, NodeOperators) {
     EXPECT_EQ(snap.find(name)->generation, got.generation());
 
     // Step 3: an update replaces the node object and bumps the generation.
-    NodePtr updated = MakeNode()
-                          .Name(name)
-                          .Capacity({{"cpu", "1000m"}, {"memory", "50m"}})
-                          .Taint("test-key", "test-value", "PreferNoSchedule")
-                          .Images(images1)
-                          .Obj();
+    NodePtr updated = makeNode()
+                          .name(name)
+                          .capacity({{"cpu", "1000m"}, {"memory", "50m"}})
+                          .taint("test-key", "test-value", "PreferNoSchedule")
+                          .images(images1)
+                          .obj();
     const uint64_t before = got.generation();
     ASSERT_TRUE(cache.updateNode(first, updated).ok());
     dump = cache.dumpForTest();
@@ -572,7 +572,7 @@ TEST(CacheTest, NodeOperators) {
 
 TEST(CacheTest, RemovingAnUnknownNodeIsAnError) {
   Cache cache;
-  NodePtr n = MakeNode().Name("n").Obj();
+  NodePtr n = makeNode().name("n").obj();
   EXPECT_EQ(cache.removeNode(*n).message(), "node \"n\" is not found");
   // A pod on an unknown node makes a ghost entry, which is still not a node.
   ASSERT_TRUE(cache.addPod(makeBasePod("n", "p", "1", "1")).ok());
@@ -581,7 +581,7 @@ TEST(CacheTest, RemovingAnUnknownNodeIsAnError) {
 
 TEST(CacheTest, ANodeRemovedAndAddedAgainKeepsItsPods) {
   Cache cache;
-  NodePtr n = MakeNode().Name("n").Obj();
+  NodePtr n = makeNode().name("n").obj();
   ASSERT_TRUE(cache.addNode(n).ok());
   ASSERT_TRUE(cache.addPod(makeBasePod("n", "p", "100m", "1")).ok());
   ASSERT_TRUE(cache.removeNode(*n).ok());

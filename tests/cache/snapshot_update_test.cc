@@ -17,8 +17,8 @@ namespace sh::cache {
 namespace {
 
 using model::testing::AffinityKind;
-using model::testing::MakeNode;
-using model::testing::MakePod;
+using model::testing::makeNode;
+using model::testing::makePod;
 using PodPtr = std::shared_ptr<const model::Pod>;
 using NodePtr = std::shared_ptr<const model::Node>;
 using testing::compareWithRebuild;
@@ -32,36 +32,36 @@ TEST(SnapshotUpdateTest, OperationTable) {
   std::vector<NodePtr> nodes;
   std::vector<NodePtr> updatedNodes;
   for (int i = 0; i < 10; ++i) {
-    nodes.push_back(MakeNode()
-                        .Name(name("test-node", i))
-                        .Allocatable({{"cpu", "1000m"}, {"memory", "100m"}})
-                        .Obj());
-    updatedNodes.push_back(MakeNode()
-                               .Name(name("test-node", i))
-                               .Allocatable({{"cpu", "2000m"}, {"memory", "500m"}})
-                               .Obj());
+    nodes.push_back(makeNode()
+                        .name(name("test-node", i))
+                        .allocatable({{"cpu", "1000m"}, {"memory", "100m"}})
+                        .obj());
+    updatedNodes.push_back(makeNode()
+                               .name(name("test-node", i))
+                               .allocatable({{"cpu", "2000m"}, {"memory", "500m"}})
+                               .obj());
   }
   std::vector<PodPtr> pods;
   std::vector<PodPtr> updatedPods;
   for (int i = 0; i < 20; ++i) {
-    auto w = MakePod()
-                 .Name(name("test-pod", i))
-                 .Namespace("test-ns")
-                 .UID(name("test-puid", i))
-                 .Node(name("test-node", i % 10));
-    pods.push_back(w.Obj());
-    updatedPods.push_back(w.Priority(1000).Obj());
+    auto w = makePod()
+                 .name(name("test-pod", i))
+                 .inNamespace("test-ns")
+                 .uid(name("test-puid", i))
+                 .node(name("test-node", i % 10));
+    pods.push_back(w.obj());
+    updatedPods.push_back(w.priority(1000).obj());
   }
   std::vector<PodPtr> podsWithAffinity;
   for (int i = 0; i < 2; ++i) {
     podsWithAffinity.push_back(
-        MakePod()
-            .Name(name("p-affinity-", i))
-            .Namespace("test-ns")
-            .UID(name("puid-affinity-", i))
-            .PodAffinityExists("foo", "kubernetes.io/hostname", AffinityKind::kRequired)
-            .Node(name("test-node", i))
-            .Obj());
+        makePod()
+            .name(name("p-affinity-", i))
+            .inNamespace("test-ns")
+            .uid(name("puid-affinity-", i))
+            .podAffinityExists("foo", "kubernetes.io/hostname", AffinityKind::kRequired)
+            .node(name("test-node", i))
+            .obj());
   }
 
   std::unique_ptr<Cache> cache;
@@ -200,11 +200,11 @@ TEST(SnapshotUpdateTest, NodeListFollowsTheTreeAcrossZones) {
   std::vector<NodePtr> nodes;
   for (int i = 0; i < 8; ++i) {
     const int zone = i < 2 ? 0 : 1;
-    nodes.push_back(MakeNode()
-                        .Name(name("node-", i))
-                        .Label("topology.kubernetes.io/region", name("region-", zone))
-                        .Label("topology.kubernetes.io/zone", name("zone-", zone))
-                        .Obj());
+    nodes.push_back(makeNode()
+                        .name(name("node-", i))
+                        .label("topology.kubernetes.io/region", name("region-", zone))
+                        .label("topology.kubernetes.io/zone", name("zone-", zone))
+                        .obj());
   }
   struct Case {
     std::string name;
@@ -250,14 +250,14 @@ TEST(SnapshotUpdateTest, NodeListFollowsTheTreeAcrossZones) {
 TEST(SnapshotUpdateTest, CopiesOnlyChangedNodesAndNeverWritesIntoPublishedOnes) {
   Cache cache;
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(cache.addNode(MakeNode().Name(name("n", i)).Obj()).ok());
+    ASSERT_TRUE(cache.addNode(makeNode().name(name("n", i)).obj()).ok());
   }
   Snapshot snap;
   ASSERT_TRUE(cache.updateSnapshot(snap).ok());
   const std::vector<std::shared_ptr<model::NodeInfo>> before = snap.nodeInfos;
   const testing::SnapshotSummary summaryBefore = summarize(snap);
 
-  PodPtr pod = MakePod().Name("p").UID("p").Node("n2").Req({{"cpu", "1"}}).Obj();
+  PodPtr pod = makePod().name("p").uid("p").node("n2").req({{"cpu", "1"}}).obj();
   ASSERT_TRUE(cache.assumePod(pod).ok());
   ASSERT_TRUE(cache.updateSnapshot(snap).ok());
   ASSERT_EQ(snap.nodeInfos.size(), before.size());
@@ -284,17 +284,17 @@ TEST(SnapshotUpdateTest, CopiesOnlyChangedNodesAndNeverWritesIntoPublishedOnes) 
 TEST(SnapshotUpdateTest, SnapshotIsStableWhileTheCacheChanges) {
   Cache cache;
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(cache.addNode(MakeNode().Name(name("n", i)).Images({{"img", 10}}).Obj()).ok());
+    ASSERT_TRUE(cache.addNode(makeNode().name(name("n", i)).images({{"img", 10}}).obj()).ok());
   }
-  ASSERT_TRUE(cache.addPod(MakePod().Name("a").UID("a").Node("n0").Req({{"cpu", "1"}}).Obj()).ok());
+  ASSERT_TRUE(cache.addPod(makePod().name("a").uid("a").node("n0").req({{"cpu", "1"}}).obj()).ok());
   Snapshot snap;
   ASSERT_TRUE(cache.updateSnapshot(snap).ok());
   const testing::SnapshotSummary taken = summarize(snap);
 
-  ASSERT_TRUE(cache.addPod(MakePod().Name("b").UID("b").Node("n1").Obj()).ok());
+  ASSERT_TRUE(cache.addPod(makePod().name("b").uid("b").node("n1").obj()).ok());
   ASSERT_TRUE(cache.removePod(*cache.getPod("a")).ok());
-  ASSERT_TRUE(cache.addNode(MakeNode().Name("n9").Images({{"img", 10}}).Obj()).ok());
-  ASSERT_TRUE(cache.removeNode(*MakeNode().Name("n2").Obj()).ok());
+  ASSERT_TRUE(cache.addNode(makeNode().name("n9").images({{"img", 10}}).obj()).ok());
+  ASSERT_TRUE(cache.removeNode(*makeNode().name("n2").obj()).ok());
   EXPECT_EQ(testing::diff(taken, summarize(snap)), "");
   EXPECT_EQ(testing::checkIndexes(snap), "");
 
@@ -305,7 +305,7 @@ TEST(SnapshotUpdateTest, SnapshotIsStableWhileTheCacheChanges) {
 // Upstream keeps the old order until a node is added or removed; we relist at once.
 TEST(SnapshotUpdateTest, ZoneChangeReordersTheSnapshot) {
   auto node = [](const char* n, const char* zone) {
-    return MakeNode().Name(n).Label("topology.kubernetes.io/zone", zone).Obj();
+    return makeNode().name(n).label("topology.kubernetes.io/zone", zone).obj();
   };
   Cache cache;
   ASSERT_TRUE(cache.addNode(node("a", "z1")).ok());
@@ -323,11 +323,11 @@ TEST(SnapshotUpdateTest, ZoneChangeReordersTheSnapshot) {
 TEST(SnapshotUpdateTest, ASnapshotFromElsewhereIsRebuilt) {
   Cache a;
   Cache b;
-  ASSERT_TRUE(a.addNode(MakeNode().Name("x").Obj()).ok());
-  ASSERT_TRUE(b.addNode(MakeNode().Name("y").Obj()).ok());
-  ASSERT_TRUE(b.addNode(MakeNode().Name("z").Obj()).ok());
+  ASSERT_TRUE(a.addNode(makeNode().name("x").obj()).ok());
+  ASSERT_TRUE(b.addNode(makeNode().name("y").obj()).ok());
+  ASSERT_TRUE(b.addNode(makeNode().name("z").obj()).ok());
 
-  auto built = buildSnapshot({MakeNode().Name("q").Obj()}, {});
+  auto built = buildSnapshot({makeNode().name("q").obj()}, {});
   ASSERT_TRUE(a.updateSnapshot(*built).ok());
   EXPECT_EQ(nodeNames(*built), Names{"x"});
 
@@ -343,7 +343,7 @@ TEST(SnapshotUpdateTest, ASnapshotFromElsewhereIsRebuilt) {
 TEST(SnapshotUpdateTest, ImageNodeCountsFollowOtherNodes) {
   const sh_id img = model::intern("registry.example/img:1");
   auto node = [](const std::string& n, std::vector<std::pair<std::string, int64_t>> images) {
-    return MakeNode().Name(n).Images(images).Obj();
+    return makeNode().name(n).images(images).obj();
   };
   auto numNodes = [&](const Snapshot& s, const char* n) -> int64_t {
     const sh_node_info* v = s.find(n);
@@ -387,7 +387,7 @@ TEST(SnapshotUpdateTest, ImageNodeCountsFollowOtherNodes) {
 TEST(SnapshotUpdateTest, ImageSizesAreThoseFirstReported) {
   const sh_id img = model::intern("registry.example/sized:1");
   auto node = [](const char* n, int64_t size) {
-    return MakeNode().Name(n).Images({{"registry.example/sized:1", size}}).Obj();
+    return makeNode().name(n).images({{"registry.example/sized:1", size}}).obj();
   };
   Cache cache;
   ASSERT_TRUE(cache.addNode(node("a", 100)).ok());
@@ -411,11 +411,11 @@ TEST(SnapshotUpdateTest, ImageNamesCountOncePerNode) {
   Cache cache;
   // One image reported under two names, and one name listed twice.
   ASSERT_TRUE(cache
-                  .addNode(MakeNode()
-                               .Name("a")
-                               .Image({"registry.example/multi:1", "registry.example/multi@x"}, 50)
-                               .Image({"registry.example/multi:1"}, 60)
-                               .Obj())
+                  .addNode(makeNode()
+                               .name("a")
+                               .image({"registry.example/multi:1", "registry.example/multi@x"}, 50)
+                               .image({"registry.example/multi:1"}, 60)
+                               .obj())
                   .ok());
   EXPECT_EQ(cache.imageCountForTest(), 2u);
   EXPECT_EQ(cache.imageForTest(img)->numNodes, 1u);
@@ -429,23 +429,23 @@ TEST(SnapshotUpdateTest, ImageNamesCountOncePerNode) {
 TEST(SnapshotUpdateTest, AffinityListsFollowPodsInNodeOrder) {
   Cache cache;
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(cache.addNode(MakeNode().Name(name("n", i)).Obj()).ok());
+    ASSERT_TRUE(cache.addNode(makeNode().name(name("n", i)).obj()).ok());
   }
   auto affinityPod = [](const char* uid, int node) {
-    return MakePod()
-        .Name(uid)
-        .UID(uid)
-        .Node(name("n", node))
-        .PodAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred)
-        .Obj();
+    return makePod()
+        .name(uid)
+        .uid(uid)
+        .node(name("n", node))
+        .podAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred)
+        .obj();
   };
   auto antiPod = [](const char* uid, int node) {
-    return MakePod()
-        .Name(uid)
-        .UID(uid)
-        .Node(name("n", node))
-        .PodAntiAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kRequired)
-        .Obj();
+    return makePod()
+        .name(uid)
+        .uid(uid)
+        .node(name("n", node))
+        .podAntiAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kRequired)
+        .obj();
   };
   Snapshot snap;
   ASSERT_TRUE(cache.updateSnapshot(snap).ok());
@@ -471,14 +471,14 @@ TEST(SnapshotUpdateTest, AffinityListsFollowPodsInNodeOrder) {
   step(cache.removePod(*cache.getPod("a3")), {"n0", "n1", "n3", "n4"}, {"n0", "n4"});
   step(cache.removePod(*cache.getPod("b3")), {"n0", "n1", "n4"}, {"n0", "n4"});
   step(cache.removePod(*cache.getPod("x0")), {"n1", "n4"}, {"n4"});
-  step(cache.removeNode(*MakeNode().Name("n1").Obj()), {"n4"}, {"n4"});
+  step(cache.removeNode(*makeNode().name("n1").obj()), {"n4"}, {"n4"});
 }
 
 // The cache reports an inconsistent snapshot, as upstream, and repairs it.
 TEST(SnapshotUpdateTest, InconsistentSnapshotIsRebuiltAndReported) {
   Cache cache;
-  ASSERT_TRUE(cache.addNode(MakeNode().Name("a").Obj()).ok());
-  ASSERT_TRUE(cache.addNode(MakeNode().Name("b").Obj()).ok());
+  ASSERT_TRUE(cache.addNode(makeNode().name("a").obj()).ok());
+  ASSERT_TRUE(cache.addNode(makeNode().name("b").obj()).ok());
   Snapshot snap;
   ASSERT_TRUE(cache.updateSnapshot(snap).ok());
   snap.nodeInfos.pop_back();  // corrupt it behind the cache's back

@@ -20,10 +20,10 @@ TEST(DiagnosticsTest, CollectsAndCountsErrors) {
   Diagnostics diags;
   EXPECT_TRUE(diags.empty());
   diags.warning({"f", 1, 1}, "a", "w");
-  EXPECT_FALSE(diags.has_errors());
+  EXPECT_FALSE(diags.hasErrors());
   diags.error({"f", 2, 3}, "b", "e1");
   diags.error({"f", 4, 5}, "c", "e2");
-  EXPECT_EQ(diags.error_count(), 2u);
+  EXPECT_EQ(diags.errorCount(), 2u);
   EXPECT_EQ(diags.items().size(), 3u);
   EXPECT_EQ(diags.str(), "f:1:1: a: warning: w\nf:2:3: b: e1\nf:4:5: c: e2\n");
 }
@@ -38,7 +38,7 @@ class TomlSyntaxErrorTest : public ::testing::TestWithParam<SyntaxCase> {};
 
 TEST_P(TomlSyntaxErrorTest, BecomesOneLocatedDiagnostic) {
   Diagnostics diags;
-  EXPECT_FALSE(parse_toml(GetParam().text, "bad.toml", diags).has_value());
+  EXPECT_FALSE(parseToml(GetParam().text, "bad.toml", diags).has_value());
   ASSERT_EQ(diags.items().size(), 1u);
   EXPECT_EQ(diags.items()[0].str(), GetParam().want);
 }
@@ -61,13 +61,13 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<SyntaxCase>& p) { return p.param.name; });
 
 TEST(TomlSyntaxErrorTest, MessageWithoutSnippetUsesFallback) {
-  const Diagnostic d = syntax_error_diagnostic("[error] toml::parse: odd", {"f.toml", 7, 2});
+  const Diagnostic d = syntaxErrorDiagnostic("[error] toml::parse: odd", {"f.toml", 7, 2});
   EXPECT_EQ(d.str(), "f.toml:7:2: invalid TOML: odd");
 }
 
 TEST(TomlReadTest, MissingFile) {
   Diagnostics diags;
-  EXPECT_FALSE(parse_toml_file("/nonexistent/x.toml", diags).has_value());
+  EXPECT_FALSE(parseTomlFile("/nonexistent/x.toml", diags).has_value());
   EXPECT_EQ(diags.str(), "/nonexistent/x.toml: cannot open file\n");
 }
 

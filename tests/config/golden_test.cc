@@ -30,14 +30,14 @@ namespace {
 const std::filesystem::path kCasesDir = SCHEDHOST_TEST_PROFILES_DIR;
 const std::filesystem::path kShippedDir = SCHEDHOST_SHIPPED_PROFILES_DIR;
 
-std::string read_file(const std::filesystem::path& path) {
+std::string readFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> linesOf(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
@@ -46,7 +46,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-std::vector<std::string> case_names() {
+std::vector<std::string> caseNames() {
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(kCasesDir)) {
     if (entry.path().extension() == ".toml") {
@@ -59,26 +59,26 @@ std::vector<std::string> case_names() {
 
 struct CheckResult {
   Diagnostics diags;
-  std::string stdout_text;
+  std::string stdoutText;
 };
 
 // What `schedhost profile check` does with one file. `file_name` is what diagnostics name.
-CheckResult check(const std::string& text, const std::string& file_name) {
+CheckResult check(const std::string& text, const std::string& fileName) {
   CheckResult result;
   std::vector<ProfileConfig> profiles;
   if (text.find("# kind: host") != std::string::npos) {
-    profiles = parse_host_config(text, file_name, result.diags).profiles;
+    profiles = parseHostConfig(text, fileName, result.diags).profiles;
   } else {
-    if (auto profile = parse_profile_text(text, file_name, result.diags)) {
+    if (auto profile = parseProfileText(text, fileName, result.diags)) {
       profiles.push_back(std::move(*profile));
     }
-    if (!result.diags.has_errors() || !profiles.empty()) {
-      finalize_profiles(profiles, SourceLocation{file_name, 1, 1}, result.diags);
+    if (!result.diags.hasErrors() || !profiles.empty()) {
+      finalizeProfiles(profiles, SourceLocation{fileName, 1, 1}, result.diags);
     }
   }
   for (const ResolvedProfile& profile :
-       resolve_all(profiles, testing::upstream_catalog(), result.diags)) {
-    result.stdout_text += describe(profile);
+       resolveAll(profiles, testing::upstreamCatalog(), result.diags)) {
+    result.stdoutText += describe(profile);
   }
   return result;
 }
@@ -88,16 +88,16 @@ class GoldenTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(GoldenTest, Diagnostics) {
   const std::string name = GetParam();
   const std::filesystem::path toml = kCasesDir / (name + ".toml");
-  const std::filesystem::path stderr_file = kCasesDir / (name + ".stderr");
-  const std::filesystem::path stdout_file = kCasesDir / (name + ".stdout");
-  const CheckResult result = check(read_file(toml), name + ".toml");
+  const std::filesystem::path stderrFile = kCasesDir / (name + ".stderr");
+  const std::filesystem::path stdoutFile = kCasesDir / (name + ".stdout");
+  const CheckResult result = check(readFile(toml), name + ".toml");
 
   for (const Diagnostic& d : result.diags.items()) {
-    EXPECT_TRUE(d.where.has_position()) << "no line:column in: " << d.str();
+    EXPECT_TRUE(d.where.hasPosition()) << "no line:column in: " << d.str();
   }
-  const std::vector<std::string> got = lines_of(result.diags.str());
-  const std::vector<std::string> want = std::filesystem::exists(stderr_file)
-                                            ? lines_of(read_file(stderr_file))
+  const std::vector<std::string> got = linesOf(result.diags.str());
+  const std::vector<std::string> want = std::filesystem::exists(stderrFile)
+                                            ? linesOf(readFile(stderrFile))
                                             : std::vector<std::string>{};
   ASSERT_EQ(got.size(), want.size()) << "got:\n" << result.diags.str();
   for (std::size_t i = 0; i < want.size(); ++i) {
@@ -108,12 +108,12 @@ TEST_P(GoldenTest, Diagnostics) {
       EXPECT_EQ(got[i], want[i]) << "line " << i + 1;
     }
   }
-  if (std::filesystem::exists(stdout_file)) {
-    EXPECT_EQ(result.stdout_text, read_file(stdout_file));
+  if (std::filesystem::exists(stdoutFile)) {
+    EXPECT_EQ(result.stdoutText, readFile(stdoutFile));
   }
 }
 
-std::string test_id(const ::testing::TestParamInfo<std::string>& p) {
+std::string testId(const ::testing::TestParamInfo<std::string>& p) {
   std::string id = p.param;
   std::replace_if(
       id.begin(), id.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; },
@@ -121,23 +121,23 @@ std::string test_id(const ::testing::TestParamInfo<std::string>& p) {
   return id;
 }
 
-INSTANTIATE_TEST_SUITE_P(Profiles, GoldenTest, ::testing::ValuesIn(case_names()), test_id);
+INSTANTIATE_TEST_SUITE_P(Profiles, GoldenTest, ::testing::ValuesIn(caseNames()), testId);
 
 TEST(ShippedProfilesTest, DefaultTomlIsUpstreamsDefaultProfile) {
   Diagnostics diags;
-  std::optional<ProfileConfig> profile = load_profile_file(kShippedDir / "default.toml", diags);
+  std::optional<ProfileConfig> profile = loadProfileFile(kShippedDir / "default.toml", diags);
   ASSERT_TRUE(profile.has_value()) << diags.str();
   std::vector<ProfileConfig> profiles{*profile};
   const std::vector<ResolvedProfile> resolved =
-      resolve_all(profiles, testing::upstream_catalog(), diags);
+      resolveAll(profiles, testing::upstreamCatalog(), diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
   ASSERT_EQ(resolved.size(), 1u);
-  EXPECT_EQ(resolved[0].scheduler_name, "default-scheduler");
+  EXPECT_EQ(resolved[0].schedulerName, "default-scheduler");
 
   // The same as a profile with nothing in it.
-  Diagnostics empty_diags;
+  Diagnostics emptyDiags;
   const ResolvedProfile empty =
-      resolve(testing::profile_from(""), testing::upstream_catalog(), empty_diags);
+      resolve(testing::profileFrom(""), testing::upstreamCatalog(), emptyDiags);
   EXPECT_EQ(describe(resolved[0]), describe(empty));
 }
 

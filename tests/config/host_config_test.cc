@@ -10,7 +10,7 @@ namespace sh::config {
 namespace {
 
 HostConfig parse(std::string_view text, Diagnostics& diags) {
-  return parse_host_config(text, "schedhost.toml", diags);
+  return parseHostConfig(text, "schedhost.toml", diags);
 }
 
 // A fresh directory under the test temp dir, removed at the end of the test.
@@ -45,11 +45,11 @@ TEST(HostConfigTest, EmptyFileGivesUpstreamDefaults) {
   const HostConfig config = parse("", diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
   EXPECT_EQ(config.parallelism, 16);
-  EXPECT_EQ(config.percentage_of_nodes_to_score, 0);
-  EXPECT_EQ(config.pod_initial_backoff_seconds, 1);
-  EXPECT_EQ(config.pod_max_backoff_seconds, 10);
+  EXPECT_EQ(config.percentageOfNodesToScore, 0);
+  EXPECT_EQ(config.podInitialBackoffSeconds, 1);
+  EXPECT_EQ(config.podMaxBackoffSeconds, 10);
   ASSERT_EQ(config.profiles.size(), 1u);
-  EXPECT_EQ(config.profiles[0].scheduler_name, "default-scheduler");
+  EXPECT_EQ(config.profiles[0].schedulerName, "default-scheduler");
 }
 
 TEST(HostConfigTest, ReadsEveryField) {
@@ -73,20 +73,20 @@ schedulerName = "b"
                                   diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
   EXPECT_EQ(config.parallelism, 0);
-  EXPECT_EQ(config.percentage_of_nodes_to_score, 40);
-  EXPECT_EQ(config.pod_initial_backoff_seconds, 2);
-  EXPECT_EQ(config.pod_max_backoff_seconds, 20);
-  ASSERT_EQ(config.plugin_dirs.size(), 2u);
-  EXPECT_EQ(config.plugin_dirs[0], "/usr/lib/schedhost/plugins");
-  EXPECT_EQ(config.plugin_dirs[1], "rel/plugins");  // the file name has no directory
+  EXPECT_EQ(config.percentageOfNodesToScore, 40);
+  EXPECT_EQ(config.podInitialBackoffSeconds, 2);
+  EXPECT_EQ(config.podMaxBackoffSeconds, 20);
+  ASSERT_EQ(config.pluginDirs.size(), 2u);
+  EXPECT_EQ(config.pluginDirs[0], "/usr/lib/schedhost/plugins");
+  EXPECT_EQ(config.pluginDirs[1], "rel/plugins");  // the file name has no directory
   ASSERT_EQ(config.profiles.size(), 2u);
-  EXPECT_EQ(config.profiles[0].scheduler_name, "a");
+  EXPECT_EQ(config.profiles[0].schedulerName, "a");
   EXPECT_EQ(config.profiles[0].key, "profiles[0]");
-  EXPECT_EQ(config.profiles[0].percentage_of_nodes_to_score, 30);
+  EXPECT_EQ(config.profiles[0].percentageOfNodesToScore, 30);
   ASSERT_EQ(config.profiles[0].libraries.size(), 1u);
   EXPECT_EQ(config.profiles[0].libraries[0].sha256,
             "9f2c000000000000000000000000000000000000000000000000000000000000");
-  EXPECT_EQ(config.profiles[1].scheduler_name, "b");
+  EXPECT_EQ(config.profiles[1].schedulerName, "b");
 }
 
 TEST(HostConfigTest, ReportsEveryRangeProblem) {
@@ -177,7 +177,7 @@ TEST(HostConfigTest, LoneUnnamedProfileIsDefaultScheduler) {
   const HostConfig config = parse("[[profiles]]\npercentageOfNodesToScore = 5\n", diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
   ASSERT_EQ(config.profiles.size(), 1u);
-  EXPECT_EQ(config.profiles[0].scheduler_name, "default-scheduler");
+  EXPECT_EQ(config.profiles[0].schedulerName, "default-scheduler");
 }
 
 TEST(HostConfigTest, ProfileDirsReadInSortedOrderAfterInlineProfiles) {
@@ -186,31 +186,31 @@ TEST(HostConfigTest, ProfileDirsReadInSortedOrderAfterInlineProfiles) {
   dir.write("profiles.d/10-a.toml", "schedulerName = \"a\"\n");
   dir.write("profiles.d/notes.txt", "ignored\n");
   dir.write("more/c.toml", "schedulerName = \"c\"\n");
-  const std::filesystem::path config_file = dir.write("schedhost.toml", R"(
+  const std::filesystem::path configFile = dir.write("schedhost.toml", R"(
 profileDirs = ["profiles.d", "more"]
 [[profiles]]
 schedulerName = "inline"
 )");
   Diagnostics diags;
-  const HostConfig config = load_host_config(config_file, diags);
+  const HostConfig config = loadHostConfig(configFile, diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
   ASSERT_EQ(config.profiles.size(), 4u);
-  EXPECT_EQ(config.profiles[0].scheduler_name, "inline");
-  EXPECT_EQ(config.profiles[1].scheduler_name, "a");
-  EXPECT_EQ(config.profiles[2].scheduler_name, "b");
-  EXPECT_EQ(config.profiles[3].scheduler_name, "c");
+  EXPECT_EQ(config.profiles[0].schedulerName, "inline");
+  EXPECT_EQ(config.profiles[1].schedulerName, "a");
+  EXPECT_EQ(config.profiles[2].schedulerName, "b");
+  EXPECT_EQ(config.profiles[3].schedulerName, "c");
   EXPECT_EQ(config.profiles[1].where.file, (dir.path() / "profiles.d" / "10-a.toml").string());
   EXPECT_EQ(config.profiles[1].key, "");
-  EXPECT_EQ(config.profile_dirs[0], dir.path() / "profiles.d");
+  EXPECT_EQ(config.profileDirs[0], dir.path() / "profiles.d");
 }
 
 TEST(HostConfigTest, DuplicateNameAcrossFilesNamesBothPlaces) {
   TempDir dir;
   dir.write("p/a.toml", "schedulerName = \"x\"\n");
   dir.write("p/b.toml", "# second\nschedulerName = \"x\"\n");
-  const std::filesystem::path config_file = dir.write("schedhost.toml", "profileDirs = [\"p\"]\n");
+  const std::filesystem::path configFile = dir.write("schedhost.toml", "profileDirs = [\"p\"]\n");
   Diagnostics diags;
-  load_host_config(config_file, diags);
+  loadHostConfig(configFile, diags);
   const std::string a = (dir.path() / "p" / "a.toml").string();
   const std::string b = (dir.path() / "p" / "b.toml").string();
   EXPECT_EQ(diags.str(), b + ":2:17: schedulerName: duplicate schedulerName \"x\" " +
@@ -220,14 +220,14 @@ TEST(HostConfigTest, DuplicateNameAcrossFilesNamesBothPlaces) {
 TEST(HostConfigTest, MissingProfileDir) {
   Diagnostics diags;
   parse("profileDirs = [\"/nonexistent/profiles.d\"]\n", diags);
-  ASSERT_EQ(diags.error_count(), 1u);
+  ASSERT_EQ(diags.errorCount(), 1u);
   EXPECT_EQ(diags.items()[0].key, "profileDirs[0]");
   EXPECT_NE(diags.items()[0].message.find("cannot read profile directory"), std::string::npos);
 }
 
 TEST(ProfileConfigTest, ReadsPluginSetsAndPluginConfig) {
   Diagnostics diags;
-  const std::optional<ProfileConfig> profile = parse_profile_text(R"(schedulerName = "batch"
+  const std::optional<ProfileConfig> profile = parseProfileText(R"(schedulerName = "batch"
 [plugins.multiPoint]
 enabled = [ { name = "AcmeBinpack", weight = 3 } ]
 disabled = [ { name = "ImageLocality" } ]
@@ -242,20 +242,20 @@ type = "MostAllocated"
                                                                   "batch.toml", diags);
   ASSERT_TRUE(profile.has_value());
   EXPECT_TRUE(diags.empty()) << diags.str();
-  EXPECT_EQ(profile->scheduler_name, "batch");
-  ASSERT_EQ(profile->plugins.multi_point.enabled.size(), 1u);
-  EXPECT_EQ(profile->plugins.multi_point.enabled[0].weight, 3);
-  EXPECT_EQ(profile->plugins.multi_point.enabled[0].key, "plugins.multiPoint.enabled[0]");
-  EXPECT_EQ(profile->plugins.multi_point.enabled[0].where.str(), "batch.toml:3:13");
+  EXPECT_EQ(profile->schedulerName, "batch");
+  ASSERT_EQ(profile->plugins.multiPoint.enabled.size(), 1u);
+  EXPECT_EQ(profile->plugins.multiPoint.enabled[0].weight, 3);
+  EXPECT_EQ(profile->plugins.multiPoint.enabled[0].key, "plugins.multiPoint.enabled[0]");
+  EXPECT_EQ(profile->plugins.multiPoint.enabled[0].where.str(), "batch.toml:3:13");
   EXPECT_EQ(profile->plugins.at(ExtensionPoint::kScore).disabled[0].name, "*");
-  ASSERT_EQ(profile->plugin_config.size(), 1u);
-  EXPECT_EQ(profile->plugin_config[0].args->get("scoringStrategy")->get("type")->path(),
+  ASSERT_EQ(profile->pluginConfig.size(), 1u);
+  EXPECT_EQ(profile->pluginConfig[0].args->get("scoringStrategy")->get("type")->path(),
             "pluginConfig[0].args.scoringStrategy.type");
 }
 
 TEST(ProfileConfigTest, EntryProblems) {
   Diagnostics diags;
-  parse_profile_text(R"([plugins.score]
+  parseProfileText(R"([plugins.score]
 enabled = [ { weight = 2 }, { name = "", weight = -1 }, { name = "A", weight = 1.5 } ]
 [[libraries]]
 path = "relative/lib.so"

@@ -43,12 +43,12 @@ Names specs(const std::vector<PluginRef>& list) {
 
 struct MergeCase {
   std::string name;
-  Names default_enabled;
-  Names default_disabled;
-  Names custom_enabled;
-  Names custom_disabled;
-  Names want_enabled;
-  Names want_disabled;
+  Names defaultEnabled;
+  Names defaultDisabled;
+  Names customEnabled;
+  Names customDisabled;
+  Names wantEnabled;
+  Names wantDisabled;
 };
 
 class MergePluginSetTest : public ::testing::TestWithParam<MergeCase> {};
@@ -56,10 +56,10 @@ class MergePluginSetTest : public ::testing::TestWithParam<MergeCase> {};
 TEST_P(MergePluginSetTest, Merges) {
   const MergeCase& c = GetParam();
   const PluginSet merged =
-      merge_plugin_set(PluginSet{refs(c.default_enabled), refs(c.default_disabled)},
-                       PluginSet{refs(c.custom_enabled), refs(c.custom_disabled)});
-  EXPECT_EQ(specs(merged.enabled), c.want_enabled);
-  EXPECT_EQ(specs(merged.disabled), c.want_disabled);
+      mergePluginSet(PluginSet{refs(c.defaultEnabled), refs(c.defaultDisabled)},
+                       PluginSet{refs(c.customEnabled), refs(c.customDisabled)});
+  EXPECT_EQ(specs(merged.enabled), c.wantEnabled);
+  EXPECT_EQ(specs(merged.disabled), c.wantDisabled);
 }
 
 INSTANTIATE_TEST_SUITE_P(

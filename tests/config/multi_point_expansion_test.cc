@@ -12,8 +12,8 @@
 namespace sh::config {
 namespace {
 
-using testing::framework_catalog;
-using testing::resolve_text;
+using testing::frameworkCatalog;
+using testing::resolveText;
 using Names = std::vector<std::string>;
 
 // The framework catalog has none of the default plugins, so the default set is empty as in
@@ -23,8 +23,8 @@ struct ExpansionCase {
   std::string name;
   std::string toml;
   std::vector<std::pair<ExtensionPoint, Names>> want;
-  std::vector<std::pair<std::string, int64_t>> want_weights;
-  std::string want_error;  // a substring; empty for none
+  std::vector<std::pair<std::string, int64_t>> wantWeights;
+  std::string wantError;  // a substring; empty for none
 };
 
 class MultiPointExpansionTest : public ::testing::TestWithParam<ExpansionCase> {};
@@ -32,18 +32,18 @@ class MultiPointExpansionTest : public ::testing::TestWithParam<ExpansionCase> {
 TEST_P(MultiPointExpansionTest, Expands) {
   const ExpansionCase& c = GetParam();
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text(c.toml, framework_catalog(), diags);
-  if (!c.want_error.empty()) {
-    ASSERT_TRUE(diags.has_errors());
-    EXPECT_NE(diags.str().find(c.want_error), std::string::npos) << diags.str();
+  const ResolvedProfile p = resolveText(c.toml, frameworkCatalog(), diags);
+  if (!c.wantError.empty()) {
+    ASSERT_TRUE(diags.hasErrors());
+    EXPECT_NE(diags.str().find(c.wantError), std::string::npos) << diags.str();
     return;
   }
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
   for (const auto& [point, names] : c.want) {
-    EXPECT_EQ(p.names(point), names) << type_name(point);
+    EXPECT_EQ(p.names(point), names) << typeName(point);
   }
-  for (const auto& [plugin, weight] : c.want_weights) {
-    EXPECT_EQ(p.score_weight(plugin), weight) << plugin;
+  for (const auto& [plugin, weight] : c.wantWeights) {
+    EXPECT_EQ(p.scoreWeight(plugin), weight) << plugin;
   }
 }
 

@@ -10,7 +10,7 @@ namespace {
 
 TEST(ProfilePrinterTest, DescribeDefaultProfile) {
   Diagnostics diags;
-  const ResolvedProfile p = testing::resolve_text("", testing::upstream_catalog(), diags);
+  const ResolvedProfile p = testing::resolveText("", testing::upstreamCatalog(), diags);
   EXPECT_EQ(describe(p),
             "profile \"default-scheduler\"\n"
             "  preEnqueue: SchedulingGates, DefaultPreemption\n"
@@ -46,7 +46,7 @@ TEST(ProfilePrinterTest, DescribeDefaultProfile) {
 
 TEST(ProfilePrinterTest, ToJsonMirrorsKubeSchedulerProfile) {
   Diagnostics diags;
-  const ResolvedProfile p = testing::resolve_text(R"(schedulerName = "s"
+  const ResolvedProfile p = testing::resolveText(R"(schedulerName = "s"
 percentageOfNodesToScore = 30
 [[libraries]]
 path = "/opt/x.so"
@@ -58,9 +58,9 @@ enabled = [ { name = "PrioritySort" }, { name = "DefaultBinder" },
 name = "DefaultBinder"
 args = { timeout = 3 }
 )",
-                                                  testing::upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
-  EXPECT_EQ(boost::json::serialize(to_json(p)),
+                                                  testing::upstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
+  EXPECT_EQ(boost::json::serialize(toJson(p)),
             R"({"schedulerName":"s","percentageOfNodesToScore":30,)"
             R"("libraries":[{"path":"/opt/x.so"}],"plugins":{"preEnqueue":[],)"
             R"("queueSort":[{"name":"PrioritySort"}],"preFilter":[],"filter":[],)"

@@ -14,10 +14,10 @@
 namespace sh::config {
 namespace {
 
-using testing::framework_catalog;
-using testing::full_upstream_catalog;
-using testing::resolve_text;
-using testing::upstream_catalog;
+using testing::frameworkCatalog;
+using testing::fullUpstreamCatalog;
+using testing::resolveText;
+using testing::upstreamCatalog;
 using Names = std::vector<std::string>;
 
 // ---------------------------------------------------------------------------------------------
@@ -25,9 +25,9 @@ using Names = std::vector<std::string>;
 
 TEST(ResolveDefaultsTest, ShippedPluginsReproduceUpstreamDefaultsLessMissing) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text("", upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
-  EXPECT_EQ(p.scheduler_name, "default-scheduler");
+  const ResolvedProfile p = resolveText("", upstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
+  EXPECT_EQ(p.schedulerName, "default-scheduler");
   EXPECT_EQ(p.names(ExtensionPoint::kPreEnqueue), (Names{"SchedulingGates", "DefaultPreemption"}));
   EXPECT_EQ(p.names(ExtensionPoint::kQueueSort), (Names{"PrioritySort"}));
   EXPECT_EQ(p.names(ExtensionPoint::kPreFilter),
@@ -49,21 +49,21 @@ TEST(ResolveDefaultsTest, ShippedPluginsReproduceUpstreamDefaultsLessMissing) {
   EXPECT_EQ(p.names(ExtensionPoint::kBind), (Names{"DefaultBinder"}));
   EXPECT_TRUE(p.names(ExtensionPoint::kPostBind).empty());
   // §1.3 / §3.1 weights.
-  EXPECT_EQ(p.score_weight("TaintToleration"), 3);
-  EXPECT_EQ(p.score_weight("NodeAffinity"), 2);
-  EXPECT_EQ(p.score_weight("NodeResourcesFit"), 1);
-  EXPECT_EQ(p.score_weight("PodTopologySpread"), 2);
-  EXPECT_EQ(p.score_weight("InterPodAffinity"), 2);
-  EXPECT_EQ(p.score_weight("NodeResourcesBalancedAllocation"), 1);
-  EXPECT_EQ(p.score_weight("ImageLocality"), 1);
+  EXPECT_EQ(p.scoreWeight("TaintToleration"), 3);
+  EXPECT_EQ(p.scoreWeight("NodeAffinity"), 2);
+  EXPECT_EQ(p.scoreWeight("NodeResourcesFit"), 1);
+  EXPECT_EQ(p.scoreWeight("PodTopologySpread"), 2);
+  EXPECT_EQ(p.scoreWeight("InterPodAffinity"), 2);
+  EXPECT_EQ(p.scoreWeight("NodeResourcesBalancedAllocation"), 1);
+  EXPECT_EQ(p.scoreWeight("ImageLocality"), 1);
   EXPECT_EQ(p.plugins.size(), 14u);
 }
 
 TEST(ResolveDefaultsTest, FullCatalogMatchesUpstreamTable) {
   // reference §3.2, the default list expanded per extension point.
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text("", full_upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
+  const ResolvedProfile p = resolveText("", fullUpstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kPreEnqueue),
             (Names{"SchedulingGates", "DynamicResources", "DefaultPreemption"}));
   EXPECT_EQ(p.names(ExtensionPoint::kPreFilter),
@@ -83,8 +83,8 @@ TEST(ResolveDefaultsTest, FullCatalogMatchesUpstreamTable) {
             (Names{"TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
                    "PodTopologySpread", "InterPodAffinity", "DynamicResources",
                    "NodeResourcesBalancedAllocation", "ImageLocality"}));
-  EXPECT_EQ(p.score_weight("VolumeBinding"), 1);
-  EXPECT_EQ(p.score_weight("DynamicResources"), 2);
+  EXPECT_EQ(p.scoreWeight("VolumeBinding"), 1);
+  EXPECT_EQ(p.scoreWeight("DynamicResources"), 2);
   EXPECT_EQ(p.names(ExtensionPoint::kReserve), (Names{"VolumeBinding", "DynamicResources"}));
   EXPECT_EQ(p.names(ExtensionPoint::kPreBind), (Names{"VolumeBinding", "DynamicResources"}));
   EXPECT_EQ(p.names(ExtensionPoint::kBind), (Names{"DefaultBinder"}));
@@ -95,43 +95,43 @@ TEST(ResolveDefaultsTest, FullCatalogMatchesUpstreamTable) {
 
 TEST(ResolveTest, DisableAllScoreThenEnableTwo) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text(R"(
+  const ResolvedProfile p = resolveText(R"(
 [plugins.score]
 disabled = [ { name = "*" } ]
 enabled = [ { name = "NodeResourcesFit", weight = 2 }, { name = "ImageLocality", weight = 3 } ]
 )",
-                                         upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
+                                         upstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kScore), (Names{"NodeResourcesFit", "ImageLocality"}));
-  EXPECT_EQ(p.score_weight("NodeResourcesFit"), 2);
-  EXPECT_EQ(p.score_weight("ImageLocality"), 3);
+  EXPECT_EQ(p.scoreWeight("NodeResourcesFit"), 2);
+  EXPECT_EQ(p.scoreWeight("ImageLocality"), 3);
   // Other points keep the MultiPoint defaults.
   EXPECT_EQ(p.names(ExtensionPoint::kPreScore).size(), 6u);
 }
 
 TEST(ResolveTest, ReplaceInPlaceKeepsDefaultPositionWithCustomWeight) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text(R"(
+  const ResolvedProfile p = resolveText(R"(
 [plugins.multiPoint]
 enabled = [ { name = "NodeAffinity", weight = 7 } ]
 )",
-                                         upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
+                                         upstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kScore),
             (Names{"TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
                    "InterPodAffinity", "NodeResourcesBalancedAllocation", "ImageLocality"}));
-  EXPECT_EQ(p.score_weight("NodeAffinity"), 7);
+  EXPECT_EQ(p.scoreWeight("NodeAffinity"), 7);
 }
 
 TEST(ResolveTest, PerPointWeightBeatsMultiPointWeight) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text(R"(
+  const ResolvedProfile p = resolveText(R"(
 [plugins.score]
 enabled = [ { name = "TaintToleration", weight = 9 } ]
 )",
-                                         upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
-  EXPECT_EQ(p.score_weight("TaintToleration"), 9);
+                                         upstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
+  EXPECT_EQ(p.scoreWeight("TaintToleration"), 9);
   // An explicit listing at the point is an override: it keeps its place at the front.
   EXPECT_EQ(p.names(ExtensionPoint::kScore).front(), "TaintToleration");
   EXPECT_EQ(p.names(ExtensionPoint::kScore).size(), 7u);
@@ -139,40 +139,40 @@ enabled = [ { name = "TaintToleration", weight = 9 } ]
 
 TEST(ResolveTest, OverrideMovesPluginToFront) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text(R"(
+  const ResolvedProfile p = resolveText(R"(
 [plugins.score]
 enabled = [ { name = "ImageLocality", weight = 4 } ]
 )",
-                                         upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
+                                         upstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kScore),
             (Names{"ImageLocality", "TaintToleration", "NodeAffinity", "NodeResourcesFit",
                    "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"}));
-  EXPECT_EQ(p.score_weight("ImageLocality"), 4);
+  EXPECT_EQ(p.scoreWeight("ImageLocality"), 4);
 }
 
 TEST(ResolveTest, WeightZeroBecomesOne) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text(R"(
+  const ResolvedProfile p = resolveText(R"(
 [plugins.multiPoint]
 enabled = [ { name = "TaintToleration", weight = 0 } ]
 )",
-                                         upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
-  EXPECT_EQ(p.score_weight("TaintToleration"), 1);
+                                         upstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
+  EXPECT_EQ(p.scoreWeight("TaintToleration"), 1);
 }
 
 TEST(ResolveTest, DisabledAtOnePointOnly) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text(R"(
+  const ResolvedProfile p = resolveText(R"(
 [plugins.preScore]
 disabled = [ { name = "NodeAffinity" } ]
 [plugins.filter]
 disabled = [ { name = "*" } ]
 enabled = [ { name = "NodeName" } ]
 )",
-                                         upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
+                                         upstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kPreScore),
             (Names{"TaintToleration", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity",
                    "NodeResourcesBalancedAllocation"}));
@@ -182,12 +182,12 @@ enabled = [ { name = "NodeName" } ]
 
 TEST(ResolveTest, DisabledInMultiPointRemovesEverywhere) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text(R"(
+  const ResolvedProfile p = resolveText(R"(
 [plugins.multiPoint]
 disabled = [ { name = "ImageLocality" }, { name = "TaintToleration" } ]
 )",
-                                         upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
+                                         upstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kScore),
             (Names{"NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity",
                    "NodeResourcesBalancedAllocation"}));
@@ -197,55 +197,55 @@ disabled = [ { name = "ImageLocality" }, { name = "TaintToleration" } ]
 
 TEST(ResolveTest, UnknownPluginIsErrorWithLocation) {
   Diagnostics diags;
-  resolve_text("[plugins.filter]\nenabled = [ { name = \"NoSuch\" } ]\n", upstream_catalog(),
+  resolveText("[plugins.filter]\nenabled = [ { name = \"NoSuch\" } ]\n", upstreamCatalog(),
                diags);
-  ASSERT_EQ(diags.error_count(), 1u) << diags.str();
+  ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].str(),
             "p.toml:2:13: plugins.filter.enabled[0].name: plugin \"NoSuch\" does not exist");
 }
 
 TEST(ResolveTest, PluginAtPointItDoesNotImplement) {
   Diagnostics diags;
-  resolve_text("[plugins.score]\nenabled = [ { name = \"NodeName\" } ]\n", upstream_catalog(),
+  resolveText("[plugins.score]\nenabled = [ { name = \"NodeName\" } ]\n", upstreamCatalog(),
                diags);
-  ASSERT_EQ(diags.error_count(), 1u) << diags.str();
+  ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].message, "plugin \"NodeName\" does not extend ScorePlugin");
 }
 
 TEST(ResolveTest, DuplicateAtPoint) {
   Diagnostics diags;
-  resolve_text("[plugins.filter]\nenabled = [ { name = \"NodeName\" }, { name = \"NodeName\" } ]\n",
-               upstream_catalog(), diags);
-  ASSERT_EQ(diags.error_count(), 1u) << diags.str();
+  resolveText("[plugins.filter]\nenabled = [ { name = \"NodeName\" }, { name = \"NodeName\" } ]\n",
+               upstreamCatalog(), diags);
+  ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].message, "plugin \"NodeName\" already registered as \"FilterPlugin\"");
   EXPECT_EQ(diags.items()[0].key, "plugins.filter.enabled[1].name");
 }
 
 TEST(ResolveTest, DuplicateInMultiPointReportedOnce) {
   Diagnostics diags;
-  resolve_text(R"(
+  resolveText(R"(
 [plugins.multiPoint]
 disabled = [ { name = "*" } ]
 enabled = [ { name = "PrioritySort" }, { name = "DefaultBinder" },
             { name = "NodeResourcesFit" }, { name = "NodeResourcesFit" } ]
 )",
-               upstream_catalog(), diags);
-  ASSERT_EQ(diags.error_count(), 1u) << diags.str();
+               upstreamCatalog(), diags);
+  ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].message,
             "plugin \"NodeResourcesFit\" already registered as \"PreFilterPlugin\"");
 }
 
 TEST(ResolveTest, MissingQueueSortAndBind) {
   Diagnostics diags;
-  resolve_text(R"(
+  resolveText(R"(
 schedulerName = "x"
 [plugins.queueSort]
 disabled = [ { name = "*" } ]
 [plugins.bind]
 disabled = [ { name = "*" } ]
 )",
-               upstream_catalog(), diags);
-  ASSERT_EQ(diags.error_count(), 2u) << diags.str();
+               upstreamCatalog(), diags);
+  ASSERT_EQ(diags.errorCount(), 2u) << diags.str();
   EXPECT_EQ(diags.items()[0].str(),
             "p.toml:2:17: schedulerName: exactly one queueSort plugin is required for profile "
             "\"x\", got 0");
@@ -254,12 +254,12 @@ disabled = [ { name = "*" } ]
 
 TEST(ResolveTest, TwoQueueSortPlugins) {
   Diagnostics diags;
-  resolve_text(
+  resolveText(
       "[plugins.queueSort]\nenabled = [ { name = \"TestPlugin\" } ]\n"
       "[plugins.multiPoint]\nenabled = [ { name = \"QueueSortPlugin\" },"
       " { name = \"BindPlugin\" } ]\n",
-      framework_catalog(), diags);
-  ASSERT_EQ(diags.error_count(), 1u) << diags.str();
+      frameworkCatalog(), diags);
+  ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].message,
             "exactly one queueSort plugin is required for profile \"default-scheduler\", got 2: "
             "\"QueueSortPlugin\", \"TestPlugin\"");
@@ -267,33 +267,33 @@ TEST(ResolveTest, TwoQueueSortPlugins) {
 
 TEST(ResolveTest, ScoreWeightOverflow) {
   Diagnostics diags;
-  resolve_text(R"(
+  resolveText(R"(
 [plugins.score]
 enabled = [ { name = "ImageLocality", weight = 50000000000000000 },
             { name = "NodeAffinity", weight = 50000000000000000 } ]
 )",
-               upstream_catalog(), diags);
-  ASSERT_EQ(diags.error_count(), 1u) << diags.str();
+               upstreamCatalog(), diags);
+  ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].message, "total score of Score plugins could overflow");
   EXPECT_EQ(diags.items()[0].key, "plugins.score.enabled[1].weight");
 }
 
 TEST(ResolveTest, CollectsEveryProblem) {
   Diagnostics diags;
-  resolve_text(R"(
+  resolveText(R"(
 [plugins.filter]
 enabled = [ { name = "Nope1" }, { name = "ImageLocality" } ]
 [plugins.score]
 enabled = [ { name = "Nope2" } ]
 )",
-               upstream_catalog(), diags);
-  EXPECT_EQ(diags.error_count(), 3u) << diags.str();
+               upstreamCatalog(), diags);
+  EXPECT_EQ(diags.errorCount(), 3u) << diags.str();
 }
 
 TEST(ResolveTest, DisablingUnknownPluginIsFine) {
   Diagnostics diags;
-  resolve_text("[plugins.multiPoint]\ndisabled = [ { name = \"VolumeBinding\" } ]\n",
-               upstream_catalog(), diags);
+  resolveText("[plugins.multiPoint]\ndisabled = [ { name = \"VolumeBinding\" } ]\n",
+               upstreamCatalog(), diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
 }
 
@@ -302,18 +302,18 @@ TEST(ResolveTest, DisablingUnknownPluginIsFine) {
 
 TEST(ResolveArgsTest, DefaultsMergedUnderUserArgs) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text(R"(
+  const ResolvedProfile p = resolveText(R"(
 [[pluginConfig]]
 name = "NodeResourcesFit"
 [pluginConfig.args.scoringStrategy]
 type = "MostAllocated"
 )",
-                                         upstream_catalog(), diags);
-  ASSERT_FALSE(diags.has_errors()) << diags.str();
+                                         upstreamCatalog(), diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
   const ArgNode* args = p.args("NodeResourcesFit");
   ASSERT_NE(args, nullptr);
   const ArgNode* type = args->get("scoringStrategy")->get("type");
-  EXPECT_EQ(type->as_string(), "MostAllocated");
+  EXPECT_EQ(type->asString(), "MostAllocated");
   EXPECT_EQ(type->path(), "pluginConfig[0].args.scoringStrategy.type");
   EXPECT_EQ(type->where().str(), "p.toml:5:8");
   const ArgNode* resources = args->get("scoringStrategy")->get("resources");
@@ -326,19 +326,19 @@ type = "MostAllocated"
 
 TEST(ResolveArgsTest, DefaultsOnlyWhenNotConfigured) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text("", upstream_catalog(), diags);
+  const ResolvedProfile p = resolveText("", upstreamCatalog(), diags);
   const ArgNode* args = p.args("InterPodAffinity");
   ASSERT_NE(args, nullptr);
-  EXPECT_EQ(args->get("hardPodAffinityWeight")->as_int(), 1);
+  EXPECT_EQ(args->get("hardPodAffinityWeight")->asInt(), 1);
   EXPECT_EQ(args->path(), "pluginConfig[InterPodAffinity].args");
   const ArgNode* none = p.args("NodeName");
   ASSERT_NE(none, nullptr);
-  EXPECT_TRUE(none->is_null());
+  EXPECT_TRUE(none->isNull());
 }
 
 TEST(ResolveArgsTest, ConfigForDisabledPluginIsIgnored) {
   Diagnostics diags;
-  const ResolvedProfile p = resolve_text(R"(
+  const ResolvedProfile p = resolveText(R"(
 [plugins.multiPoint]
 disabled = [ { name = "ImageLocality" } ]
 [[pluginConfig]]
@@ -347,17 +347,17 @@ args = { foo = 1 }
 [[pluginConfig]]
 name = "NotAPlugin"
 )",
-                                         upstream_catalog(), diags);
+                                         upstreamCatalog(), diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
   EXPECT_EQ(p.args("ImageLocality"), nullptr);
 }
 
 TEST(ResolveArgsTest, InvalidDefaultArgsJsonIsReported) {
-  StaticCatalog catalog(upstream_catalog().entries());
+  StaticCatalog catalog(upstreamCatalog().entries());
   catalog.add({"Broken", SH_POINT_FILTER, "{not json"});
   Diagnostics diags;
-  resolve_text("[plugins.filter]\nenabled = [ { name = \"Broken\" } ]\n", catalog, diags);
-  ASSERT_EQ(diags.error_count(), 1u) << diags.str();
+  resolveText("[plugins.filter]\nenabled = [ { name = \"Broken\" } ]\n", catalog, diags);
+  ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_NE(diags.items()[0].message.find("plugin \"Broken\" has invalid default args"),
             std::string::npos);
 }
@@ -369,21 +369,21 @@ TEST(ValidateProfilesTest, QueueSortMustMatch) {
   Diagnostics diags;
   std::vector<ResolvedProfile> profiles;
   profiles.push_back(
-      resolve(testing::profile_from("schedulerName = \"a\"\n"), framework_catalog(), diags));
-  profiles.push_back(resolve(testing::profile_from(R"(schedulerName = "a"
+      resolve(testing::profileFrom("schedulerName = \"a\"\n"), frameworkCatalog(), diags));
+  profiles.push_back(resolve(testing::profileFrom(R"(schedulerName = "a"
 [plugins.multiPoint]
 enabled = [ { name = "QueueSortPlugin" }, { name = "BindPlugin" } ]
 )"),
-                             framework_catalog(), diags));
-  profiles.push_back(resolve(testing::profile_from(R"(schedulerName = "b"
+                             frameworkCatalog(), diags));
+  profiles.push_back(resolve(testing::profileFrom(R"(schedulerName = "b"
 [plugins.multiPoint]
 enabled = [ { name = "TestPlugin" } ]
 )"),
-                             framework_catalog(), diags));
+                             frameworkCatalog(), diags));
   // The first profile has no queueSort plugin at all: reported by resolve, skipped here.
-  ASSERT_EQ(diags.error_count(), 2u) << diags.str();
-  validate_profiles(profiles, diags);
-  ASSERT_EQ(diags.error_count(), 3u) << diags.str();
+  ASSERT_EQ(diags.errorCount(), 2u) << diags.str();
+  validateProfiles(profiles, diags);
+  ASSERT_EQ(diags.errorCount(), 3u) << diags.str();
   EXPECT_EQ(diags.items()[2].message,
             "queueSort plugin \"TestPlugin\" of profile \"b\" differs from \"QueueSortPlugin\" "
             "of profile \"a\"; all profiles must use the same queueSort plugin");
@@ -393,10 +393,10 @@ TEST(ValidateProfilesTest, SameDefaultsPass) {
   Diagnostics diags;
   std::vector<ResolvedProfile> profiles;
   profiles.push_back(
-      resolve(testing::profile_from("schedulerName = \"a\""), upstream_catalog(), diags));
+      resolve(testing::profileFrom("schedulerName = \"a\""), upstreamCatalog(), diags));
   profiles.push_back(
-      resolve(testing::profile_from("schedulerName = \"b\""), upstream_catalog(), diags));
-  validate_profiles(profiles, diags);
+      resolve(testing::profileFrom("schedulerName = \"b\""), upstreamCatalog(), diags));
+  validateProfiles(profiles, diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
 }
 

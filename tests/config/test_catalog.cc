@@ -19,7 +19,7 @@ constexpr uint32_t kPreBind = SH_POINT_PRE_BIND;
 constexpr uint32_t kBind = SH_POINT_BIND;
 constexpr uint32_t kAllPoints = (SH_POINT_POST_BIND << 1) - 1;
 
-std::vector<CatalogEntry> upstream_entries() {
+std::vector<CatalogEntry> upstreamEntries() {
   return {
       {"PrioritySort", kQueueSort, ""},
       {"SchedulingGates", kPreEnqueue, ""},
@@ -47,14 +47,14 @@ std::vector<CatalogEntry> upstream_entries() {
 
 }  // namespace
 
-const StaticCatalog& upstream_catalog() {
-  static const StaticCatalog catalog(upstream_entries());
-  return catalog;
+const StaticCatalog& upstreamCatalog() {
+  static const StaticCatalog kCatalog(upstreamEntries());
+  return kCatalog;
 }
 
-const StaticCatalog& full_upstream_catalog() {
-  static const StaticCatalog catalog = [] {
-    StaticCatalog c(upstream_entries());
+const StaticCatalog& fullUpstreamCatalog() {
+  static const StaticCatalog kCatalog = [] {
+    StaticCatalog c(upstreamEntries());
     c.add({"VolumeRestrictions", kPreFilter | kFilter, ""});
     c.add({"NodeVolumeLimits", kPreFilter | kFilter, ""});
     c.add({"VolumeBinding", kPreFilter | kFilter | kReserve | kPreBind | kPreScore | kScore,
@@ -66,36 +66,36 @@ const StaticCatalog& full_upstream_catalog() {
     c.add({"NodeDeclaredFeatures", kPreFilter | kFilter, ""});
     return c;
   }();
-  return catalog;
+  return kCatalog;
 }
 
-const StaticCatalog& framework_catalog() {
-  static const StaticCatalog catalog({
+const StaticCatalog& frameworkCatalog() {
+  static const StaticCatalog kCatalog({
       {"TestPlugin", kAllPoints, ""},
       {"ScorePlugin", kScore, ""},
       {"FilterPlugin", kFilter, ""},
       {"QueueSortPlugin", kQueueSort, ""},
       {"BindPlugin", kBind, ""},
   });
-  return catalog;
+  return kCatalog;
 }
 
-ProfileConfig profile_from(std::string_view text, const std::string& file_name) {
+ProfileConfig profileFrom(std::string_view text, const std::string& fileName) {
   Diagnostics diags;
-  std::optional<ProfileConfig> profile = parse_profile_text(text, file_name, diags);
+  std::optional<ProfileConfig> profile = parseProfileText(text, fileName, diags);
   EXPECT_TRUE(profile.has_value()) << diags.str();
-  EXPECT_FALSE(diags.has_errors()) << diags.str();
+  EXPECT_FALSE(diags.hasErrors()) << diags.str();
   std::vector<ProfileConfig> profiles;
   if (profile) {
     profiles.push_back(std::move(*profile));
   }
-  finalize_profiles(profiles, SourceLocation{file_name, 1, 1}, diags);
+  finalizeProfiles(profiles, SourceLocation{fileName, 1, 1}, diags);
   return profiles.front();
 }
 
-ResolvedProfile resolve_text(std::string_view text, const PluginCatalog& catalog,
+ResolvedProfile resolveText(std::string_view text, const PluginCatalog& catalog,
                              Diagnostics& diags) {
-  return resolve(profile_from(text), catalog, diags);
+  return resolve(profileFrom(text), catalog, diags);
 }
 
 }  // namespace sh::config::testing

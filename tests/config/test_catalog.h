@@ -15,22 +15,22 @@ namespace sh::config::testing {
 // default args: PrioritySort, SchedulingGates, NodeUnschedulable, NodeName, TaintToleration,
 // NodeAffinity, NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation, ImageLocality,
 // DefaultBinder, PodTopologySpread, InterPodAffinity, DefaultPreemption.
-const StaticCatalog& upstream_catalog();
+const StaticCatalog& upstreamCatalog();
 
 // upstream_catalog() plus the rest of upstream 1.36's default set (VolumeRestrictions,
 // NodeVolumeLimits, VolumeBinding, VolumeZone, DynamicResources, NodeDeclaredFeatures).
-const StaticCatalog& full_upstream_catalog();
+const StaticCatalog& fullUpstreamCatalog();
 
 // None of the default plugins, only the fixtures of upstream's framework_test.go:
 // TestPlugin (every point), ScorePlugin (Score), FilterPlugin (Filter),
 // QueueSortPlugin (QueueSort), BindPlugin (Bind). The default set is therefore empty.
-const StaticCatalog& framework_catalog();
+const StaticCatalog& frameworkCatalog();
 
 // Parses `text` as a profile file called `file_name`; fails the test on a parse error.
-ProfileConfig profile_from(std::string_view text, const std::string& file_name = "p.toml");
+ProfileConfig profileFrom(std::string_view text, const std::string& fileName = "p.toml");
 
 // Parses and resolves `text` as one profile file; diagnostics go to `diags`.
-ResolvedProfile resolve_text(std::string_view text, const PluginCatalog& catalog,
+ResolvedProfile resolveText(std::string_view text, const PluginCatalog& catalog,
                              Diagnostics& diags);
 
 }  // namespace sh::config::testing

@@ -102,8 +102,8 @@ TEST(EmbeddedClusterConcurrencyTest, BindsFromSeveralThreadsWhileTheLoopDrains) 
   std::set<std::string> boundPods;
   for (const ClusterChange& c : bindings) {
     ASSERT_NE(c.curPod, nullptr);
-    EXPECT_FALSE(c.curPod->node_name().empty());
-    EXPECT_TRUE(c.oldPod->node_name().empty());
+    EXPECT_FALSE(c.curPod->nodeName().empty());
+    EXPECT_TRUE(c.oldPod->nodeName().empty());
     boundPods.insert(std::string(c.curPod->name()));
   }
   EXPECT_EQ(boundPods.size(), static_cast<std::size_t>(kPods)) << "each pod bound once";
@@ -148,13 +148,13 @@ TEST(EmbeddedClusterConcurrencyTest, FailuresEventsAndDeletesFromSeveralThreads)
   });
   threads.emplace_back([&] {
     for (int i = 0; i < kPods; ++i) {
-      auto pod = model::testing::MakePod().Name("p" + std::to_string(i)).Namespace("ns").Obj();
+      auto pod = model::testing::makePod().name("p" + std::to_string(i)).inNamespace("ns").obj();
       bound += cluster.bind(*pod, "n1").ok() ? 1 : 0;
     }
   });
   threads.emplace_back([&] {
     for (int i = kPods - 1; i >= 0; --i) {
-      auto pod = model::testing::MakePod().Name("p" + std::to_string(i)).Namespace("ns").Obj();
+      auto pod = model::testing::makePod().name("p" + std::to_string(i)).inNamespace("ns").obj();
       deleted += cluster.deletePod(*pod, "test").ok() ? 1 : 0;
     }
   });

@@ -81,7 +81,7 @@ TEST(EmbeddedClusterObjectsTest, InitialStatePodsAreAdmittedAgainstEveryClassOfT
 
   auto hi = cluster.pod("ns", "hi");
   ASSERT_NE(hi, nullptr);
-  EXPECT_TRUE(hi->has_priority());
+  EXPECT_TRUE(hi->hasPriority());
   EXPECT_EQ(hi->view().priority, 1000);
   EXPECT_EQ(hi->view().preemption_policy, SH_PREEMPT_NEVER);
   // The stored manifest is the admitted one, so a bind keeps the priority.
@@ -92,7 +92,7 @@ TEST(EmbeddedClusterObjectsTest, InitialStatePodsAreAdmittedAgainstEveryClassOfT
   auto plain = cluster.pod("ns", "plain");
   ASSERT_NE(plain, nullptr);
   EXPECT_EQ(plain->view().priority, 7);  // the global default
-  EXPECT_EQ(plain->priority_class_name(), "everyday");
+  EXPECT_EQ(plain->priorityClassName(), "everyday");
   EXPECT_EQ(plain->view().preemption_policy, SH_PREEMPT_LOWER_PRIORITY);
 
   ASSERT_NE(cluster.pod("ns", "crit"), nullptr);
@@ -137,7 +137,7 @@ TEST(EmbeddedClusterObjectsTest, StreamedPodsSeeTheClassesStoredSoFar) {
   EXPECT_EQ(changes[3].curPod->view().priority, 1000);
   ASSERT_NE(cluster.pod("ns", "zero"), nullptr);
   EXPECT_EQ(cluster.pod("ns", "zero")->view().priority, 0);
-  EXPECT_TRUE(cluster.pod("ns", "zero")->has_priority());
+  EXPECT_TRUE(cluster.pod("ns", "zero")->hasPriority());
 }
 
 TEST(EmbeddedClusterObjectsTest, BudgetsAndClassesReachClusterObjects) {

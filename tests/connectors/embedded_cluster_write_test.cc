@@ -73,7 +73,7 @@ TEST_F(WriteTest, BindEmitsModifiedWithNodeName) {
   EXPECT_EQ(change->source, "binding");
   EXPECT_EQ(change->oldPod, before);
   ASSERT_NE(change->curPod, nullptr);
-  EXPECT_EQ(change->curPod->node_name(), "n2");
+  EXPECT_EQ(change->curPod->nodeName(), "n2");
   EXPECT_EQ(change->curPod->uid(), "p-uid");
   EXPECT_EQ(pod("p"), change->curPod);
   EXPECT_TRUE(cluster_->exhausted());
@@ -106,15 +106,15 @@ TEST_F(WriteTest, BindToMissingNodeIsRefused) {
   Status s = cluster_->bind(*pod("p"), "n9");
   EXPECT_EQ(s.code(), SH_ERROR);
   EXPECT_EQ(s.message(), "node \"n9\" not found");
-  EXPECT_EQ(pod("p")->node_name(), "");
+  EXPECT_EQ(pod("p")->nodeName(), "");
   EXPECT_EQ(cluster_->pending(), 0u);
 }
 
 TEST_F(WriteTest, BindOfMissingOrReplacedPodIsRefused) {
-  auto ghost = model::testing::MakePod().Name("ghost").Namespace("ns").Obj();
+  auto ghost = model::testing::makePod().name("ghost").inNamespace("ns").obj();
   EXPECT_EQ(cluster_->bind(*ghost, "n1").message(), "pod ns/ghost not found");
 
-  auto impostor = model::testing::MakePod().Name("p").Namespace("ns").UID("other").Obj();
+  auto impostor = model::testing::makePod().name("p").inNamespace("ns").uid("other").obj();
   EXPECT_EQ(cluster_->bind(*impostor, "n1").message(),
             "pod ns/p: precondition failed: UID \"other\" does not match \"p-uid\"");
   EXPECT_EQ(cluster_->pending(), 0u);
@@ -123,7 +123,7 @@ TEST_F(WriteTest, BindOfMissingOrReplacedPodIsRefused) {
 TEST_F(WriteTest, BindOfTerminatingPodIsRefused) {
   // A pod being deleted, added through the change stream.
   auto terminating = testing::withKind(
-      model::testing::MakePod().Name("t").Namespace("ns").Terminating().Json(), "Pod");
+      model::testing::makePod().name("t").inNamespace("ns").terminating().parseJson(), "Pod");
   EmbeddedCluster::Options o;
   o.initialState = dir_.write("t.jsonl", text(nodeJson("n1")) + "\n" + text(terminating) + "\n");
   EmbeddedCluster cluster(o);
@@ -143,7 +143,7 @@ TEST_F(WriteTest, BindChecksAgainWhenAnotherBindWonMeanwhile) {
   });
   Status s = cluster_->bind(*pod("p"), "n1");
   EXPECT_EQ(s.message(), "pod ns/p is already assigned to node \"n2\"");
-  EXPECT_EQ(pod("p")->node_name(), "n2");
+  EXPECT_EQ(pod("p")->nodeName(), "n2");
   EXPECT_EQ(cluster_->pending(), 1u);
   EXPECT_EQ(cluster_->boundCount(), 1u);
 }
@@ -261,7 +261,7 @@ TEST_F(WriteTest, RecordFailureUpdatesStatusWithoutAChange) {
   // Failures of bound or deleted pods are ignored.
   cluster_->recordFailure(f);
   EXPECT_EQ(pod("p"), change->curPod);
-  f.pod = model::testing::MakePod().Name("ghost").Namespace("ns").Obj();
+  f.pod = model::testing::makePod().name("ghost").inNamespace("ns").obj();
   cluster_->recordFailure(f);
   EXPECT_EQ(cluster_->pending(), 0u);
 }
@@ -284,7 +284,7 @@ TEST_F(WriteTest, ClearNominatedNodeNameIsAStatusPatchWithoutAChange) {
   // The rest of the status stays.
   EXPECT_NE(podScheduled(manifest), nullptr);
 
-  auto ghost = model::testing::MakePod().Name("ghost").Namespace("ns").Obj();
+  auto ghost = model::testing::makePod().name("ghost").inNamespace("ns").obj();
   EXPECT_EQ(cluster_->clearNominatedNodeName(*ghost).message(), "pod ns/ghost not found");
 }
 

@@ -88,17 +88,17 @@ inline boost::json::value withKind(boost::json::value v, std::string_view kind) 
 
 inline boost::json::value podJson(std::string_view ns, std::string_view name,
                                   std::string_view node = "") {
-  auto w = model::testing::MakePod().Name(name).Namespace(ns).UID(std::string(name) + "-uid");
-  w.Req({{"cpu", "100m"}});
+  auto w = model::testing::makePod().name(name).inNamespace(ns).uid(std::string(name) + "-uid");
+  w.req({{"cpu", "100m"}});
   if (!node.empty()) {
-    w.Node(node);
+    w.node(node);
   }
-  return withKind(w.Json(), "Pod");
+  return withKind(w.parseJson(), "Pod");
 }
 
 inline boost::json::value nodeJson(std::string_view name) {
   return withKind(
-      model::testing::MakeNode().Name(name).Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Json(),
+      model::testing::makeNode().name(name).capacity({{"cpu", "4"}, {"memory", "8Gi"}}).parseJson(),
       "Node");
 }
 
@@ -132,7 +132,7 @@ inline std::string describe(const ClusterChange& c) {
     return type + " Node " + std::string(n->name());
   }
   const auto& p = c.curPod != nullptr ? c.curPod : c.oldPod;
-  return type + " Pod " + std::string(p->namespace_name()) + "/" + std::string(p->name());
+  return type + " Pod " + std::string(p->namespaceName()) + "/" + std::string(p->name());
 }
 
 }  // namespace sh::connectors::testing

@@ -54,26 +54,26 @@ inline boost::json::value withKind(boost::json::value v, std::string_view kind) 
 inline boost::json::value node(std::string_view name, std::string_view cpu,
                                std::string_view memory, std::string_view pods = "110",
                                std::string_view zone = "") {
-  auto w = model::testing::MakeNode().Name(name).Capacity(
+  auto w = model::testing::makeNode().name(name).capacity(
       {{"cpu", std::string(cpu)}, {"memory", std::string(memory)}, {"pods", std::string(pods)}});
   if (!zone.empty()) {
-    w.Label("topology.kubernetes.io/zone", zone);
+    w.label("topology.kubernetes.io/zone", zone);
   }
-  return withKind(w.Json(), "Node");
+  return withKind(w.parseJson(), "Node");
 }
 
 // A pending pod of `ns` with these requests, for `schedulerName` when one is given.
 inline boost::json::value pod(std::string_view name, std::string_view cpu,
                               std::string_view memory, std::string_view schedulerName = "") {
-  auto w = model::testing::MakePod()
-               .Name(name)
-               .Namespace(kNamespace)
-               .UID(std::string(name) + "-uid")
-               .Req({{"cpu", std::string(cpu)}, {"memory", std::string(memory)}});
+  auto w = model::testing::makePod()
+               .name(name)
+               .inNamespace(kNamespace)
+               .uid(std::string(name) + "-uid")
+               .req({{"cpu", std::string(cpu)}, {"memory", std::string(memory)}});
   if (!schedulerName.empty()) {
-    w.SchedulerName(schedulerName);
+    w.schedulerName(schedulerName);
   }
-  return withKind(w.Json(), "Pod");
+  return withKind(w.parseJson(), "Pod");
 }
 
 // A JSON string's text; anything else serialized.
@@ -177,7 +177,7 @@ class SchedulerHarness {
     profile::LoadRequest req;
     req.hostConfigFile = path("schedhost.toml");
     set_ = profile::load(req, &services_, diags);
-    ASSERT_FALSE(diags.has_errors()) << diags.str() << "\n" << config.str();
+    ASSERT_FALSE(diags.hasErrors()) << diags.str() << "\n" << config.str();
 
     connectors::EmbeddedCluster::Options co;
     co.initialState = path("cluster.json");
@@ -194,7 +194,7 @@ class SchedulerHarness {
 
     SchedulerOptions so;
     so.parallelism = options_.parallelism;
-    so.percentageOfNodesToScore = set_.host.percentage_of_nodes_to_score;
+    so.percentageOfNodesToScore = set_.host.percentageOfNodesToScore;
     so.seed = options_.seed;
     so.bindingThreads = options_.bindingThreads;
     so.queue.initialBackoff = options_.initialBackoff;
@@ -245,7 +245,7 @@ class SchedulerHarness {
   }
   std::string nodeOf(std::string_view podName) const {
     auto p = storedPod(podName);
-    return p == nullptr ? std::string() : std::string(p->node_name());
+    return p == nullptr ? std::string() : std::string(p->nodeName());
   }
 
   // The events about ns/<name> with this reason, oldest first.

@@ -372,25 +372,25 @@ TEST(SchedulerTest, PreemptingAPodWaitingOnPermitRejectsItInMemory) {
   SchedulerHarness h({.profiles = permitProfile("{ timeoutMs = 20000, podPrefix = \"held-\" }"),
                       .follow = true});
   h.add(node("n1", "4", "32Gi"));
-  h.add(testing::withKind(model::testing::MakePod()
-                              .Name("held-low")
-                              .Namespace(testing::kNamespace)
-                              .UID(uidOf("held-low"))
-                              .Priority(0)
-                              .Req({{"cpu", "3"}, {"memory", "1Gi"}})
-                              .Json(),
+  h.add(testing::withKind(model::testing::makePod()
+                              .name("held-low")
+                              .inNamespace(testing::kNamespace)
+                              .uid(uidOf("held-low"))
+                              .priority(0)
+                              .req({{"cpu", "3"}, {"memory", "1Gi"}})
+                              .parseJson(),
                           "Pod"));
   ASSERT_NO_FATAL_FAILURE(h.start());
   h.runInBackground();
   ASSERT_TRUE(waitsOnPermit(h, "held-low"));
 
-  h.appendChange("ADDED", testing::withKind(model::testing::MakePod()
-                                                .Name("urgent")
-                                                .Namespace(testing::kNamespace)
-                                                .UID(uidOf("urgent"))
-                                                .Priority(100)
-                                                .Req({{"cpu", "2"}, {"memory", "1Gi"}})
-                                                .Json(),
+  h.appendChange("ADDED", testing::withKind(model::testing::makePod()
+                                                .name("urgent")
+                                                .inNamespace(testing::kNamespace)
+                                                .uid(uidOf("urgent"))
+                                                .priority(100)
+                                                .req({{"cpu", "2"}, {"memory", "1Gi"}})
+                                                .parseJson(),
                                             "Pod"));
   ASSERT_TRUE(h.eventually([&] { return h.nodeOf("urgent") == "n1"; }));
   const SchedulerStats stats = h.stopBackground();

@@ -26,15 +26,15 @@ constexpr char kZone[] = "topology.kubernetes.io/zone";
 model::testing::PodWrapper appPod(const std::string& name, const std::string& app,
                                   const std::string& cpu = "1") {
   model::testing::PodWrapper w;
-  w.Name(name)
-      .Namespace(testing::kNamespace)
-      .UID(testing::uidOf(name))
-      .Label("app", app)
-      .Req({{"cpu", cpu}, {"memory", "100Mi"}});
+  w.name(name)
+      .inNamespace(testing::kNamespace)
+      .uid(testing::uidOf(name))
+      .label("app", app)
+      .req({{"cpu", cpu}, {"memory", "100Mi"}});
   return w;
 }
 
-boost::json::value podObject(model::testing::PodWrapper w) { return withKind(w.Json(), "Pod"); }
+boost::json::value podObject(model::testing::PodWrapper w) { return withKind(w.parseJson(), "Pod"); }
 
 // The scheduler's FailedScheduling message for the pod, its last one.
 std::string lastFailure(SchedulerHarness& h, const std::string& pod) {
@@ -55,7 +55,7 @@ TEST(SchedulerScenarioTest, SpreadsAcrossThreeZonesAndStopsAtMaxSkew) {
   h.add(node("c-2", "1", "32Gi", "110", "zone-c"));
   for (int i = 0; i < 12; ++i) {
     h.add(podObject(appPod("web-" + std::to_string(i), "web")
-                        .SpreadConstraint(1, kZone, "DoNotSchedule", {{"app", "web"}})));
+                        .spreadConstraint(1, kZone, "DoNotSchedule", {{"app", "web"}})));
   }
   ASSERT_NO_FATAL_FAILURE(h.start());
 
@@ -98,7 +98,7 @@ TEST(SchedulerScenarioTest, RequiredAntiAffinityPlacesOnePodPerNode) {
   }
   for (int i = 0; i < 8; ++i) {
     h.add(podObject(appPod("db-" + std::to_string(i), "db", "100m")
-                        .PodAntiAffinityIn("app", "kubernetes.io/hostname", {"db"},
+                        .podAntiAffinityIn("app", "kubernetes.io/hostname", {"db"},
                                            model::testing::AffinityKind::kRequired)));
   }
   ASSERT_NO_FATAL_FAILURE(h.start());
@@ -140,12 +140,12 @@ TEST(SchedulerScenarioTest, HighPriorityPodPreemptsWhereNoBudgetIsBroken) {
                                "spec":{"selector":{"matchLabels":{"app":"guarded"}}},
                                "status":{"disruptionsAllowed":0}})"));
   for (const char* name : {"guarded-1", "guarded-2"}) {
-    h.add(podObject(appPod(name, "guarded", "2").Node("node-a").Priority(0)));
+    h.add(podObject(appPod(name, "guarded", "2").node("node-a").priority(0)));
   }
   for (const char* name : {"batch-1", "batch-2"}) {
-    h.add(podObject(appPod(name, "batch", "2").Node("node-b").Priority(0)));
+    h.add(podObject(appPod(name, "batch", "2").node("node-b").priority(0)));
   }
-  h.add(podObject(appPod("urgent", "urgent", "3").PriorityClassName("high")));
+  h.add(podObject(appPod("urgent", "urgent", "3").priorityClassName("high")));
   ASSERT_NO_FATAL_FAILURE(h.start());
   h.runInBackground();
 
@@ -179,13 +179,13 @@ TEST(SchedulerScenarioTest, RoomFreedByPreemptionIsKeptForThePreemptor) {
   h.add(node("node-a", "4", "32Gi"));
   h.add(node("node-b", "4", "32Gi"));
   for (const char* name : {"guarded-1", "guarded-2"}) {
-    h.add(podObject(appPod(name, "guarded", "2").Node("node-a").Priority(0)));
+    h.add(podObject(appPod(name, "guarded", "2").node("node-a").priority(0)));
   }
   for (const char* name : {"batch-1", "batch-2"}) {
-    h.add(podObject(appPod(name, "batch", "2").Node("node-b").Priority(0)));
+    h.add(podObject(appPod(name, "batch", "2").node("node-b").priority(0)));
   }
-  h.add(podObject(appPod("urgent", "urgent", "3").Priority(1000)));
-  h.add(podObject(appPod("filler", "filler", "2").Priority(0)));
+  h.add(podObject(appPod("urgent", "urgent", "3").priority(1000)));
+  h.add(podObject(appPod("filler", "filler", "2").priority(0)));
   ASSERT_NO_FATAL_FAILURE(h.start());
 
   // The urgent pod pops first (PrioritySort) and preempts on one node.

@@ -245,13 +245,13 @@ TEST(SchedulerTest, EachProfileSchedulesItsOwnPodsAndForeignPodsAreIgnored) {
   h.add(node("busy", "4", "32Gi"));
   h.add(node("idle", "4", "32Gi"));
   // Half of `busy` is taken already, so packing and spreading disagree for every pod.
-  h.add(withKind(model::testing::MakePod()
-                     .Name("existing")
-                     .Namespace("ns")
-                     .UID("existing-uid")
-                     .Node("busy")
-                     .Req({{"cpu", "2"}, {"memory", "16Gi"}})
-                     .Json(),
+  h.add(withKind(model::testing::makePod()
+                     .name("existing")
+                     .inNamespace("ns")
+                     .uid("existing-uid")
+                     .node("busy")
+                     .req({{"cpu", "2"}, {"memory", "16Gi"}})
+                     .parseJson(),
                  "Pod"));
   for (int i = 0; i < 5; ++i) {
     h.add(pod("pack-" + std::to_string(i), "100m", "500Mi", "bin-packer"));

@@ -10,15 +10,15 @@
 namespace sh {
 namespace {
 
-using model::testing::MakeNode;
-using model::testing::MakePod;
+using model::testing::makeNode;
+using model::testing::makePod;
 
 evaluate::Scenario threeNodes(std::string argsA, std::string argsB = "") {
   evaluate::Scenario s;
   for (const char* n : {"n1", "n2", "n3"}) {
-    s.nodes.push_back(MakeNode().Name(n).Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+    s.nodes.push_back(makeNode().name(n).capacity({{"cpu", "4"}, {"pods", "10"}}).obj());
   }
-  s.pod = MakePod().Name("p").UID("p").Obj();
+  s.pod = makePod().name("p").uid("p").obj();
   s.plugins.push_back({"ScriptedA", std::move(argsA)});
   if (!argsB.empty()) {
     s.plugins.push_back({"ScriptedB", std::move(argsB)});

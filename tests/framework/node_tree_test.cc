@@ -7,15 +7,15 @@
 namespace sh::cache {
 namespace {
 
-using model::testing::MakeNode;
+using model::testing::makeNode;
 
 TEST(NodeTreeTest, ListsRoundRobinAcrossZonesInInsertionOrder) {
   NodeTree tree;
-  auto a1 = MakeNode().Name("a1").Label("topology.kubernetes.io/zone", "a").Obj();
-  auto a2 = MakeNode().Name("a2").Label("topology.kubernetes.io/zone", "a").Obj();
-  auto a3 = MakeNode().Name("a3").Label("topology.kubernetes.io/zone", "a").Obj();
-  auto b1 = MakeNode().Name("b1").Label("topology.kubernetes.io/zone", "b").Obj();
-  auto none = MakeNode().Name("x").Obj();
+  auto a1 = makeNode().name("a1").label("topology.kubernetes.io/zone", "a").obj();
+  auto a2 = makeNode().name("a2").label("topology.kubernetes.io/zone", "a").obj();
+  auto a3 = makeNode().name("a3").label("topology.kubernetes.io/zone", "a").obj();
+  auto b1 = makeNode().name("b1").label("topology.kubernetes.io/zone", "b").obj();
+  auto none = makeNode().name("x").obj();
   for (const auto& n : {a1, a2, b1, a3, none}) {
     tree.add(n->view());
   }
@@ -26,16 +26,16 @@ TEST(NodeTreeTest, ListsRoundRobinAcrossZonesInInsertionOrder) {
 }
 
 TEST(NodeTreeTest, BetaZoneLabelWinsAndZoneChangeMovesToTheEnd) {
-  auto n = MakeNode()
-               .Name("n")
-               .Label("failure-domain.beta.kubernetes.io/zone", "beta")
-               .Label("topology.kubernetes.io/zone", "ga")
-               .Obj();
+  auto n = makeNode()
+               .name("n")
+               .label("failure-domain.beta.kubernetes.io/zone", "beta")
+               .label("topology.kubernetes.io/zone", "ga")
+               .obj();
   EXPECT_EQ(zoneKey(n->view()), std::string(":\0:beta", 7));
   NodeTree tree;
-  auto a = MakeNode().Name("a").Label("topology.kubernetes.io/zone", "z1").Obj();
-  auto b = MakeNode().Name("b").Label("topology.kubernetes.io/zone", "z1").Obj();
-  auto a2 = MakeNode().Name("a").Label("topology.kubernetes.io/zone", "z2").Obj();
+  auto a = makeNode().name("a").label("topology.kubernetes.io/zone", "z1").obj();
+  auto b = makeNode().name("b").label("topology.kubernetes.io/zone", "z1").obj();
+  auto a2 = makeNode().name("a").label("topology.kubernetes.io/zone", "z2").obj();
   tree.add(a->view());
   tree.add(b->view());
   tree.update(a->view(), a2->view());

@@ -18,8 +18,8 @@
 namespace sh {
 namespace {
 
-using model::testing::MakeNode;
-using model::testing::MakePod;
+using model::testing::makeNode;
+using model::testing::makePod;
 
 std::string reasonsOf(const sh_host_api* api, sh_status* st) {
   std::string out;
@@ -60,11 +60,11 @@ class RecordingHost : public CycleHost {
 class PreemptionServicesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    victim_ = MakePod().Name("victim").UID("victim").Node("n1").Req({{"cpu", "1"}}).Obj();
-    other_ = MakePod().Name("other").UID("other").Node("n1").Req({{"cpu", "1"}}).Obj();
-    preemptor_ = MakePod().Name("preemptor").UID("preemptor").Priority(10).Obj();
+    victim_ = makePod().name("victim").uid("victim").node("n1").req({{"cpu", "1"}}).obj();
+    other_ = makePod().name("other").uid("other").node("n1").req({{"cpu", "1"}}).obj();
+    preemptor_ = makePod().name("preemptor").uid("preemptor").priority(10).obj();
     snapshot_ = cache::buildSnapshot(
-        {MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj()},
+        {makeNode().name("n1").capacity({{"cpu", "4"}, {"pods", "10"}}).obj()},
         {victim_, other_});
     cycle_.snapshot = snapshot_.get();
     cycle_.host = &host_;
@@ -116,7 +116,7 @@ TEST_F(PreemptionServicesTest, SimWorksOnACopyOfTheNode) {
 }
 
 TEST_F(PreemptionServicesTest, SimRefusesNodesOutsideTheSnapshot) {
-  auto stranger = MakeNode().Name("elsewhere").Obj();
+  auto stranger = makeNode().name("elsewhere").obj();
   auto info = std::make_shared<model::NodeInfo>(stranger);
   EXPECT_EQ(api_->sim_begin(&cycle_, &preemptor_->view(), &info->view()), nullptr);
   EXPECT_EQ(api_->sim_begin(nullptr, &preemptor_->view(), snapshot_->find("n1")), nullptr);

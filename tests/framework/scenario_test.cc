@@ -65,11 +65,11 @@ TEST(ScenarioTest, PodsAreAdmittedAgainstThePriorityClasses) {
   EXPECT_EQ(s->pods[0]->view().priority, 1000);
   EXPECT_EQ(s->pods[0]->view().preemption_policy, SH_PREEMPT_NEVER);
   EXPECT_EQ(s->pods[1]->view().priority, 7);  // the global default
-  EXPECT_EQ(s->pods[1]->priority_class_name(), "everyday");
+  EXPECT_EQ(s->pods[1]->priorityClassName(), "everyday");
   EXPECT_EQ(s->pods[2]->view().priority, 2000000000);
   ASSERT_NE(s->pod, nullptr);
   EXPECT_EQ(s->pod->view().priority, 1000);
-  EXPECT_TRUE(s->pod->has_priority());
+  EXPECT_TRUE(s->pod->hasPriority());
 }
 
 TEST(ScenarioTest, BudgetsAndClassesAreKeptInTheObjects) {

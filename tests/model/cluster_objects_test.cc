@@ -14,7 +14,7 @@ namespace sh::model {
 namespace {
 
 std::string_view sv(sh_str s) { return {s.ptr, s.len}; }
-std::string_view name_of(sh_id id) { return interner().view(id); }
+std::string_view nameOf(sh_id id) { return interner().view(id); }
 
 // Adds `json` and expects success.
 void add(ClusterObjects& objects, std::string_view json) {
@@ -23,7 +23,7 @@ void add(ClusterObjects& objects, std::string_view json) {
 }
 
 // Adds `json` and returns the error (expects failure).
-std::string add_error(ClusterObjects& objects, std::string_view json) {
+std::string addError(ClusterObjects& objects, std::string_view json) {
   std::string error;
   EXPECT_FALSE(objects.add(boost::json::parse(json), error)) << json;
   return error;
@@ -35,12 +35,12 @@ std::string pdb(std::string_view ns, std::string_view name, std::string_view res
          std::string(ns) + "\"}" + std::string(rest) + "}";
 }
 
-std::string priority_class(std::string_view name, std::string_view rest) {
+std::string priorityClass(std::string_view name, std::string_view rest) {
   return std::string(R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass",)") +
          R"("metadata":{"name":")" + std::string(name) + "\"}," + std::string(rest) + "}";
 }
 
-std::vector<std::string> pdb_keys(const ClusterObjects& objects) {
+std::vector<std::string> pdbKeys(const ClusterObjects& objects) {
   std::vector<std::string> out;
   for (const sh_pdb* p : objects.pdbs()) {
     out.push_back(std::string(sv(p->namespace_)) + "/" + std::string(sv(p->name)));
@@ -70,8 +70,8 @@ TEST(ClusterObjectsTest, PdbFields) {
   EXPECT_EQ(p.disruptions_allowed, 1);
   ASSERT_NE(p.selector, nullptr);
   ASSERT_EQ(p.selector->match_label_count, 1u);
-  EXPECT_EQ(name_of(p.selector->match_labels[0].key), "app");
-  EXPECT_EQ(name_of(p.selector->match_labels[0].value), "web");
+  EXPECT_EQ(nameOf(p.selector->match_labels[0].key), "app");
+  EXPECT_EQ(nameOf(p.selector->match_labels[0].value), "web");
   ASSERT_EQ(p.selector->match_expression_count, 1u);
   EXPECT_EQ(p.selector->match_expressions[0].op, SH_OP_IN);
   EXPECT_EQ(p.selector->match_expressions[0].value_count, 2u);
@@ -111,7 +111,7 @@ TEST(ClusterObjectsTest, PdbsAreOrderedByNamespaceThenName) {
   add(objects, pdb("a", "z"));
   add(objects, pdb("a", "b"));
   add(objects, pdb("c", "a"));
-  EXPECT_EQ(pdb_keys(objects), (std::vector<std::string>{"a/b", "a/z", "b/a", "c/a"}));
+  EXPECT_EQ(pdbKeys(objects), (std::vector<std::string>{"a/b", "a/z", "b/a", "c/a"}));
 }
 
 TEST(ClusterObjectsTest, SameBudgetAgainReplacesIt) {
@@ -127,40 +127,40 @@ TEST(ClusterObjectsTest, SameBudgetAgainReplacesIt) {
 TEST(ClusterObjectsTest, MalformedPdbNamesThePathAndChangesNothing) {
   ClusterObjects objects;
   add(objects, pdb("ns", "ok"));
-  EXPECT_EQ(add_error(objects, pdb("ns", "bad", R"(,"status":{"disruptionsAllowed":"1"})")),
+  EXPECT_EQ(addError(objects, pdb("ns", "bad", R"(,"status":{"disruptionsAllowed":"1"})")),
             "status.disruptionsAllowed: expected integer, got string");
-  EXPECT_EQ(add_error(objects, pdb("ns", "bad", R"(,"spec":{"selector":{"matchExpressions":[
+  EXPECT_EQ(addError(objects, pdb("ns", "bad", R"(,"spec":{"selector":{"matchExpressions":[
               {"key":"a","operator":"Gt","values":["1"]}]}})")),
             "spec.selector.matchExpressions[0].operator: unsupported value \"Gt\"; supported "
             "values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\"");
-  EXPECT_EQ(add_error(objects, pdb("ns", "bad", R"(,"status":{"disruptedPods":["p"]})")),
+  EXPECT_EQ(addError(objects, pdb("ns", "bad", R"(,"status":{"disruptedPods":["p"]})")),
             "status.disruptedPods: expected object, got array");
-  EXPECT_EQ(add_error(objects, pdb("ns", "bad", R"(,"status":{"disruptedPods":{"p":"soon"}})")),
+  EXPECT_EQ(addError(objects, pdb("ns", "bad", R"(,"status":{"disruptedPods":{"p":"soon"}})")),
             "status.disruptedPods.p: invalid RFC 3339 time \"soon\"");
-  EXPECT_EQ(add_error(objects, pdb("ns", "bad", R"(,"spec":[])")),
+  EXPECT_EQ(addError(objects, pdb("ns", "bad", R"(,"spec":[])")),
             "spec: expected object, got array");
-  EXPECT_EQ(add_error(objects, R"({"kind":"PodDisruptionBudget","metadata":{}})"),
+  EXPECT_EQ(addError(objects, R"({"kind":"PodDisruptionBudget","metadata":{}})"),
             "metadata.name: required");
-  EXPECT_EQ(pdb_keys(objects), (std::vector<std::string>{"ns/ok"}));
+  EXPECT_EQ(pdbKeys(objects), (std::vector<std::string>{"ns/ok"}));
   EXPECT_EQ(objects.size(), 1u);
 }
 
 TEST(ClusterObjectsTest, PriorityClassFields) {
   ClusterObjects objects;
-  add(objects, priority_class("high", R"("value": 1000, "description": "for the front end")"));
-  add(objects, priority_class("batch", R"("value": -5, "preemptionPolicy": "Never")"));
-  add(objects, priority_class("explicit", R"("value": 7, "globalDefault": false,
+  add(objects, priorityClass("high", R"("value": 1000, "description": "for the front end")"));
+  add(objects, priorityClass("batch", R"("value": -5, "preemptionPolicy": "Never")"));
+  add(objects, priorityClass("explicit", R"("value": 7, "globalDefault": false,
                                              "preemptionPolicy": "PreemptLowerPriority")"));
   const PriorityClassInfo* high = objects.priorityClass("high");
   ASSERT_NE(high, nullptr);
   EXPECT_EQ(high->name, "high");
   EXPECT_EQ(high->value, 1000);
-  EXPECT_FALSE(high->global_default);
-  EXPECT_EQ(high->preemption_policy, SH_PREEMPT_LOWER_PRIORITY);  // the default
+  EXPECT_FALSE(high->globalDefault);
+  EXPECT_EQ(high->preemptionPolicy, SH_PREEMPT_LOWER_PRIORITY);  // the default
   ASSERT_NE(objects.priorityClass("batch"), nullptr);
   EXPECT_EQ(objects.priorityClass("batch")->value, -5);
-  EXPECT_EQ(objects.priorityClass("batch")->preemption_policy, SH_PREEMPT_NEVER);
-  EXPECT_EQ(objects.priorityClass("explicit")->preemption_policy, SH_PREEMPT_LOWER_PRIORITY);
+  EXPECT_EQ(objects.priorityClass("batch")->preemptionPolicy, SH_PREEMPT_NEVER);
+  EXPECT_EQ(objects.priorityClass("explicit")->preemptionPolicy, SH_PREEMPT_LOWER_PRIORITY);
   EXPECT_EQ(objects.priorityClass("missing"), nullptr);
   // System classes are admission's business, not stored objects.
   EXPECT_EQ(objects.priorityClass("system-node-critical"), nullptr);
@@ -170,42 +170,42 @@ TEST(ClusterObjectsTest, PriorityClassFields) {
 
 TEST(ClusterObjectsTest, GlobalDefaultWithTheLowestValueWins) {
   ClusterObjects objects;
-  add(objects, priority_class("low", R"("value": 10, "globalDefault": true)"));
+  add(objects, priorityClass("low", R"("value": 10, "globalDefault": true)"));
   ASSERT_NE(objects.globalDefaultPriorityClass(), nullptr);
   EXPECT_EQ(objects.globalDefaultPriorityClass()->name, "low");
   // A second default (upstream admission refuses it, but a race can let it in): upstream's
   // getDefaultPriorityClass keeps the lowest value.
-  add(objects, priority_class("higher", R"("value": 20, "globalDefault": true)"));
+  add(objects, priorityClass("higher", R"("value": 20, "globalDefault": true)"));
   EXPECT_EQ(objects.globalDefaultPriorityClass()->name, "low");
-  add(objects, priority_class("lowest", R"("value": -1, "globalDefault": true)"));
+  add(objects, priorityClass("lowest", R"("value": -1, "globalDefault": true)"));
   EXPECT_EQ(objects.globalDefaultPriorityClass()->name, "lowest");
   // Equal values: the first by name.
-  add(objects, priority_class("a-tie", R"("value": -1, "globalDefault": true)"));
+  add(objects, priorityClass("a-tie", R"("value": -1, "globalDefault": true)"));
   EXPECT_EQ(objects.globalDefaultPriorityClass()->name, "a-tie");
   // Replacing a class can take the default away from it.
-  add(objects, priority_class("a-tie", R"("value": -1)"));
-  add(objects, priority_class("lowest", R"("value": -1)"));
+  add(objects, priorityClass("a-tie", R"("value": -1)"));
+  add(objects, priorityClass("lowest", R"("value": -1)"));
   EXPECT_EQ(objects.globalDefaultPriorityClass()->name, "low");
 }
 
 TEST(ClusterObjectsTest, MalformedPriorityClassNamesThePathAndChangesNothing) {
   ClusterObjects objects;
-  add(objects, priority_class("ok", R"("value": 1, "globalDefault": true)"));
-  EXPECT_EQ(add_error(objects, priority_class("bad", R"("globalDefault": true)")),
+  add(objects, priorityClass("ok", R"("value": 1, "globalDefault": true)"));
+  EXPECT_EQ(addError(objects, priorityClass("bad", R"("globalDefault": true)")),
             "value: required");
-  EXPECT_EQ(add_error(objects, priority_class("bad", R"("value": null)")), "value: required");
-  EXPECT_EQ(add_error(objects, priority_class("bad", R"("value": "1")")),
+  EXPECT_EQ(addError(objects, priorityClass("bad", R"("value": null)")), "value: required");
+  EXPECT_EQ(addError(objects, priorityClass("bad", R"("value": "1")")),
             "value: expected integer, got string");
-  EXPECT_EQ(add_error(objects, priority_class("bad", R"("value": 3000000000)")),
+  EXPECT_EQ(addError(objects, priorityClass("bad", R"("value": 3000000000)")),
             "value: value 3000000000 out of range [-2147483648, 2147483647]");
-  EXPECT_EQ(add_error(objects, priority_class("bad", R"("value": 1, "globalDefault": "yes")")),
+  EXPECT_EQ(addError(objects, priorityClass("bad", R"("value": 1, "globalDefault": "yes")")),
             "globalDefault: expected boolean, got string");
-  EXPECT_EQ(add_error(objects,
-                      priority_class("bad", R"("value": 1, "preemptionPolicy": "Always")")),
+  EXPECT_EQ(addError(objects,
+                      priorityClass("bad", R"("value": 1, "preemptionPolicy": "Always")")),
             "preemptionPolicy: unsupported value \"Always\"; supported values: "
             "\"PreemptLowerPriority\", \"Never\"");
   // A bad replacement leaves the stored class as it was.
-  EXPECT_EQ(add_error(objects, priority_class("ok", R"("value": 2, "preemptionPolicy": 1)")),
+  EXPECT_EQ(addError(objects, priorityClass("ok", R"("value": 2, "preemptionPolicy": 1)")),
             "preemptionPolicy: expected string, got number");
   EXPECT_EQ(objects.priorityClass("bad"), nullptr);
   ASSERT_NE(objects.priorityClass("ok"), nullptr);
@@ -216,7 +216,7 @@ TEST(ClusterObjectsTest, MalformedPriorityClassNamesThePathAndChangesNothing) {
 
 TEST(ClusterObjectsTest, UnknownKind) {
   ClusterObjects objects;
-  EXPECT_EQ(add_error(objects, R"({"kind":"ConfigMap","metadata":{"name":"c"}})"),
+  EXPECT_EQ(addError(objects, R"({"kind":"ConfigMap","metadata":{"name":"c"}})"),
             "kind: unsupported value \"ConfigMap\"");
 }
 

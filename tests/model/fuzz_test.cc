@@ -21,52 +21,52 @@ namespace sh::model {
 namespace {
 
 using testing::AffinityKind;
-using testing::MakeNode;
-using testing::MakePod;
+using testing::makeNode;
+using testing::makePod;
 
-boost::json::value full_pod() {
-  return MakePod()
-      .Name("p")
-      .Namespace("ns")
-      .UID("u")
-      .Node("n1")
-      .Priority(10)
-      .Label("app", "web")
-      .CreationTimestamp("2024-01-02T03:04:05Z")
-      .Req({{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}})
-      .ReqLim({{"cpu", "100m"}}, {{"memory", "2Gi"}})
-      .InitReq({{"cpu", "2"}})
-      .SidecarReq({{"memory", "100Mi"}})
-      .Overhead({{"cpu", "10m"}})
-      .PodRequests({{"cpu", "3"}})
-      .HostPort(80)
-      .Toleration("k", "Equal", "v", "NoSchedule", 10)
-      .NodeSelector({{"disk", "ssd"}})
-      .NodeAffinityIn("zone", {"a"})
-      .PreferredNodeAffinity(5, "kind", {"x"})
-      .PodAffinityIn("app", "kubernetes.io/hostname", {"web"}, AffinityKind::kRequired)
-      .PodAntiAffinityExists("app", "topology.kubernetes.io/zone", AffinityKind::kPreferred)
-      .SpreadConstraint(1, "topology.kubernetes.io/zone", "ScheduleAnyway", {{"app", "web"}})
-      .SchedulingGates({"g"})
-      .OwnerReference("rs", "ReplicaSet")
-      .ImageVolume("data")
-      .NominatedNodeName("n2")
-      .Phase("Running")
-      .Set({"status", "containerStatuses"}, boost::json::parse(R"([{"name": "con0",
+boost::json::value fullPod() {
+  return makePod()
+      .name("p")
+      .inNamespace("ns")
+      .uid("u")
+      .node("n1")
+      .priority(10)
+      .label("app", "web")
+      .creationTimestamp("2024-01-02T03:04:05Z")
+      .req({{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}})
+      .reqLim({{"cpu", "100m"}}, {{"memory", "2Gi"}})
+      .initReq({{"cpu", "2"}})
+      .sidecarReq({{"memory", "100Mi"}})
+      .overhead({{"cpu", "10m"}})
+      .podRequests({{"cpu", "3"}})
+      .hostPort(80)
+      .toleration("k", "Equal", "v", "NoSchedule", 10)
+      .nodeSelector({{"disk", "ssd"}})
+      .nodeAffinityIn("zone", {"a"})
+      .preferredNodeAffinity(5, "kind", {"x"})
+      .podAffinityIn("app", "kubernetes.io/hostname", {"web"}, AffinityKind::kRequired)
+      .podAntiAffinityExists("app", "topology.kubernetes.io/zone", AffinityKind::kPreferred)
+      .spreadConstraint(1, "topology.kubernetes.io/zone", "ScheduleAnyway", {{"app", "web"}})
+      .schedulingGates({"g"})
+      .ownerReference("rs", "ReplicaSet")
+      .imageVolume("data")
+      .nominatedNodeName("n2")
+      .phase("Running")
+      .set({"status", "containerStatuses"}, boost::json::parse(R"([{"name": "con0",
         "allocatedResources": {"cpu": "1"}, "resources": {"requests": {"cpu": "1"}}}])"))
-      .Set({"status", "conditions"}, boost::json::parse(R"([{"type": "DisruptionTarget",
+      .set({"status", "conditions"}, boost::json::parse(R"([{"type": "DisruptionTarget",
         "status": "True", "reason": "PreemptionByScheduler"}, {"type": "Ready"}])"))
-      .Json();
+      .parseJson();
 }
 
-boost::json::value full_node() {
-  return MakeNode()
-      .Name("n1")
-      .Label("zone", "a")
-      .Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"example.com/x", "2"}})
-      .Taint("k", "v", "NoSchedule")
-      .Images({{"nginx:latest", 100}})
-      .Json();
+boost::json::value fullNode() {
+  return makeNode()
+      .name("n1")
+      .label("zone", "a")
+      .capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"example.com/x", "2"}})
+      .taint("k", "v", "NoSchedule")
+      .images({{"nginx:latest", 100}})
+      .parseJson();
 }
 
 // Pointers to every value of the tree, parents before children.
@@ -83,7 +83,7 @@ void collect(boost::json::value& v, std::vector<boost::json::value*>& out) {
   }
 }
 
-boost::json::value random_value(std::mt19937& rng) {
+boost::json::value randomValue(std::mt19937& rng) {
   static const char* strings[] = {"",
                                   "1",
                                   "-1",
@@ -138,7 +138,7 @@ void mutate(boost::json::value& root, std::mt19937& rng) {
       auto& obj = target->as_object();
       obj.erase(obj.begin() + static_cast<std::ptrdiff_t>(rng() % obj.size()));
     } else {
-      *target = random_value(rng);
+      *target = randomValue(rng);
     }
   }
 }
@@ -279,9 +279,9 @@ uint64_t touch(const sh_pdb& p) {
 
 TEST(FuzzTest, MutatedPodsNeverCrash) {
   std::mt19937 rng(seed(12345));
-  const boost::json::value base = full_pod();
+  const boost::json::value base = fullPod();
   std::string error;
-  ASSERT_NE(parse_pod(base, error), nullptr) << error;
+  ASSERT_NE(parsePod(base, error), nullptr) << error;
   int accepted = 0;
   const int n = iterations(3000);
   NodeInfo info;
@@ -290,14 +290,14 @@ TEST(FuzzTest, MutatedPodsNeverCrash) {
     mutate(v, rng);
     error.clear();
     std::shared_ptr<const Pod> pod;
-    ASSERT_NO_THROW(pod = parse_pod(v, error));
+    ASSERT_NO_THROW(pod = parsePod(v, error));
     if (pod == nullptr) {
       EXPECT_FALSE(error.empty());
       continue;
     }
     ++accepted;
     sink = sink + touch(pod->view());
-    info.add_pod(pod);  // aggregation must cope with whatever parsed
+    info.addPod(pod);  // aggregation must cope with whatever parsed
   }
   EXPECT_GT(accepted, 0);
   EXPECT_LT(accepted, n);
@@ -311,7 +311,7 @@ TEST(FuzzTest, MutatedPodsThroughAdmissionNeverCrash) {
     "metadata": {"name": "high"}, "value": 1000, "preemptionPolicy": "Never"})"),
                           error))
       << error;
-  boost::json::value base = full_pod();
+  boost::json::value base = fullPod();
   base.as_object()["spec"].as_object().erase("priority");
   base.as_object()["spec"].as_object()["priorityClassName"] = "high";
   const int n = iterations(2000);
@@ -319,9 +319,9 @@ TEST(FuzzTest, MutatedPodsThroughAdmissionNeverCrash) {
     boost::json::value v = base;
     mutate(v, rng);
     error.clear();
-    ASSERT_NO_THROW(admit_priority(v, &classes, error));
+    ASSERT_NO_THROW(admitPriority(v, &classes, error));
     std::shared_ptr<const Pod> pod;
-    ASSERT_NO_THROW(pod = parse_pod(v, error));
+    ASSERT_NO_THROW(pod = parsePod(v, error));
     if (pod != nullptr) {
       sink = sink + touch(pod->view());
     }
@@ -358,15 +358,15 @@ TEST(FuzzTest, MutatedBudgetsAndClassesNeverCrash) {
 
 TEST(FuzzTest, MutatedNodesNeverCrash) {
   std::mt19937 rng(seed(777));
-  const boost::json::value base = full_node();
+  const boost::json::value base = fullNode();
   std::string error;
-  ASSERT_NE(parse_node(base, error), nullptr) << error;
+  ASSERT_NE(parseNode(base, error), nullptr) << error;
   const int n = iterations(2000);
   for (int i = 0; i < n; ++i) {
     boost::json::value v = base;
     mutate(v, rng);
     std::shared_ptr<const Node> node;
-    ASSERT_NO_THROW(node = parse_node(v, error));
+    ASSERT_NO_THROW(node = parseNode(v, error));
     if (node != nullptr) {
       NodeInfo info(node);
       EXPECT_EQ(info.view().node, &node->view());
@@ -378,12 +378,12 @@ TEST(FuzzTest, ArbitraryRootsAndText) {
   std::string error;
   for (const char* text : {"null", "1", "\"x\"", "[]", "{}", "[{}]", "{\"metadata\": []}", "", "{",
                            "\xff\xfe", "{\"a\": 1e999}"}) {
-    EXPECT_EQ(parse_pod_json(text, error), nullptr) << text;
+    EXPECT_EQ(parsePodJson(text, error), nullptr) << text;
     EXPECT_FALSE(error.empty());
-    EXPECT_EQ(parse_node_json(text, error), nullptr) << text;
+    EXPECT_EQ(parseNodeJson(text, error), nullptr) << text;
     EXPECT_FALSE(error.empty());
   }
-  EXPECT_EQ(parse_pod_json(R"({"metadata": {"name": "p"}, "spec": {"containers": 5}})", error),
+  EXPECT_EQ(parsePodJson(R"({"metadata": {"name": "p"}, "spec": {"containers": 5}})", error),
             nullptr);
 }
 
@@ -397,7 +397,7 @@ TEST(FuzzTest, DeeplyNestedJsonIsRejectedNotRecursedInto) {
   v.as_object()["metadata"] = boost::json::object({{"name", "p"}});
   std::string error;
   // Only the fixed schema depth is walked; the rest of the tree is never visited.
-  EXPECT_NO_THROW(parse_pod(v, error));
+  EXPECT_NO_THROW(parsePod(v, error));
 }
 
 }  // namespace

@@ -9,27 +9,27 @@
 namespace sh::model {
 namespace {
 
-using testing::MakeNode;
+using testing::makeNode;
 
 TEST(ImageStatesTest, NormalizedImageName) {
-  EXPECT_EQ(normalized_image_name("nginx"), "nginx:latest");
-  EXPECT_EQ(normalized_image_name("nginx:1.25"), "nginx:1.25");
-  EXPECT_EQ(normalized_image_name("localhost:5000/app"), "localhost:5000/app:latest");
-  EXPECT_EQ(normalized_image_name("localhost:5000/app:v1"), "localhost:5000/app:v1");
-  EXPECT_EQ(normalized_image_name("app@sha256:0123"), "app@sha256:0123");
-  EXPECT_EQ(normalized_image_name("gcr.io/a/b"), "gcr.io/a/b:latest");
-  EXPECT_EQ(normalized_image_name(""), ":latest");  // as upstream
+  EXPECT_EQ(normalizedImageName("nginx"), "nginx:latest");
+  EXPECT_EQ(normalizedImageName("nginx:1.25"), "nginx:1.25");
+  EXPECT_EQ(normalizedImageName("localhost:5000/app"), "localhost:5000/app:latest");
+  EXPECT_EQ(normalizedImageName("localhost:5000/app:v1"), "localhost:5000/app:v1");
+  EXPECT_EQ(normalizedImageName("app@sha256:0123"), "app@sha256:0123");
+  EXPECT_EQ(normalizedImageName("gcr.io/a/b"), "gcr.io/a/b:latest");
+  EXPECT_EQ(normalizedImageName(""), ":latest");  // as upstream
 }
 
 TEST(ImageStatesTest, CountsNodesPerImageName) {
   constexpr int64_t kMi = 1024 * 1024;
   NodeInfo a(
-      MakeNode().Name("a").Images({{"nginx:latest", 500 * kMi}, {"redis:7", 10 * kMi}}).Obj());
-  NodeInfo b(MakeNode().Name("b").Image({"nginx:latest", "nginx@sha256:1"}, 400 * kMi).Obj());
-  NodeInfo c(MakeNode().Name("c").Obj());
+      makeNode().name("a").images({{"nginx:latest", 500 * kMi}, {"redis:7", 10 * kMi}}).obj());
+  NodeInfo b(makeNode().name("b").image({"nginx:latest", "nginx@sha256:1"}, 400 * kMi).obj());
+  NodeInfo c(makeNode().name("c").obj());
   NodeInfo empty;  // no node: skipped
   NodeInfo* infos[] = {&a, &b, &c, &empty};
-  compute_image_states(infos);
+  computeImageStates(infos);
 
   sh_id nginx = intern("nginx:latest");
   const sh_node_info& va = a.view();
@@ -49,12 +49,12 @@ TEST(ImageStatesTest, CountsNodesPerImageName) {
 }
 
 TEST(ImageStatesTest, DuplicateNamesOnOneNodeCountOnce) {
-  auto node = MakeNode().Name("a").Images({{"x:1", 5}, {"x:1", 6}}).Obj();
+  auto node = makeNode().name("a").images({{"x:1", 5}, {"x:1", 6}}).obj();
   const sh_node* nodes[] = {&node->view()};
-  ImageSummaries all = summarize_images(nodes);
+  ImageSummaries all = summarizeImages(nodes);
   ASSERT_EQ(all.size(), 1u);
-  EXPECT_EQ(all.begin()->second.num_nodes, 1u);
-  EXPECT_EQ(image_states_for(node->view(), all).size(), 1u);
+  EXPECT_EQ(all.begin()->second.numNodes, 1u);
+  EXPECT_EQ(imageStatesFor(node->view(), all).size(), 1u);
 }
 
 }  // namespace

@@ -9,27 +9,27 @@
 namespace sh::model {
 namespace {
 
-using testing::MakeNode;
+using testing::makeNode;
 
 std::string_view sv(sh_str s) { return {s.ptr, s.len}; }
 
 TEST(NodeParserTest, Fields) {
-  auto node = MakeNode()
-                  .Name("n1")
-                  .UID("uid-1")
-                  .Label("topology.kubernetes.io/zone", "z1")
-                  .Capacity({{"cpu", "4"},
+  auto node = makeNode()
+                  .name("n1")
+                  .uid("uid-1")
+                  .label("topology.kubernetes.io/zone", "z1")
+                  .capacity({{"cpu", "4"},
                              {"memory", "32Gi"},
                              {"pods", "110"},
                              {"ephemeral-storage", "100Gi"},
                              {"nvidia.com/gpu", "2"},
                              {"hugepages-1Gi", "2Gi"}})
-                  .Taint("dedicated", "infra", "NoSchedule")
-                  .Taint("flaky", "", "PreferNoSchedule")
-                  .Unschedulable(true)
-                  .Images({{"nginx:latest", 500 * 1024 * 1024}})
-                  .Image({"redis:7", "redis@sha256:ff"}, 100)
-                  .Obj();
+                  .taint("dedicated", "infra", "NoSchedule")
+                  .taint("flaky", "", "PreferNoSchedule")
+                  .unschedulable(true)
+                  .images({{"nginx:latest", 500 * 1024 * 1024}})
+                  .image({"redis:7", "redis@sha256:ff"}, 100)
+                  .obj();
   const sh_node& v = node->view();
   EXPECT_EQ(v.struct_size, sizeof(sh_node));
   EXPECT_EQ(sv(v.name), "n1");
@@ -58,22 +58,22 @@ TEST(NodeParserTest, Fields) {
 }
 
 TEST(NodeParserTest, FromViewFindsTheOwner) {
-  auto node = MakeNode().Name("n").Obj();
-  EXPECT_EQ(Node::from_view(&node->view()), node.get());
-  EXPECT_EQ(Node::from_view(nullptr), nullptr);
-  EXPECT_EQ(node->json(), boost::json::serialize(MakeNode().Name("n").Json()));
+  auto node = makeNode().name("n").obj();
+  EXPECT_EQ(Node::fromView(&node->view()), node.get());
+  EXPECT_EQ(Node::fromView(nullptr), nullptr);
+  EXPECT_EQ(node->json(), boost::json::serialize(makeNode().name("n").parseJson()));
 }
 
 TEST(NodeParserTest, AllocatableFallsBackToCapacity) {
   std::string error;
-  auto node = parse_node_json(R"({"metadata": {"name": "n"},
+  auto node = parseNodeJson(R"({"metadata": {"name": "n"},
     "status": {"capacity": {"cpu": "2", "pods": "10"}}})",
                               error);
   ASSERT_NE(node, nullptr) << error;
   EXPECT_EQ(node->view().allocatable.milli_cpu, 2000);
   EXPECT_EQ(node->view().allocatable.allowed_pod_number, 10);
   // An allocatable that is present, even empty, wins.
-  node = parse_node_json(R"({"metadata": {"name": "n"},
+  node = parseNodeJson(R"({"metadata": {"name": "n"},
     "status": {"allocatable": {}, "capacity": {"cpu": "2"}}})",
                          error);
   ASSERT_NE(node, nullptr) << error;
@@ -82,22 +82,22 @@ TEST(NodeParserTest, AllocatableFallsBackToCapacity) {
 
 TEST(NodeParserTest, Errors) {
   std::string error;
-  EXPECT_EQ(parse_node_json(R"({"metadata": {}})", error), nullptr);
+  EXPECT_EQ(parseNodeJson(R"({"metadata": {}})", error), nullptr);
   EXPECT_EQ(error, "metadata.name: required");
   EXPECT_EQ(
-      parse_node_json(R"({"metadata": {"name": "n"}, "spec": {"taints": [{"key": "k"}]}})", error),
+      parseNodeJson(R"({"metadata": {"name": "n"}, "spec": {"taints": [{"key": "k"}]}})", error),
       nullptr);
   EXPECT_EQ(error, "spec.taints[0].effect: required");
   EXPECT_EQ(
-      parse_node_json(R"({"metadata": {"name": "n"}, "spec": {"unschedulable": "yes"}})", error),
+      parseNodeJson(R"({"metadata": {"name": "n"}, "spec": {"unschedulable": "yes"}})", error),
       nullptr);
   EXPECT_EQ(error, "spec.unschedulable: expected boolean, got string");
-  EXPECT_EQ(parse_node_json(R"({"metadata": {"name": "n"}, "status": {"allocatable":
+  EXPECT_EQ(parseNodeJson(R"({"metadata": {"name": "n"}, "status": {"allocatable":
                           {"cpu": "-2"}}})",
                             error),
             nullptr);
   EXPECT_EQ(error, "status.allocatable.cpu: must be non-negative");
-  EXPECT_EQ(parse_node_json(R"({"metadata": {"name": "n"}, "status": {"images":
+  EXPECT_EQ(parseNodeJson(R"({"metadata": {"name": "n"}, "status": {"images":
                           [{"names": ["a"], "sizeBytes": "big"}]}})",
                             error),
             nullptr);

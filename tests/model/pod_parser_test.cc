@@ -11,20 +11,20 @@ namespace sh::model {
 namespace {
 
 using testing::AffinityKind;
-using testing::MakePod;
+using testing::makePod;
 
 std::string_view sv(sh_str s) { return {s.ptr, s.len}; }
-std::string_view name_of(sh_id id) { return interner().view(id); }
+std::string_view nameOf(sh_id id) { return interner().view(id); }
 
-std::string parse_error(std::string_view json) {
+std::string parseError(std::string_view json) {
   std::string error;
-  auto pod = parse_pod_json(json, error);
+  auto pod = parsePodJson(json, error);
   EXPECT_EQ(pod, nullptr) << json;
   return error;
 }
 
 TEST(PodParserTest, MetadataAndDefaults) {
-  auto pod = MakePod().Name("p").UID("u1").Obj();
+  auto pod = makePod().name("p").uid("u1").obj();
   const sh_pod& v = pod->view();
   EXPECT_EQ(v.struct_size, sizeof(sh_pod));
   EXPECT_EQ(sv(v.name), "p");
@@ -33,7 +33,7 @@ TEST(PodParserTest, MetadataAndDefaults) {
   EXPECT_EQ(sv(v.scheduler_name), "default-scheduler");
   EXPECT_EQ(sv(v.node_name), "");
   EXPECT_EQ(v.priority, 0);
-  EXPECT_FALSE(pod->has_priority());
+  EXPECT_FALSE(pod->hasPriority());
   EXPECT_EQ(v.preemption_policy, SH_PREEMPT_LOWER_PRIORITY);
   EXPECT_EQ(v.creation_unix_nanos, 0);
   EXPECT_EQ(v.deleting, 0);
@@ -46,27 +46,27 @@ TEST(PodParserTest, MetadataAndDefaults) {
 }
 
 TEST(PodParserTest, ScalarFields) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .Namespace("ns")
-                 .Node("n1")
-                 .SchedulerName("custom")
-                 .Priority(10)
-                 .PriorityClassName("high")
-                 .PreemptionPolicy("Never")
-                 .CreationTimestamp("2024-01-02T03:04:05Z")
-                 .Terminating()
-                 .NominatedNodeName("n2")
-                 .StartTime("2024-01-02T03:04:06Z")
-                 .Phase("Succeeded")
-                 .Obj();
+  auto pod = makePod()
+                 .name("p")
+                 .inNamespace("ns")
+                 .node("n1")
+                 .schedulerName("custom")
+                 .priority(10)
+                 .priorityClassName("high")
+                 .preemptionPolicy("Never")
+                 .creationTimestamp("2024-01-02T03:04:05Z")
+                 .terminating()
+                 .nominatedNodeName("n2")
+                 .startTime("2024-01-02T03:04:06Z")
+                 .phase("Succeeded")
+                 .obj();
   const sh_pod& v = pod->view();
   EXPECT_EQ(sv(v.namespace_), "ns");
   EXPECT_EQ(sv(v.node_name), "n1");
   EXPECT_EQ(sv(v.scheduler_name), "custom");
   EXPECT_EQ(v.priority, 10);
-  EXPECT_TRUE(pod->has_priority());
-  EXPECT_EQ(pod->priority_class_name(), "high");
+  EXPECT_TRUE(pod->hasPriority());
+  EXPECT_EQ(pod->priorityClassName(), "high");
   EXPECT_EQ(v.preemption_policy, SH_PREEMPT_NEVER);
   EXPECT_EQ(v.creation_unix_nanos, int64_t{1704164645} * 1000000000);
   EXPECT_EQ(v.start_unix_nanos, int64_t{1704164646} * 1000000000);
@@ -78,12 +78,12 @@ TEST(PodParserTest, ScalarFields) {
 TEST(PodParserTest, LabelsAndNodeSelectorSortedByKeyId) {
   sh_id zeta = intern("zeta-first-interned");
   sh_id alpha = intern("alpha-second-interned");
-  auto pod = MakePod()
-                 .Name("p")
-                 .Label("alpha-second-interned", "1")
-                 .Label("zeta-first-interned", "2")
-                 .NodeSelector({{"alpha-second-interned", "a"}, {"zeta-first-interned", "z"}})
-                 .Obj();
+  auto pod = makePod()
+                 .name("p")
+                 .label("alpha-second-interned", "1")
+                 .label("zeta-first-interned", "2")
+                 .nodeSelector({{"alpha-second-interned", "a"}, {"zeta-first-interned", "z"}})
+                 .obj();
   const sh_pod& v = pod->view();
   ASSERT_EQ(v.label_count, 2u);
   EXPECT_EQ(v.labels[0].key, zeta);
@@ -92,21 +92,21 @@ TEST(PodParserTest, LabelsAndNodeSelectorSortedByKeyId) {
   EXPECT_EQ(sv(v.labels[1].key_str), "alpha-second-interned");
   ASSERT_EQ(v.node_selector_count, 2u);
   EXPECT_EQ(v.node_selector[0].key, zeta);
-  EXPECT_EQ(name_of(v.node_selector[0].value), "z");
+  EXPECT_EQ(nameOf(v.node_selector[0].value), "z");
 }
 
 TEST(PodParserTest, Tolerations) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .Toleration("k", "Equal", "v", "NoSchedule", 30)
-                 .Toleration("", "Exists", "", "")
-                 .Toleration("k2", "Gt", "5", "NoExecute")
-                 .Toleration("k3", "Weird", "", "PreferNoSchedule")
-                 .Obj();
+  auto pod = makePod()
+                 .name("p")
+                 .toleration("k", "Equal", "v", "NoSchedule", 30)
+                 .toleration("", "Exists", "", "")
+                 .toleration("k2", "Gt", "5", "NoExecute")
+                 .toleration("k3", "Weird", "", "PreferNoSchedule")
+                 .obj();
   const sh_pod& v = pod->view();
   ASSERT_EQ(v.toleration_count, 4u);
-  EXPECT_EQ(name_of(v.tolerations[0].key), "k");
-  EXPECT_EQ(name_of(v.tolerations[0].value), "v");
+  EXPECT_EQ(nameOf(v.tolerations[0].key), "k");
+  EXPECT_EQ(nameOf(v.tolerations[0].value), "v");
   EXPECT_EQ(v.tolerations[0].op, SH_TOLERATION_EQUAL);
   EXPECT_EQ(v.tolerations[0].effect, SH_EFFECT_NO_SCHEDULE);
   EXPECT_EQ(v.tolerations[0].toleration_seconds, 30);
@@ -121,15 +121,15 @@ TEST(PodParserTest, Tolerations) {
 }
 
 TEST(PodParserTest, HostPorts) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .HostPort(8080)
-                 .HostPort(53, "UDP", "10.0.0.1")
-                 .Set({"spec", "initContainers"}, boost::json::parse(R"([
+  auto pod = makePod()
+                 .name("p")
+                 .hostPort(8080)
+                 .hostPort(53, "UDP", "10.0.0.1")
+                 .set({"spec", "initContainers"}, boost::json::parse(R"([
                    {"name": "sidecar", "restartPolicy": "Always",
                     "ports": [{"containerPort": 9000, "hostPort": 9000, "protocol": "SCTP"}]},
                    {"name": "init", "ports": [{"containerPort": 7000, "hostPort": 7000}]}])"))
-                 .Obj();
+                 .obj();
   const sh_pod& v = pod->view();
   ASSERT_EQ(v.host_port_count, 3u);  // the non-restartable init container's port is ignored
   EXPECT_EQ(v.host_ports[0].port, 8080);
@@ -143,77 +143,77 @@ TEST(PodParserTest, HostPorts) {
 }
 
 TEST(PodParserTest, HostNetworkExposesContainerPorts) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .HostNetwork()
-                 .Set({"spec", "containers"}, boost::json::parse(R"([
+  auto pod = makePod()
+                 .name("p")
+                 .hostNetwork()
+                 .set({"spec", "containers"}, boost::json::parse(R"([
                    {"name": "c", "ports": [{"containerPort": 80}, {"containerPort": 0}]}])"))
-                 .Obj();
+                 .obj();
   ASSERT_EQ(pod->view().host_port_count, 1u);
   EXPECT_EQ(pod->view().host_ports[0].port, 80);
 }
 
 TEST(PodParserTest, ImagesAreNormalizedInOrder) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .InitContainerImage("busybox")
-                 .Container("nginx")
-                 .Container("registry:5000/app")
-                 .Container("app@sha256:abcd")
-                 .Container("quay.io/x/y:1.2")
-                 .ImageVolume("data/image")
-                 .Obj();
+  auto pod = makePod()
+                 .name("p")
+                 .initContainerImage("busybox")
+                 .container("nginx")
+                 .container("registry:5000/app")
+                 .container("app@sha256:abcd")
+                 .container("quay.io/x/y:1.2")
+                 .imageVolume("data/image")
+                 .obj();
   const sh_pod& v = pod->view();
   EXPECT_EQ(v.container_count, 5u);
   ASSERT_EQ(v.image_count, 6u);
-  EXPECT_EQ(name_of(v.images[0]), "busybox:latest");
-  EXPECT_EQ(name_of(v.images[1]), "nginx:latest");
-  EXPECT_EQ(name_of(v.images[2]), "registry:5000/app:latest");
-  EXPECT_EQ(name_of(v.images[3]), "app@sha256:abcd");
-  EXPECT_EQ(name_of(v.images[4]), "quay.io/x/y:1.2");
-  EXPECT_EQ(name_of(v.images[5]), "data/image:latest");
+  EXPECT_EQ(nameOf(v.images[0]), "busybox:latest");
+  EXPECT_EQ(nameOf(v.images[1]), "nginx:latest");
+  EXPECT_EQ(nameOf(v.images[2]), "registry:5000/app:latest");
+  EXPECT_EQ(nameOf(v.images[3]), "app@sha256:abcd");
+  EXPECT_EQ(nameOf(v.images[4]), "quay.io/x/y:1.2");
+  EXPECT_EQ(nameOf(v.images[5]), "data/image:latest");
 }
 
 TEST(PodParserTest, NodeAffinity) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .NodeAffinityIn("zone", {"a", "b"})
-                 .NodeAffinityNotIn("kind", {"gpu"})
-                 .PreferredNodeAffinity(7, "disk", {"ssd"})
-                 .Obj();
+  auto pod = makePod()
+                 .name("p")
+                 .nodeAffinityIn("zone", {"a", "b"})
+                 .nodeAffinityNotIn("kind", {"gpu"})
+                 .preferredNodeAffinity(7, "disk", {"ssd"})
+                 .obj();
   const sh_node_affinity* a = pod->view().node_affinity;
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->has_required, 1);
   ASSERT_EQ(a->required_count, 2u);
   ASSERT_EQ(a->required[0].match_expression_count, 1u);
   const sh_requirement& r = a->required[0].match_expressions[0];
-  EXPECT_EQ(name_of(r.key), "zone");
+  EXPECT_EQ(nameOf(r.key), "zone");
   EXPECT_EQ(r.op, SH_OP_IN);
   ASSERT_EQ(r.value_count, 2u);
-  EXPECT_EQ(name_of(r.values[1]), "b");
+  EXPECT_EQ(nameOf(r.values[1]), "b");
   EXPECT_EQ(a->required[1].match_expressions[0].op, SH_OP_NOT_IN);
   ASSERT_EQ(a->preferred_count, 1u);
   EXPECT_EQ(a->preferred[0].weight, 7);
-  EXPECT_EQ(name_of(a->preferred[0].preference.match_expressions[0].key), "disk");
+  EXPECT_EQ(nameOf(a->preferred[0].preference.match_expressions[0].key), "disk");
 }
 
 TEST(PodParserTest, NodeAffinityFieldsAndNumbers) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .Set({"spec", "affinity"}, boost::json::parse(R"({"nodeAffinity": {
+  auto pod = makePod()
+                 .name("p")
+                 .set({"spec", "affinity"}, boost::json::parse(R"({"nodeAffinity": {
                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
                      {"matchFields": [{"key": "metadata.name", "operator": "In",
                                        "values": ["n1"]}],
                       "matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["8"]},
                                            {"key": "mem", "operator": "Lt", "values": ["x"]}]}
                    ]}}})"))
-                 .Obj();
+                 .obj();
   const sh_node_affinity* a = pod->view().node_affinity;
   ASSERT_NE(a, nullptr);
   ASSERT_EQ(a->required_count, 1u);
   const sh_node_selector_term& t = a->required[0];
   ASSERT_EQ(t.match_field_count, 1u);
-  EXPECT_EQ(name_of(t.match_fields[0].key), "metadata.name");
+  EXPECT_EQ(nameOf(t.match_fields[0].key), "metadata.name");
   ASSERT_EQ(t.match_expression_count, 2u);
   EXPECT_EQ(t.match_expressions[0].op, SH_OP_GT);
   EXPECT_EQ(t.match_expressions[0].number_ok, 1);
@@ -223,11 +223,11 @@ TEST(PodParserTest, NodeAffinityFieldsAndNumbers) {
 }
 
 TEST(PodParserTest, EmptyRequiredNodeAffinity) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .Set({"spec", "affinity"}, boost::json::parse(R"({"nodeAffinity": {
+  auto pod = makePod()
+                 .name("p")
+                 .set({"spec", "affinity"}, boost::json::parse(R"({"nodeAffinity": {
                    "requiredDuringSchedulingIgnoredDuringExecution": {}}})"))
-                 .Obj();
+                 .obj();
   ASSERT_NE(pod->view().node_affinity, nullptr);
   EXPECT_EQ(pod->view().node_affinity->has_required, 1);
   EXPECT_EQ(pod->view().node_affinity->required_count, 0u);
@@ -235,11 +235,11 @@ TEST(PodParserTest, EmptyRequiredNodeAffinity) {
 
 TEST(PodParserTest, PodAffinityAndAntiAffinity) {
   auto pod =
-      MakePod()
-          .Name("p")
-          .PodAffinityIn("app", "kubernetes.io/hostname", {"web"}, AffinityKind::kRequired)
-          .PodAntiAffinityExists("app", "topology.kubernetes.io/zone", AffinityKind::kPreferred)
-          .Obj();
+      makePod()
+          .name("p")
+          .podAffinityIn("app", "kubernetes.io/hostname", {"web"}, AffinityKind::kRequired)
+          .podAntiAffinityExists("app", "topology.kubernetes.io/zone", AffinityKind::kPreferred)
+          .obj();
   const sh_pod& v = pod->view();
   ASSERT_NE(v.pod_affinity, nullptr);
   ASSERT_EQ(v.pod_affinity->required_count, 1u);
@@ -254,14 +254,14 @@ TEST(PodParserTest, PodAffinityAndAntiAffinity) {
   ASSERT_EQ(v.pod_anti_affinity->preferred_count, 1u);
   EXPECT_EQ(v.pod_anti_affinity->preferred[0].weight, 1);
   EXPECT_EQ(v.pod_anti_affinity->preferred[0].term.topology_key, SH_ID_ZONE);
-  EXPECT_TRUE(pod->has_affinity());
-  EXPECT_FALSE(pod->has_required_anti_affinity());
+  EXPECT_TRUE(pod->hasAffinity());
+  EXPECT_FALSE(pod->hasRequiredAntiAffinity());
 }
 
 TEST(PodParserTest, AffinityTermDetails) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .Set({"spec", "affinity"}, boost::json::parse(R"({"podAntiAffinity": {
+  auto pod = makePod()
+                 .name("p")
+                 .set({"spec", "affinity"}, boost::json::parse(R"({"podAntiAffinity": {
                    "requiredDuringSchedulingIgnoredDuringExecution": [{
                      "labelSelector": {"matchLabels": {"app": "db"}},
                      "namespaceSelector": {},
@@ -269,34 +269,34 @@ TEST(PodParserTest, AffinityTermDetails) {
                      "topologyKey": "rack",
                      "matchLabelKeys": ["pod-template-hash"],
                      "mismatchLabelKeys": ["tenant"]}]}})"))
-                 .Obj();
+                 .obj();
   const sh_pod_affinity* a = pod->view().pod_anti_affinity;
   ASSERT_NE(a, nullptr);
   ASSERT_EQ(a->required_count, 1u);
   const sh_pod_affinity_term& t = a->required[0];
   ASSERT_NE(t.label_selector, nullptr);
   ASSERT_EQ(t.label_selector->match_label_count, 1u);
-  EXPECT_EQ(name_of(t.label_selector->match_labels[0].value), "db");
+  EXPECT_EQ(nameOf(t.label_selector->match_labels[0].value), "db");
   ASSERT_NE(t.namespace_selector, nullptr);  // empty selector: matches all namespaces
   EXPECT_EQ(t.namespace_selector->match_label_count, 0u);
   ASSERT_EQ(t.namespace_count, 2u);
   EXPECT_EQ(sv(t.namespaces[1]), "b");
-  EXPECT_EQ(name_of(t.topology_key), "rack");
+  EXPECT_EQ(nameOf(t.topology_key), "rack");
   ASSERT_EQ(t.match_label_key_count, 1u);
   EXPECT_EQ(sv(t.match_label_keys[0]), "pod-template-hash");
   ASSERT_EQ(t.mismatch_label_key_count, 1u);
   EXPECT_EQ(sv(t.mismatch_label_keys[0]), "tenant");
-  EXPECT_TRUE(pod->has_required_anti_affinity());
+  EXPECT_TRUE(pod->hasRequiredAntiAffinity());
 }
 
 TEST(PodParserTest, SpreadConstraintsGatesOwners) {
   auto pod =
-      MakePod()
-          .Name("p")
-          .SpreadConstraint(2, "topology.kubernetes.io/zone", "DoNotSchedule", {{"app", "web"}}, 3)
-          .SchedulingGates({"gate-a", "gate-b"})
-          .OwnerReference("rs-1", "ReplicaSet")
-          .Obj();
+      makePod()
+          .name("p")
+          .spreadConstraint(2, "topology.kubernetes.io/zone", "DoNotSchedule", {{"app", "web"}}, 3)
+          .schedulingGates({"gate-a", "gate-b"})
+          .ownerReference("rs-1", "ReplicaSet")
+          .obj();
   const sh_pod& v = pod->view();
   ASSERT_EQ(v.topology_spread_constraint_count, 1u);
   const sh_topology_spread_constraint& c = v.topology_spread_constraints[0];
@@ -317,15 +317,15 @@ TEST(PodParserTest, SpreadConstraintsGatesOwners) {
 }
 
 TEST(PodParserTest, ConditionsInManifestOrder) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .Set({"status", "conditions"}, boost::json::parse(R"([
+  auto pod = makePod()
+                 .name("p")
+                 .set({"status", "conditions"}, boost::json::parse(R"([
                    {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                     "message": "0/3 nodes are available"},
                    {"type": "DisruptionTarget", "status": "True",
                     "reason": "PreemptionByScheduler", "lastTransitionTime": null},
                    {"type": "Ready", "status": "Unknown"}])"))
-                 .Obj();
+                 .obj();
   const sh_pod& v = pod->view();
   ASSERT_EQ(v.condition_count, 3u);
   EXPECT_EQ(sv(v.conditions[0].type), "PodScheduled");
@@ -339,33 +339,33 @@ TEST(PodParserTest, ConditionsInManifestOrder) {
 }
 
 TEST(PodParserTest, NoConditions) {
-  auto pod = MakePod().Name("p").Obj();
+  auto pod = makePod().name("p").obj();
   EXPECT_EQ(pod->view().condition_count, 0u);
   EXPECT_EQ(pod->view().conditions, nullptr);
 }
 
 TEST(PodParserTest, ConditionErrorsNameTheirPath) {
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "status": {"conditions": [
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "status": {"conditions": [
               {"type": "Ready", "status": true}]}})"),
             "status.conditions[0].status: expected string, got boolean");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "status": {"conditions": [
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "status": {"conditions": [
               {"type": "Ready"}, {"type": 1, "reason": ["x"]}]}})"),
             "status.conditions[1].type: expected string, got number; "
             "status.conditions[1].reason: expected string, got array");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "status": {"conditions": [null]}})"),
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "status": {"conditions": [null]}})"),
             "status.conditions[0]: expected object, got null");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "status": {"conditions": {}}})"),
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "status": {"conditions": {}}})"),
             "status.conditions: expected array, got object");
 }
 
 TEST(PodParserTest, AssignedCopyKeepsConditions) {
-  auto pod = MakePod()
-                 .Name("p")
-                 .Set({"status", "conditions"},
+  auto pod = makePod()
+                 .name("p")
+                 .set({"status", "conditions"},
                       boost::json::parse(R"([{"type": "DisruptionTarget", "status": "True",
                                               "reason": "PreemptionByScheduler"}])"))
-                 .Obj();
-  auto placed = assign_to_node(*pod, "n1");
+                 .obj();
+  auto placed = assignToNode(*pod, "n1");
   ASSERT_NE(placed, nullptr);
   EXPECT_EQ(sv(placed->view().node_name), "n1");
   ASSERT_EQ(placed->view().condition_count, 1u);
@@ -374,8 +374,8 @@ TEST(PodParserTest, AssignedCopyKeepsConditions) {
 }
 
 TEST(PodParserTest, NominatedCopyThenAssignedCopy) {
-  auto pod = MakePod().Name("p").Label("app", "web").NominatedNodeName("old").Obj();
-  auto nominated = with_nominated_node(*pod, "n2");
+  auto pod = makePod().name("p").label("app", "web").nominatedNodeName("old").obj();
+  auto nominated = withNominatedNode(*pod, "n2");
   ASSERT_NE(nominated, nullptr);
   EXPECT_EQ(sv(nominated->view().nominated_node_name), "n2");
   EXPECT_EQ(sv(pod->view().nominated_node_name), "old");  // the original is untouched
@@ -386,7 +386,7 @@ TEST(PodParserTest, NominatedCopyThenAssignedCopy) {
 
   // Binding the nominated copy keeps the nomination; the copy of a copy owns its strings,
   // so it outlives the copy it was made from.
-  auto placed = assign_to_node(*nominated, "n2");
+  auto placed = assignToNode(*nominated, "n2");
   nominated.reset();
   ASSERT_NE(placed, nullptr);
   EXPECT_EQ(sv(placed->view().node_name), "n2");
@@ -396,26 +396,26 @@ TEST(PodParserTest, NominatedCopyThenAssignedCopy) {
   EXPECT_EQ(manifest.at("status").at("nominatedNodeName"), "n2");
 
   // An empty nomination removes the field.
-  auto cleared = with_nominated_node(*pod, "");
+  auto cleared = withNominatedNode(*pod, "");
   EXPECT_EQ(cleared->view().nominated_node_name.len, 0u);
   EXPECT_FALSE(boost::json::parse(cleared->json()).at("status").as_object().contains(
       "nominatedNodeName"));
 }
 
 TEST(PodParserTest, FromViewFindsTheOwner) {
-  auto pod = MakePod().Name("p").Obj();
-  EXPECT_EQ(Pod::from_view(&pod->view()), pod.get());
-  EXPECT_EQ(Pod::from_view(nullptr), nullptr);
+  auto pod = makePod().name("p").obj();
+  EXPECT_EQ(Pod::fromView(&pod->view()), pod.get());
+  EXPECT_EQ(Pod::fromView(nullptr), nullptr);
 }
 
 TEST(PodParserTest, KeepsJson) {
-  auto pod = MakePod().Name("p").Label("a", "b").Obj();
-  EXPECT_EQ(boost::json::parse(pod->json()), MakePod().Name("p").Label("a", "b").Json());
+  auto pod = makePod().name("p").label("a", "b").obj();
+  EXPECT_EQ(boost::json::parse(pod->json()), makePod().name("p").label("a", "b").parseJson());
 }
 
 TEST(PodParserTest, AcceptsNullsAndNumbersLeniently) {
   std::string error;
-  auto pod = parse_pod_json(R"({"metadata": {"name": "p", "namespace": null, "labels": {"a": null}},
+  auto pod = parsePodJson(R"({"metadata": {"name": "p", "namespace": null, "labels": {"a": null}},
     "spec": {"priority": 5.0, "nodeSelector": null, "containers": [
       {"name": "c", "resources": {"requests": {"cpu": 2, "memory": " 1Gi ", "x.io/y": 1.5}}}]},
     "status": null})",
@@ -423,7 +423,7 @@ TEST(PodParserTest, AcceptsNullsAndNumbersLeniently) {
   ASSERT_NE(pod, nullptr) << error;
   EXPECT_EQ(pod->view().priority, 5);
   EXPECT_EQ(sv(pod->view().namespace_), "default");
-  EXPECT_EQ(name_of(pod->view().labels[0].value), "");
+  EXPECT_EQ(nameOf(pod->view().labels[0].value), "");
   EXPECT_EQ(pod->view().requests.milli_cpu, 2000);
   EXPECT_EQ(pod->view().requests.memory, 1024 * 1024 * 1024);
   ASSERT_EQ(pod->view().requests.scalar_count, 1u);
@@ -431,52 +431,52 @@ TEST(PodParserTest, AcceptsNullsAndNumbersLeniently) {
 }
 
 TEST(PodParserTest, ErrorPaths) {
-  EXPECT_EQ(parse_error(R"({"metadata": {}})"), "metadata.name: required");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": ""}})"), "metadata.name: required");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": 3}})"),
+  EXPECT_EQ(parseError(R"({"metadata": {}})"), "metadata.name: required");
+  EXPECT_EQ(parseError(R"({"metadata": {"name": ""}})"), "metadata.name: required");
+  EXPECT_EQ(parseError(R"({"metadata": {"name": 3}})"),
             "metadata.name: expected string, got number");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"priority": "10"}})"),
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": {"priority": "10"}})"),
             "spec.priority: expected integer, got string");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"priority": 3000000000}})"),
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": {"priority": 3000000000}})"),
             "spec.priority: value 3000000000 out of range [-2147483648, 2147483647]");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"priority": 1.5}})"),
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": {"priority": 1.5}})"),
             "spec.priority: expected integer, got non-integral number");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"containers": [{},
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": {"containers": [{},
               {"resources": {"requests": {"cpu": "1.2.3"}}}]}})"),
             "spec.containers[1].resources.requests.cpu: unable to parse quantity \"1.2.3\": "
             "quantities must match the regular expression "
             "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"containers": [
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": {"containers": [
               {"resources": {"limits": {"nvidia.com/gpu": "-1"}}}]}})"),
             "spec.containers[0].resources.limits[nvidia.com/gpu]: must be non-negative");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"containers": [
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": {"containers": [
               {"resources": {"requests": {"cpu": "1K"}}}]}})"),
             "spec.containers[0].resources.requests.cpu: unable to parse quantity \"1K\": "
             "unable to parse quantity's suffix");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"tolerations": [
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": {"tolerations": [
               {"key": "k", "effect": "Sometimes"}]}})"),
             "spec.tolerations[0].effect: unsupported value \"Sometimes\"; supported values: "
             "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"affinity": {"podAffinity": {
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": {"affinity": {"podAffinity": {
               "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {
                 "matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]}}]}}}})"),
             "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
             ".labelSelector.matchExpressions[0].operator: unsupported value \"Gt\"; supported "
             "values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\"");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p", "creationTimestamp": "yesterday"}})"),
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p", "creationTimestamp": "yesterday"}})"),
             "metadata.creationTimestamp: invalid RFC 3339 time \"yesterday\"");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": "none"})"),
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": "none"})"),
             "spec: expected object, got string");
-  EXPECT_EQ(parse_error(R"([1, 2])"), "<root>: expected object, got array");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"containers": {}}})"),
+  EXPECT_EQ(parseError(R"([1, 2])"), "<root>: expected object, got array");
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": {"containers": {}}})"),
             "spec.containers: expected array, got object");
-  EXPECT_EQ(parse_error(R"({"metadata": {"name": "p"}, "spec": {"containers": [null]}})"),
+  EXPECT_EQ(parseError(R"({"metadata": {"name": "p"}, "spec": {"containers": [null]}})"),
             "spec.containers[0]: expected object, got null");
-  EXPECT_EQ(parse_error("{\"metadata\": "), "invalid JSON: incomplete JSON");
+  EXPECT_EQ(parseError("{\"metadata\": "), "invalid JSON: incomplete JSON");
 }
 
 TEST(PodParserTest, CollectsEveryError) {
-  std::string error = parse_error(R"({"metadata": {"labels": {"a": 1}},
+  std::string error = parseError(R"({"metadata": {"labels": {"a": 1}},
     "spec": {"priority": "x", "topologySpreadConstraints": [{"maxSkew": 1}]}})");
   EXPECT_EQ(error,
             "metadata.name: required; metadata.labels.a: expected string, got number; "
@@ -490,9 +490,9 @@ TEST(PodParserTest, ManyErrorsAreCapped) {
   for (int i = 0; i < 1000; ++i) {
     labels["k" + std::to_string(i)] = i;
   }
-  boost::json::value v = MakePod().Name("p").Set({"metadata", "labels"}, labels).Json();
+  boost::json::value v = makePod().name("p").set({"metadata", "labels"}, labels).parseJson();
   std::string error;
-  EXPECT_EQ(parse_pod(v, error), nullptr);
+  EXPECT_EQ(parsePod(v, error), nullptr);
   EXPECT_EQ(error.substr(0, 47), "metadata.labels.k0: expected string, got number");
   EXPECT_NE(error.find("; and 992 more"), std::string::npos) << error;
 }

@@ -12,11 +12,11 @@
 namespace sh::model {
 namespace {
 
-using testing::MakePod;
+using testing::makePod;
 
 // The classes most cases use: "high" (1000), "batch" (-5, Never) and, when asked, a global
 // default "everyday" (7).
-std::unique_ptr<ClusterObjects> classes(bool with_default = false) {
+std::unique_ptr<ClusterObjects> classes(bool withDefault = false) {
   auto objects = std::make_unique<ClusterObjects>();
   std::string error;
   for (const char* json : {
@@ -26,7 +26,7 @@ std::unique_ptr<ClusterObjects> classes(bool with_default = false) {
        }) {
     EXPECT_TRUE(objects->add(boost::json::parse(json), error)) << error;
   }
-  if (with_default) {
+  if (withDefault) {
     EXPECT_TRUE(objects->add(boost::json::parse(R"({"kind":"PriorityClass",
       "metadata":{"name":"everyday"},"value":7,"globalDefault":true})"),
                              error))
@@ -38,19 +38,19 @@ std::unique_ptr<ClusterObjects> classes(bool with_default = false) {
 // The spec after admission; fails the test when admission fails.
 boost::json::object admitted(boost::json::value pod, const ClusterObjects* objects) {
   std::string error;
-  EXPECT_TRUE(admit_priority(pod, objects, error)) << error;
+  EXPECT_TRUE(admitPriority(pod, objects, error)) << error;
   EXPECT_TRUE(error.empty());
   return pod.at("spec").as_object();
 }
 
 TEST(PriorityAdmissionTest, ClassValueAndPolicy) {
   auto objects = classes();
-  auto spec = admitted(MakePod().Name("p").PriorityClassName("high").Json(), objects.get());
+  auto spec = admitted(makePod().name("p").priorityClassName("high").parseJson(), objects.get());
   EXPECT_EQ(spec.at("priority").as_int64(), 1000);
   EXPECT_EQ(spec.at("priorityClassName").as_string(), "high");
   EXPECT_EQ(spec.at("preemptionPolicy").as_string(), "PreemptLowerPriority");
 
-  spec = admitted(MakePod().Name("p").PriorityClassName("batch").Json(), objects.get());
+  spec = admitted(makePod().name("p").priorityClassName("batch").parseJson(), objects.get());
   EXPECT_EQ(spec.at("priority").as_int64(), -5);
   EXPECT_EQ(spec.at("preemptionPolicy").as_string(), "Never");
 }
@@ -58,7 +58,7 @@ TEST(PriorityAdmissionTest, ClassValueAndPolicy) {
 TEST(PriorityAdmissionTest, ThePodsOwnPreemptionPolicyIsKept) {
   auto objects = classes();
   auto spec = admitted(
-      MakePod().Name("p").PriorityClassName("high").PreemptionPolicy("Never").Json(),
+      makePod().name("p").priorityClassName("high").preemptionPolicy("Never").parseJson(),
       objects.get());
   EXPECT_EQ(spec.at("priority").as_int64(), 1000);
   EXPECT_EQ(spec.at("preemptionPolicy").as_string(), "Never");
@@ -66,29 +66,29 @@ TEST(PriorityAdmissionTest, ThePodsOwnPreemptionPolicyIsKept) {
 
 TEST(PriorityAdmissionTest, UnknownClassIsRefusedAndThePodUnchanged) {
   auto objects = classes();
-  boost::json::value pod = MakePod().Name("p").PriorityClassName("gold").Json();
+  boost::json::value pod = makePod().name("p").priorityClassName("gold").parseJson();
   const boost::json::value before = pod;
   std::string error;
-  EXPECT_FALSE(admit_priority(pod, objects.get(), error));
+  EXPECT_FALSE(admitPriority(pod, objects.get(), error));
   EXPECT_EQ(error, "spec.priorityClassName: no PriorityClass with name gold was found");
   EXPECT_EQ(pod, before);
   error.clear();
-  EXPECT_FALSE(admit_priority(pod, nullptr, error));
+  EXPECT_FALSE(admitPriority(pod, nullptr, error));
   EXPECT_EQ(error, "spec.priorityClassName: no PriorityClass with name gold was found");
 }
 
 TEST(PriorityAdmissionTest, GlobalDefaultFillsAPodWithoutAClass) {
   auto objects = classes(true);
-  auto spec = admitted(MakePod().Name("p").Json(), objects.get());
+  auto spec = admitted(makePod().name("p").parseJson(), objects.get());
   EXPECT_EQ(spec.at("priority").as_int64(), 7);
   EXPECT_EQ(spec.at("priorityClassName").as_string(), "everyday");
   EXPECT_EQ(spec.at("preemptionPolicy").as_string(), "PreemptLowerPriority");
   // An empty name is no name.
-  spec = admitted(MakePod().Name("p").PriorityClassName("").Json(), objects.get());
+  spec = admitted(makePod().name("p").priorityClassName("").parseJson(), objects.get());
   EXPECT_EQ(spec.at("priority").as_int64(), 7);
   EXPECT_EQ(spec.at("priorityClassName").as_string(), "everyday");
   // A named class wins over the default.
-  spec = admitted(MakePod().Name("p").PriorityClassName("high").Json(), objects.get());
+  spec = admitted(makePod().name("p").priorityClassName("high").parseJson(), objects.get());
   EXPECT_EQ(spec.at("priority").as_int64(), 1000);
 }
 
@@ -96,7 +96,7 @@ TEST(PriorityAdmissionTest, NoClassAndNoDefaultIsZero) {
   auto objects = classes();
   for (const ClusterObjects* o : {static_cast<const ClusterObjects*>(objects.get()),
                                   static_cast<const ClusterObjects*>(nullptr)}) {
-    auto spec = admitted(MakePod().Name("p").Json(), o);
+    auto spec = admitted(makePod().name("p").parseJson(), o);
     EXPECT_EQ(spec.at("priority").as_int64(), 0);
     EXPECT_FALSE(spec.contains("priorityClassName"));
     EXPECT_EQ(spec.at("preemptionPolicy").as_string(), "PreemptLowerPriority");
@@ -107,25 +107,25 @@ TEST(PriorityAdmissionTest, NoClassAndNoDefaultIsZero) {
 }
 
 TEST(PriorityAdmissionTest, SystemClassesAreAlwaysKnown) {
-  auto spec = admitted(MakePod().Name("p").PriorityClassName("system-node-critical").Json(),
+  auto spec = admitted(makePod().name("p").priorityClassName("system-node-critical").parseJson(),
                        nullptr);
   EXPECT_EQ(spec.at("priority").as_int64(), 2000001000);
-  spec = admitted(MakePod().Name("p").PriorityClassName("system-cluster-critical").Json(),
+  spec = admitted(makePod().name("p").priorityClassName("system-cluster-critical").parseJson(),
                   nullptr);
   EXPECT_EQ(spec.at("priority").as_int64(), 2000000000);
   EXPECT_EQ(spec.at("preemptionPolicy").as_string(), "PreemptLowerPriority");
-  ASSERT_NE(system_priority_class("system-node-critical"), nullptr);
-  EXPECT_EQ(system_priority_class("system-node-critical")->value, 2000001000);
-  EXPECT_EQ(system_priority_class("high"), nullptr);
+  ASSERT_NE(systemPriorityClass("system-node-critical"), nullptr);
+  EXPECT_EQ(systemPriorityClass("system-node-critical")->value, 2000001000);
+  EXPECT_EQ(systemPriorityClass("high"), nullptr);
 }
 
 TEST(PriorityAdmissionTest, APodWithAPriorityIsLeftAsItIs) {
   auto objects = classes(true);
   // It went through admission already: even a class that is gone by now does not matter.
-  boost::json::value pod = MakePod().Name("p").Priority(3).PriorityClassName("gone").Json();
+  boost::json::value pod = makePod().name("p").priority(3).priorityClassName("gone").parseJson();
   const boost::json::value before = pod;
   std::string error;
-  EXPECT_TRUE(admit_priority(pod, objects.get(), error)) << error;
+  EXPECT_TRUE(admitPriority(pod, objects.get(), error)) << error;
   EXPECT_EQ(pod, before);
 }
 
@@ -136,7 +136,7 @@ TEST(PriorityAdmissionTest, MalformedFieldsAreLeftForTheParser) {
     boost::json::value pod = boost::json::parse(json);
     const boost::json::value before = pod;
     std::string error;
-    EXPECT_TRUE(admit_priority(pod, objects.get(), error)) << json;
+    EXPECT_TRUE(admitPriority(pod, objects.get(), error)) << json;
     EXPECT_EQ(pod, before) << json;
   }
   // A null priority is an unset one, as parse_pod reads it.
@@ -147,15 +147,15 @@ TEST(PriorityAdmissionTest, MalformedFieldsAreLeftForTheParser) {
 
 TEST(PriorityAdmissionTest, TheAdmittedPodParsesWithItsPriority) {
   auto objects = classes();
-  boost::json::value pod = MakePod().Name("p").PriorityClassName("batch").Json();
+  boost::json::value pod = makePod().name("p").priorityClassName("batch").parseJson();
   std::string error;
-  ASSERT_TRUE(admit_priority(pod, objects.get(), error)) << error;
-  auto parsed = parse_pod(pod, error);
+  ASSERT_TRUE(admitPriority(pod, objects.get(), error)) << error;
+  auto parsed = parsePod(pod, error);
   ASSERT_NE(parsed, nullptr) << error;
-  EXPECT_TRUE(parsed->has_priority());
+  EXPECT_TRUE(parsed->hasPriority());
   EXPECT_EQ(parsed->view().priority, -5);
   EXPECT_EQ(parsed->view().preemption_policy, SH_PREEMPT_NEVER);
-  EXPECT_EQ(parsed->priority_class_name(), "batch");
+  EXPECT_EQ(parsed->priorityClassName(), "batch");
 }
 
 }  // namespace

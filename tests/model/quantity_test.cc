@@ -65,10 +65,10 @@ TEST(QuantityTest, ParsesLikeApimachinery) {
   };
   for (const Case& c : cases) {
     std::string error;
-    std::optional<Quantity> q = parse_quantity(c.text, &error);
+    std::optional<Quantity> q = parseQuantity(c.text, &error);
     ASSERT_TRUE(q.has_value()) << c.text << ": " << error;
     EXPECT_EQ(q->value(), c.value) << c.text;
-    EXPECT_EQ(q->milli_value(), c.milli) << c.text;
+    EXPECT_EQ(q->milliValue(), c.milli) << c.text;
   }
 }
 
@@ -87,29 +87,29 @@ TEST(QuantityTest, RejectsMalformed) {
   };
   for (const auto& [text, message] : cases) {
     std::string error;
-    EXPECT_FALSE(parse_quantity(text, &error).has_value()) << text;
+    EXPECT_FALSE(parseQuantity(text, &error).has_value()) << text;
     EXPECT_EQ(error, message) << text;
   }
 }
 
 TEST(QuantityTest, RejectsOverlongStrings) {
   std::string error;
-  EXPECT_FALSE(parse_quantity(std::string(Quantity::kMaxLength + 1, '1'), &error));
+  EXPECT_FALSE(parseQuantity(std::string(Quantity::kMaxLength + 1, '1'), &error));
   EXPECT_EQ(error, "quantity is too long");
-  EXPECT_TRUE(parse_quantity(std::string(Quantity::kMaxLength, '1')).has_value());
+  EXPECT_TRUE(parseQuantity(std::string(Quantity::kMaxLength, '1')).has_value());
 }
 
 TEST(QuantityTest, MilliCeilIsExactAndUnsaturated) {
-  EXPECT_EQ(parse_quantity("1E")->milli_ceil(), int128_t{1000000000000000000} * 1000);
-  EXPECT_EQ(parse_quantity("1500u")->milli_ceil(), 2);
-  EXPECT_EQ(parse_quantity("-1500u")->milli_ceil(), -2);
-  EXPECT_EQ(parse_quantity("0")->milli_ceil(), 0);
+  EXPECT_EQ(parseQuantity("1E")->milliCeil(), int128_t{1000000000000000000} * 1000);
+  EXPECT_EQ(parseQuantity("1500u")->milliCeil(), 2);
+  EXPECT_EQ(parseQuantity("-1500u")->milliCeil(), -2);
+  EXPECT_EQ(parseQuantity("0")->milliCeil(), 0);
 }
 
 TEST(QuantityTest, SaturateInt64) {
-  EXPECT_EQ(saturate_int64(int128_t{kMax} + 1), kMax);
-  EXPECT_EQ(saturate_int64(-(int128_t{kMax} + 5)), std::numeric_limits<int64_t>::min());
-  EXPECT_EQ(saturate_int64(42), 42);
+  EXPECT_EQ(saturateInt64(int128_t{kMax} + 1), kMax);
+  EXPECT_EQ(saturateInt64(-(int128_t{kMax} + 5)), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(saturateInt64(42), 42);
 }
 
 }  // namespace

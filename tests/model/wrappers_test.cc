@@ -5,17 +5,17 @@
 namespace sh::model {
 namespace {
 
-using testing::MakeNode;
-using testing::MakePod;
+using testing::makeNode;
+using testing::makePod;
 
 TEST(WrappersTest, PodJsonShape) {
-  boost::json::value v = MakePod()
-                             .Name("p")
-                             .Namespace("ns")
-                             .Req({{"cpu", "1"}})
-                             .SidecarReq({{"memory", "1Gi"}})
-                             .HostPort(8080)
-                             .Json();
+  boost::json::value v = makePod()
+                             .name("p")
+                             .inNamespace("ns")
+                             .req({{"cpu", "1"}})
+                             .sidecarReq({{"memory", "1Gi"}})
+                             .hostPort(8080)
+                             .parseJson();
   const auto& spec = v.at("spec").as_object();
   EXPECT_EQ(v.at("metadata").at("name"), "p");
   EXPECT_EQ(spec.at("containers").as_array().size(), 1u);
@@ -25,14 +25,14 @@ TEST(WrappersTest, PodJsonShape) {
 }
 
 TEST(WrappersTest, ObjThrowsOnInvalidManifest) {
-  EXPECT_THROW(MakePod().Obj(), std::runtime_error);  // no name
-  EXPECT_THROW(MakeNode().Obj(), std::runtime_error);
+  EXPECT_THROW(makePod().obj(), std::runtime_error);  // no name
+  EXPECT_THROW(makeNode().obj(), std::runtime_error);
 }
 
 TEST(WrappersTest, NodeDefaultsToThirtyTwoPods) {
-  auto node = MakeNode().Name("n").Obj();
+  auto node = makeNode().name("n").obj();
   EXPECT_EQ(node->view().allocatable.allowed_pod_number, 32);
-  node = MakeNode().Name("n").Capacity({{"pods", "110"}}).Allocatable({{"cpu", "1"}}).Obj();
+  node = makeNode().name("n").capacity({{"pods", "110"}}).allocatable({{"cpu", "1"}}).obj();
   EXPECT_EQ(node->view().allocatable.allowed_pod_number, 0);
   EXPECT_EQ(node->view().allocatable.milli_cpu, 1000);
 }

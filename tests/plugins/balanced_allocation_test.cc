@@ -14,8 +14,8 @@ namespace {
 constexpr char kBalanced[] = "NodeResourcesBalancedAllocation";
 
 TEST(BalancedAllocationTest, Score) {
-  PodPtr pod = MakePod().Name("p").UID("p").Req({{"cpu", "2000m"}, {"memory", "2000"}}).Obj();
-  RunScoreCases(
+  PodPtr pod = makePod().name("p").uid("p").req({{"cpu", "2000m"}, {"memory", "2000"}}).obj();
+  runScoreCases(
       kBalanced,
       {
           // Only this plugin runs, so no Filter rejects the over-committed n4.
@@ -29,38 +29,38 @@ TEST(BalancedAllocationTest, Score) {
           //     with 1, 0.75 → 87 → 81
           {"with and without the pod",
            "",
-           {CpuMemNode("n1", "4000m", "8000"), CpuMemNode("n2", "4000m", "8000"),
-            CpuMemNode("n3", "4000m", "8000"), CpuMemNode("n4", "1000m", "8000")},
-           {PlacedOn("n2", "a", {{"memory", "4000"}}), PlacedOn("n3", "b", {{"cpu", "2000m"}}),
-            PlacedOn("n4", "c", {{"cpu", "2000m"}, {"memory", "4000"}})},
+           {cpuMemNode("n1", "4000m", "8000"), cpuMemNode("n2", "4000m", "8000"),
+            cpuMemNode("n3", "4000m", "8000"), cpuMemNode("n4", "1000m", "8000")},
+           {placedOn("n2", "a", {{"memory", "4000"}}), placedOn("n3", "b", {{"cpu", "2000m"}}),
+            placedOn("n4", "c", {{"cpu", "2000m"}, {"memory", "4000"}})},
            pod,
            {{"n1", 68}, {"n2", 81}, {"n3", 68}, {"n4", 81}}},
           // with 0.25, 0.25 → 100; without 100 → 50 + (50 + 100 - 100)/2 = 75
           {"a balanced pod on an empty node",
            "",
-           {CpuMemNode("n1", "4000m", "8000")},
+           {cpuMemNode("n1", "4000m", "8000")},
            {},
-           MakePod().Name("p").UID("p").Req({{"cpu", "1000m"}, {"memory", "2000"}}).Obj(),
+           makePod().name("p").uid("p").req({{"cpu", "1000m"}, {"memory", "2000"}}).obj(),
            {{"n1", 75}}},
           // Actual requests, no scoring defaults: memory 0. with 0.25, 0 → 87 → 68
           {"a pod requesting cpu only",
            "",
-           {CpuMemNode("n1", "4000m", "8000")},
+           {cpuMemNode("n1", "4000m", "8000")},
            {},
-           MakePod().Name("p").UID("p").Req({{"cpu", "1000m"}}).Obj(),
+           makePod().name("p").uid("p").req({{"cpu", "1000m"}}).obj(),
            {{"n1", 68}}},
           // PreScore returns Skip for a pod that requests none of the resources.
           {"best-effort pod is not scored",
            "",
-           {CpuMemNode("n1", "4000m", "8000")},
+           {cpuMemNode("n1", "4000m", "8000")},
            {},
-           MakePod().Name("p").UID("p").Container("img").Obj(),
+           makePod().name("p").uid("p").container("img").obj(),
            {{"n1", -1}}},
       });
 }
 
 TEST(BalancedAllocationTest, ThreeResources) {
-  RunScoreCases(
+  runScoreCases(
       kBalanced,
       {
           // n1: fractions 0.25, 0.5, 0.75 → mean 0.5, std sqrt(0.125/3) = 0.2041 → 79;
@@ -69,38 +69,38 @@ TEST(BalancedAllocationTest, ThreeResources) {
           {"population standard deviation",
            R"({"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
                          {"name": "example.com/gpu", "weight": 1}]})",
-           {MakeNode()
-                .Name("n1")
-                .Capacity({{"cpu", "4000m"}, {"memory", "8000"}, {"example.com/gpu", "4"}})
-                .Obj(),
-            CpuMemNode("n2", "4000m", "8000")},
+           {makeNode()
+                .name("n1")
+                .capacity({{"cpu", "4000m"}, {"memory", "8000"}, {"example.com/gpu", "4"}})
+                .obj(),
+            cpuMemNode("n2", "4000m", "8000")},
            {},
-           MakePod()
-               .Name("p")
-               .UID("p")
-               .Req({{"cpu", "1000m"}, {"memory", "4000"}, {"example.com/gpu", "3"}})
-               .Obj(),
+           makePod()
+               .name("p")
+               .uid("p")
+               .req({{"cpu", "1000m"}, {"memory", "4000"}, {"example.com/gpu", "3"}})
+               .obj(),
            {{"n1", 64}, {"n2", 68}}},
           // A scalar the pod does not request takes no part: 0.25, 0.5 → 68 on n1 too.
           {"scalar the pod does not request",
            R"({"resources": [{"name": "cpu"}, {"name": "memory"}, {"name": "example.com/gpu"}]})",
-           {MakeNode()
-                .Name("n1")
-                .Capacity({{"cpu", "4000m"}, {"memory", "8000"}, {"example.com/gpu", "4"}})
-                .Obj()},
+           {makeNode()
+                .name("n1")
+                .capacity({{"cpu", "4000m"}, {"memory", "8000"}, {"example.com/gpu", "4"}})
+                .obj()},
            {},
-           MakePod().Name("p").UID("p").Req({{"cpu", "1000m"}, {"memory", "4000"}}).Obj(),
+           makePod().name("p").uid("p").req({{"cpu", "1000m"}, {"memory", "4000"}}).obj(),
            {{"n1", 68}}},
       });
 }
 
 TEST(BalancedAllocationArgsTest, Validation) {
-  EXPECT_EQ(ArgsError(kBalanced, ""), "");
-  EXPECT_EQ(ArgsError(kBalanced, R"({"resources": [{"name": "cpu", "weight": 0}]})"), "");
-  std::string err = ArgsError(kBalanced, R"({"resources": [{"name": "cpu", "weight": 2},
+  EXPECT_EQ(argsError(kBalanced, ""), "");
+  EXPECT_EQ(argsError(kBalanced, R"({"resources": [{"name": "cpu", "weight": 0}]})"), "");
+  std::string err = argsError(kBalanced, R"({"resources": [{"name": "cpu", "weight": 2},
                                                            {"name": "cpu", "weight": 1}]})");
-  EXPECT_TRUE(Contains(err, "resources[0].weight: Invalid value: 2: must be 1"));
-  EXPECT_TRUE(Contains(err, "resources[1].name: Duplicate value: \"cpu\""));
+  EXPECT_TRUE(contains(err, "resources[0].weight: Invalid value: 2: must be 1"));
+  EXPECT_TRUE(contains(err, "resources[1].name: Duplicate value: \"cpu\""));
 }
 
 }  // namespace

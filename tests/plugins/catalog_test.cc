@@ -19,7 +19,7 @@ namespace schedhost::testing {
 namespace {
 
 // name → points, from the catalog's `name = "..."` and `points = [...]` lines.
-std::map<std::string, std::set<std::string>> ReadCatalog() {
+std::map<std::string, std::set<std::string>> readCatalog() {
   std::ifstream in(SCHEDHOST_PLUGIN_CATALOG);
   std::map<std::string, std::set<std::string>> out;
   std::string line;
@@ -46,7 +46,7 @@ std::map<std::string, std::set<std::string>> ReadCatalog() {
   return out;
 }
 
-std::set<std::string> BuiltPoints(const LoadedPlugin& plugin) {
+std::set<std::string> builtPoints(const LoadedPlugin& plugin) {
   static const std::vector<std::pair<std::string, uint32_t>> kBits = {
       {"PreEnqueue", SH_POINT_PRE_ENQUEUE},
       {"QueueSort", SH_POINT_QUEUE_SORT},
@@ -76,7 +76,7 @@ std::set<std::string> BuiltPoints(const LoadedPlugin& plugin) {
 }
 
 TEST(CatalogTest, ListsEveryDefaultPluginWithItsPoints) {
-  auto catalog = ReadCatalog();
+  auto catalog = readCatalog();
   const std::vector<std::string> defaults = {
       "PrioritySort",  "SchedulingGates",  "NodeUnschedulable",
       "NodeName",      "TaintToleration",  "NodeAffinity",
@@ -88,7 +88,7 @@ TEST(CatalogTest, ListsEveryDefaultPluginWithItsPoints) {
     SCOPED_TRACE(name);
     ASSERT_EQ(catalog.count(name), 1u);
     LoadedPlugin plugin(name);
-    EXPECT_EQ(catalog[name], BuiltPoints(plugin));
+    EXPECT_EQ(catalog[name], builtPoints(plugin));
     EXPECT_EQ(plugin.instance().library().version, "1.36.0");
   }
 }

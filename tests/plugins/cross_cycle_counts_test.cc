@@ -25,19 +25,19 @@ constexpr char kIPA[] = "InterPodAffinity";
 constexpr char kZone[] = "topology.kubernetes.io/zone";
 constexpr char kHostname[] = "kubernetes.io/hostname";
 
-boost::json::value Json(const std::string& text) { return boost::json::parse(text); }
+boost::json::value parseJson(const std::string& text) { return boost::json::parse(text); }
 
 // A selector of pods labelled app=`app`.
-std::string App(const std::string& app) { return R"({"matchLabels": {"app": ")" + app + R"("}})"; }
+std::string appSelector(const std::string& app) { return R"({"matchLabels": {"app": ")" + app + R"("}})"; }
 
-std::string Spread(int maxSkew, const std::string& key, const std::string& when,
+std::string withSpread(int maxSkew, const std::string& key, const std::string& when,
                    const std::string& app, const std::string& extra = "") {
   return R"({"maxSkew": )" + std::to_string(maxSkew) + R"(, "topologyKey": ")" + key +
-         R"(", "whenUnsatisfiable": ")" + when + R"(", "labelSelector": )" + App(app) + extra + "}";
+         R"(", "whenUnsatisfiable": ")" + when + R"(", "labelSelector": )" + appSelector(app) + extra + "}";
 }
 
-std::string Term(const std::string& app, const std::string& key, const std::string& extra = "") {
-  return R"({"labelSelector": )" + App(app) + R"(, "topologyKey": ")" + key + R"(")" + extra + "}";
+std::string affinityTerm(const std::string& app, const std::string& key, const std::string& extra = "") {
+  return R"({"labelSelector": )" + appSelector(app) + R"(, "topologyKey": ")" + key + R"(")" + extra + "}";
 }
 
 // The cluster, changed step by step through the scheduler's cache.
@@ -53,96 +53,96 @@ class Cluster {
           R"({"apiVersion": "v1", "kind": "Service",
               "metadata": {"name": "web", "namespace": "default"},
               "spec": {"selector": {"app": "web"}}})"}) {
-      EXPECT_TRUE(objects_->add(Json(o), error)) << error;
+      EXPECT_TRUE(objects_->add(parseJson(o), error)) << error;
     }
     for (int i = 0; i < 12; ++i) {
-      AddNode();
+      addNode();
     }
     for (int i = 0; i < 40; ++i) {
-      AddPod();
+      addPod();
     }
-    Publish();
+    publish();
   }
 
   sh::cache::Snapshot& snapshot() { return snapshot_; }
 
   // A node replaced by a new one holding a few pods (new names: domains come and go).
-  void ReplaceNode() {
-    RemoveNode();
-    std::string node = AddNode();
+  void replaceNode() {
+    removeNode();
+    std::string node = addNode();
     for (int i = 0; i < 3; ++i) {
       std::string name = "p" + std::to_string(nextPod_++);
-      PodPtr pod = MakeClusterPod(name, node);
+      PodPtr pod = makeClusterPod(name, node);
       EXPECT_TRUE(cache_.addPod(pod).ok());
       pods_[name] = Placed{pod, node};
     }
-    Publish();
+    publish();
   }
 
   // One random change, then the snapshot brought up to date; returns what changed.
-  std::string Step() {
+  std::string step() {
     std::string what;
-    switch (Pick(10)) {
+    switch (pick(10)) {
       case 0:
       case 1:
       case 2:
-        what = "add pod " + AddPod();
+        what = "add pod " + addPod();
         break;
       case 3:
       case 4:
-        what = "remove pod " + RemovePod();
+        what = "remove pod " + removePod();
         break;
       case 5:
       case 6:
-        what = "relabel pod " + RelabelPod();
+        what = "relabel pod " + relabelPod();
         break;
       case 7:
-        what = "relabel node " + RelabelNode();
+        what = "relabel node " + relabelNode();
         break;
       case 8:
-        what = "add node " + AddNode();
+        what = "add node " + addNode();
         break;
       default:
-        what = "remove node " + RemoveNode();
+        what = "remove node " + removeNode();
         break;
     }
-    Publish();
+    publish();
     return what;
   }
 
  private:
-  std::size_t Pick(std::size_t n) {
+  std::size_t pick(std::size_t n) {
     return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
   }
 
-  NodePtr MakeClusterNode(const std::string& name, int variant) {
+  NodePtr makeClusterNode(const std::string& name, int variant) {
     auto n =
-        MakeNode().Name(name).Label(kHostname, name).Label("region", variant % 2 ? "r1" : "r0");
+        makeNode().name(name).label(kHostname, name).label("region", variant % 2 ? "r1" : "r0");
     if (variant % 7 != 5) {
-      n.Label(kZone, "z" + std::to_string(variant % 3));
+      n.label(kZone, "z" + std::to_string(variant % 3));
     }
     if (variant % 2 == 0) {
-      n.Label("disk", "ssd");
+      n.label("disk", "ssd");
     }
     if (variant % 5 == 3) {
-      n.Taint("dedicated", "infra", "NoSchedule");
+      n.taint("dedicated", "infra", "NoSchedule");
     }
-    return n.Obj();
+    return n.obj();
   }
 
-  std::string AddNode() {
+  std::string addNode() {
     std::string name = "n" + std::to_string(nextNode_++);
-    NodePtr node = MakeClusterNode(name, static_cast<int>(Pick(21)));
+    NodePtr node = makeClusterNode(name, static_cast<int>(pick(21)));
     EXPECT_TRUE(cache_.addNode(node).ok());
     nodes_[name] = node;
     return name;
   }
 
-  std::string RemoveNode() {
+  std::string removeNode() {
     if (nodes_.size() <= 4) {
-      return AddNode();
+      return addNode();
     }
-    auto it = std::next(nodes_.begin(), static_cast<long>(Pick(nodes_.size())));
+    auto it = std::next(nodes_.begin(), static_cast<long>(pick(nodes_.size())));
     std::string name = it->first;
     EXPECT_TRUE(cache_.removeNode(*it->second).ok());
     nodes_.erase(it);
@@ -158,90 +158,90 @@ class Cluster {
     return name;
   }
 
-  std::string RelabelNode() {
-    auto it = std::next(nodes_.begin(), static_cast<long>(Pick(nodes_.size())));
-    NodePtr updated = MakeClusterNode(it->first, static_cast<int>(Pick(21)));
+  std::string relabelNode() {
+    auto it = std::next(nodes_.begin(), static_cast<long>(pick(nodes_.size())));
+    NodePtr updated = makeClusterNode(it->first, static_cast<int>(pick(21)));
     EXPECT_TRUE(cache_.updateNode(it->second, updated).ok());
     it->second = updated;
     return it->first;
   }
 
   // A pod with random labels, namespace and (anti-)affinity on `node`.
-  PodPtr MakeClusterPod(const std::string& name, const std::string& node) {
+  PodPtr makeClusterPod(const std::string& name, const std::string& node) {
     static const char* kApps[] = {"web", "db", "cache"};
-    auto p = MakePod()
-                 .Name(name)
-                 .UID(name)
-                 .Namespace(Pick(4) == 0 ? "team-a" : "default")
-                 .Label("app", kApps[Pick(3)])
-                 .Node(node);
-    if (Pick(3) == 0) {
-      p.Label("tier", Pick(2) ? "front" : "back");
+    auto p = makePod()
+                 .name(name)
+                 .uid(name)
+                 .inNamespace(pick(4) == 0 ? "team-a" : "default")
+                 .label("app", kApps[pick(3)])
+                 .node(node);
+    if (pick(3) == 0) {
+      p.label("tier", pick(2) ? "front" : "back");
     }
-    switch (Pick(8)) {
+    switch (pick(8)) {
       case 0:
-        p.Set({"spec", "affinity"},
-              Json(R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
-                   Term("db", kHostname) + "]}}"));
+        p.set({"spec", "affinity"},
+              parseJson(R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
+                   affinityTerm("db", kHostname) + "]}}"));
         break;
       case 1:
-        p.Set({"spec", "affinity"},
-              Json(R"({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
-                   Term("web", kZone) + "]}}"));
+        p.set({"spec", "affinity"},
+              parseJson(R"({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
+                   affinityTerm("web", kZone) + "]}}"));
         break;
       case 2:
-        p.Set({"spec", "affinity"},
-              Json(R"({"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        p.set({"spec", "affinity"},
+              parseJson(R"({"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                          {"weight": 3, "podAffinityTerm": )" +
-                   Term("cache", "region") + R"(}]},
+                   affinityTerm("cache", "region") + R"(}]},
                      "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                          {"weight": 2, "podAffinityTerm": )" +
-                   Term("web", kHostname, R"(, "namespaceSelector": {})") + "}]}}"));
+                   affinityTerm("web", kHostname, R"(, "namespaceSelector": {})") + "}]}}"));
         break;
       case 3:
-        p.Terminating();
+        p.terminating();
         break;
       default:
         break;
     }
-    return p.Obj();
+    return p.obj();
   }
 
-  std::string AddPod() {
+  std::string addPod() {
     if (nodes_.empty()) {
-      AddNode();
+      addNode();
     }
     std::string name = "p" + std::to_string(nextPod_++);
-    std::string node = std::next(nodes_.begin(), static_cast<long>(Pick(nodes_.size())))->first;
-    PodPtr pod = MakeClusterPod(name, node);
+    std::string node = std::next(nodes_.begin(), static_cast<long>(pick(nodes_.size())))->first;
+    PodPtr pod = makeClusterPod(name, node);
     EXPECT_TRUE(cache_.addPod(pod).ok());
     pods_[name] = Placed{pod, node};
     return name + " on " + node;
   }
 
-  std::string RemovePod() {
+  std::string removePod() {
     if (pods_.empty()) {
-      return AddPod();
+      return addPod();
     }
-    auto it = std::next(pods_.begin(), static_cast<long>(Pick(pods_.size())));
+    auto it = std::next(pods_.begin(), static_cast<long>(pick(pods_.size())));
     std::string name = it->first;
     EXPECT_TRUE(cache_.removePod(*it->second.pod).ok());
     pods_.erase(it);
     return name;
   }
 
-  std::string RelabelPod() {
+  std::string relabelPod() {
     if (pods_.empty()) {
-      return AddPod();
+      return addPod();
     }
-    auto it = std::next(pods_.begin(), static_cast<long>(Pick(pods_.size())));
-    PodPtr updated = MakeClusterPod(it->first, it->second.node);
+    auto it = std::next(pods_.begin(), static_cast<long>(pick(pods_.size())));
+    PodPtr updated = makeClusterPod(it->first, it->second.node);
     EXPECT_TRUE(cache_.updatePod(it->second.pod, updated).ok());
     it->second.pod = updated;
     return it->first;
   }
 
-  void Publish() {
+  void publish() {
     EXPECT_TRUE(cache_.updateSnapshot(snapshot_).ok());
     snapshot_.objects = objects_;
   }
@@ -262,10 +262,10 @@ class Cluster {
 };
 
 // The pods to schedule at every step: every counting path of both plugins.
-std::vector<PodPtr> IncomingPods() {
+std::vector<PodPtr> incomingPods() {
   auto pod = [](const std::string& name, const std::string& app,
                 const std::string& ns = "default") {
-    return MakePod().Name(name).UID(name).Namespace(ns).Label("app", app);
+    return makePod().name(name).uid(name).inNamespace(ns).label("app", app);
   };
   auto spread = [&](const std::string& name, const std::string& app,
                     const std::vector<std::string>& constraints) {
@@ -273,69 +273,69 @@ std::vector<PodPtr> IncomingPods() {
     for (std::size_t i = 0; i < constraints.size(); ++i) {
       list += (i > 0 ? ", " : "") + constraints[i];
     }
-    return pod(name, app).Set({"spec", "topologySpreadConstraints"}, Json(list + "]"));
+    return pod(name, app).set({"spec", "topologySpreadConstraints"}, parseJson(list + "]"));
   };
   auto affinity = [&](const std::string& name, const std::string& app, const std::string& json,
                       const std::string& ns = "default") {
-    return pod(name, app, ns).Set({"spec", "affinity"}, Json(json)).Obj();
+    return pod(name, app, ns).set({"spec", "affinity"}, parseJson(json)).obj();
   };
   return {
-      spread("zone", "web", {Spread(1, kZone, "DoNotSchedule", "web")}).Obj(),
+      spread("zone", "web", {withSpread(1, kZone, "DoNotSchedule", "web")}).obj(),
       spread(
           "host-and-soft-zone", "db",
-          {Spread(1, kHostname, "DoNotSchedule", "db"), Spread(1, kZone, "ScheduleAnyway", "db")})
-          .Obj(),
+          {withSpread(1, kHostname, "DoNotSchedule", "db"), withSpread(1, kZone, "ScheduleAnyway", "db")})
+          .obj(),
       spread("ssd-min-domains", "web",
-             {Spread(1, kZone, "DoNotSchedule", "web", R"(, "minDomains": 4)")})
-          .NodeSelector({{"disk", "ssd"}})
-          .Obj(),
+             {withSpread(1, kZone, "DoNotSchedule", "web", R"(, "minDomains": 4)")})
+          .nodeSelector({{"disk", "ssd"}})
+          .obj(),
       spread("honor-taints", "cache",
-             {Spread(1, kZone, "DoNotSchedule", "cache", R"(, "nodeTaintsPolicy": "Honor")")})
-          .Obj(),
+             {withSpread(1, kZone, "DoNotSchedule", "cache", R"(, "nodeTaintsPolicy": "Honor")")})
+          .obj(),
       spread("soft-region-and-host", "web",
-             {Spread(2, "region", "ScheduleAnyway", "web"),
-              Spread(1, kHostname, "ScheduleAnyway", "web")})
-          .Obj(),
-      spread("soft-ssd", "db", {Spread(1, kZone, "ScheduleAnyway", "db")})
-          .NodeSelector({{"disk", "ssd"}})
-          .Obj(),
-      pod("system-defaults", "web").Obj(),
+             {withSpread(2, "region", "ScheduleAnyway", "web"),
+              withSpread(1, kHostname, "ScheduleAnyway", "web")})
+          .obj(),
+      spread("soft-ssd", "db", {withSpread(1, kZone, "ScheduleAnyway", "db")})
+          .nodeSelector({{"disk", "ssd"}})
+          .obj(),
+      pod("system-defaults", "web").obj(),
       affinity("anti-host", "db",
                R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
-                   Term("db", kHostname) + "]}}"),
+                   affinityTerm("db", kHostname) + "]}}"),
       affinity("affinity-zone", "cache",
                R"({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
-                   Term("web", kZone) + "]}}"),
+                   affinityTerm("web", kZone) + "]}}"),
       affinity("preferred", "web",
                R"({"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                       {"weight": 5, "podAffinityTerm": )" +
-                   Term("web", kZone) + R"(}]},
+                   affinityTerm("web", kZone) + R"(}]},
                    "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                       {"weight": 4, "podAffinityTerm": )" +
-                   Term("db", kHostname) + "}]}}"),
+                   affinityTerm("db", kHostname) + "}]}}"),
       affinity(
           "namespace-selector", "db",
           R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
-              Term("db", "region", R"(, "namespaceSelector": {"matchLabels": {"team": "a"}})") +
+              affinityTerm("db", "region", R"(, "namespaceSelector": {"matchLabels": {"team": "a"}})") +
               "]}}",
           "team-a"),
-      pod("no-terms", "web", "team-a").Obj(),
+      pod("no-terms", "web", "team-a").obj(),
   };
 }
 
-void ExpectSameAnswers(PreFilterHarness& longLived, const std::string& plugin,
+void expectSameAnswers(PreFilterHarness& longLived, const std::string& plugin,
                        sh::cache::Snapshot& snapshot, const PodPtr& pod) {
   SCOPED_TRACE(plugin + " for " + std::string(pod->view().name.ptr, pod->view().name.len));
   PreFilterHarness fresh(plugin);
-  fresh.UseSnapshot(&snapshot);
-  sh::Status warm = longLived.PreFilter(pod);
-  sh::Status cold = fresh.PreFilter(pod);
-  ASSERT_EQ(Outcome(warm), Outcome(cold));
+  fresh.useSnapshot(&snapshot);
+  sh::Status warm = longLived.preFilter(pod);
+  sh::Status cold = fresh.preFilter(pod);
+  ASSERT_EQ(outcome(warm), outcome(cold));
   if (!warm.ok()) {
     return;
   }
-  EXPECT_EQ(longLived.FilterAll(pod), fresh.FilterAll(pod));
-  EXPECT_EQ(longLived.ScoreAll(pod), fresh.ScoreAll(pod));
+  EXPECT_EQ(longLived.filterAll(pod), fresh.filterAll(pod));
+  EXPECT_EQ(longLived.scoreAll(pod), fresh.scoreAll(pod));
 }
 
 TEST(CrossCycleCountsTest, LongLivedInstanceAnswersAsANewOne) {
@@ -343,15 +343,15 @@ TEST(CrossCycleCountsTest, LongLivedInstanceAnswersAsANewOne) {
     Cluster cluster(seed);
     PreFilterHarness spread(kSpread);
     PreFilterHarness affinity(kIPA);
-    spread.UseSnapshot(&cluster.snapshot());
-    affinity.UseSnapshot(&cluster.snapshot());
-    const std::vector<PodPtr> incoming = IncomingPods();
+    spread.useSnapshot(&cluster.snapshot());
+    affinity.useSnapshot(&cluster.snapshot());
+    const std::vector<PodPtr> incoming = incomingPods();
     for (int step = 0; step < 60; ++step) {
-      std::string what = step == 0 ? "initial cluster" : cluster.Step();
+      std::string what = step == 0 ? "initial cluster" : cluster.step();
       SCOPED_TRACE("seed " + std::to_string(seed) + ", step " + std::to_string(step) + ": " + what);
       for (const PodPtr& pod : incoming) {
-        ExpectSameAnswers(spread, kSpread, cluster.snapshot(), pod);
-        ExpectSameAnswers(affinity, kIPA, cluster.snapshot(), pod);
+        expectSameAnswers(spread, kSpread, cluster.snapshot(), pod);
+        expectSameAnswers(affinity, kIPA, cluster.snapshot(), pod);
       }
       if (::testing::Test::HasFailure()) {
         return;
@@ -366,15 +366,15 @@ TEST(CrossCycleCountsTest, NodeChurn) {
   Cluster cluster(11);
   PreFilterHarness spread(kSpread);
   PreFilterHarness affinity(kIPA);
-  spread.UseSnapshot(&cluster.snapshot());
-  affinity.UseSnapshot(&cluster.snapshot());
-  const std::vector<PodPtr> incoming = IncomingPods();
+  spread.useSnapshot(&cluster.snapshot());
+  affinity.useSnapshot(&cluster.snapshot());
+  const std::vector<PodPtr> incoming = incomingPods();
   for (int round = 0; round < 300; ++round) {
-    cluster.ReplaceNode();
+    cluster.replaceNode();
     SCOPED_TRACE("round " + std::to_string(round));
     for (const PodPtr& pod : incoming) {
-      ExpectSameAnswers(spread, kSpread, cluster.snapshot(), pod);
-      ExpectSameAnswers(affinity, kIPA, cluster.snapshot(), pod);
+      expectSameAnswers(spread, kSpread, cluster.snapshot(), pod);
+      expectSameAnswers(affinity, kIPA, cluster.snapshot(), pod);
     }
     if (::testing::Test::HasFailure()) {
       return;
@@ -387,20 +387,20 @@ TEST(CrossCycleCountsTest, NodeChurn) {
 TEST(CrossCycleCountsTest, EvictedQueriesAreCountedAgain) {
   Cluster cluster(7);
   PreFilterHarness spread(kSpread);
-  spread.UseSnapshot(&cluster.snapshot());
+  spread.useSnapshot(&cluster.snapshot());
   for (int round = 0; round < 3; ++round) {
-    cluster.Step();
+    cluster.step();
     for (int i = 0; i < 24; ++i) {
       std::string app = i % 3 == 0 ? "web" : "app-" + std::to_string(i);
-      PodPtr pod = MakePod()
-                       .Name("q" + std::to_string(i))
-                       .UID("q" + std::to_string(i))
-                       .Namespace("default")
-                       .Label("app", app)
-                       .Set({"spec", "topologySpreadConstraints"},
-                            Json("[" + Spread(1 + i % 2, kZone, "DoNotSchedule", app) + "]"))
-                       .Obj();
-      ExpectSameAnswers(spread, kSpread, cluster.snapshot(), pod);
+      PodPtr pod = makePod()
+                       .name("q" + std::to_string(i))
+                       .uid("q" + std::to_string(i))
+                       .inNamespace("default")
+                       .label("app", app)
+                       .set({"spec", "topologySpreadConstraints"},
+                            parseJson("[" + withSpread(1 + i % 2, kZone, "DoNotSchedule", app) + "]"))
+                       .obj();
+      expectSameAnswers(spread, kSpread, cluster.snapshot(), pod);
     }
   }
 }

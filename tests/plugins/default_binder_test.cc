@@ -34,7 +34,7 @@ class RecordingServices : public sh::HostServices {
 TEST(DefaultBinderTest, Bind) {
   RecordingServices services;
   LoadedPlugin plugin("DefaultBinder", "", &services);
-  PodPtr pod = MakePod().Name("foo").Namespace("ns").UID("foo").Obj();
+  PodPtr pod = makePod().name("foo").inNamespace("ns").uid("foo").obj();
   sh::CycleState cycle;
   sh::Status status =
       plugin.framework().runBind(cycle, pod->view(), "foohost.kubernetes.mydomain.com");
@@ -47,11 +47,11 @@ TEST(DefaultBinderTest, BindError) {
   RecordingServices services;
   services.result = sh::Status::error("injecting failure for pod foo");
   LoadedPlugin plugin("DefaultBinder", "", &services);
-  PodPtr pod = MakePod().Name("foo").Namespace("ns").UID("foo").Obj();
+  PodPtr pod = makePod().name("foo").inNamespace("ns").uid("foo").obj();
   sh::CycleState cycle;
   sh::Status status = plugin.framework().runBind(cycle, pod->view(), "n1");
   EXPECT_EQ(status.code(), SH_ERROR);
-  EXPECT_TRUE(Contains(status.message(), "injecting failure for pod foo"));
+  EXPECT_TRUE(contains(status.message(), "injecting failure for pod foo"));
 }
 
 }  // namespace

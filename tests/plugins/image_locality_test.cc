@@ -17,20 +17,20 @@ constexpr int64_t kMiB = 1024 * 1024;
 
 TEST(ImageLocalityTest, Score) {
   // gcr.io/300 is on both nodes; the others on one.
-  std::vector<NodePtr> nodes = {MakeNode()
-                                    .Name("n1")
-                                    .Images({{"gcr.io/40:latest", 40 * kMiB},
+  std::vector<NodePtr> nodes = {makeNode()
+                                    .name("n1")
+                                    .images({{"gcr.io/40:latest", 40 * kMiB},
                                              {"gcr.io/300:latest", 300 * kMiB},
                                              {"gcr.io/2000:latest", 2000 * kMiB}})
-                                    .Obj(),
-                                MakeNode()
-                                    .Name("n2")
-                                    .Images({{"gcr.io/250:latest", 250 * kMiB},
+                                    .obj(),
+                                makeNode()
+                                    .name("n2")
+                                    .images({{"gcr.io/250:latest", 250 * kMiB},
                                              {"gcr.io/10:latest", 10 * kMiB},
                                              {"gcr.io/300:latest", 300 * kMiB}})
-                                    .Obj()};
-  auto pod = [] { return MakePod().Name("p").UID("p"); };
-  RunScoreCases(
+                                    .obj()};
+  auto pod = [] { return makePod().name("p").uid("p"); };
+  runScoreCases(
       kImage,
       {
           // 2 containers → max 2000 MiB.
@@ -40,7 +40,7 @@ TEST(ImageLocalityTest, Score) {
            "",
            nodes,
            {},
-           pod().Container("gcr.io/40").Container("gcr.io/250").Obj(),
+           pod().container("gcr.io/40").container("gcr.io/250").obj(),
            {{"n1", 0}, {"n2", 5}}},
           // n1: 300 MiB · 2/2 + 2000 MiB · 1/2 = 1300 MiB → 100·(1300 − 23)/1977 = 64
           // n2: 300 MiB · 2/2 = 300 MiB → 100·(300 − 23)/1977 = 14
@@ -48,14 +48,14 @@ TEST(ImageLocalityTest, Score) {
            "",
            nodes,
            {},
-           pod().Container("gcr.io/300").Container("gcr.io/2000").Obj(),
+           pod().container("gcr.io/300").container("gcr.io/2000").obj(),
            {{"n1", 64}, {"n2", 14}}},
           // 1 container → max 1000 MiB. n1: 2000 MiB · 1/2 = 1000 MiB → 100; n2: 0
           {"the sum is clamped to the maximum",
            "",
            nodes,
            {},
-           pod().Container("gcr.io/2000").Obj(),
+           pod().container("gcr.io/2000").obj(),
            {{"n1", 100}, {"n2", 0}}},
           // Init container gcr.io/300, container gcr.io/40, image volume gcr.io/250; the maximum
           // counts init containers and containers: 2 → 2000 MiB.
@@ -66,10 +66,10 @@ TEST(ImageLocalityTest, Score) {
            nodes,
            {},
            pod()
-               .InitContainerImage("gcr.io/300")
-               .Container("gcr.io/40")
-               .ImageVolume("gcr.io/250")
-               .Obj(),
+               .initContainerImage("gcr.io/300")
+               .container("gcr.io/40")
+               .imageVolume("gcr.io/250")
+               .obj(),
            {{"n1", 15}, {"n2", 20}}},
           // A name without a tag means :latest; another tag is another image.
           // n1: 2000 MiB · 1/2 = 1000 MiB (gcr.io/300:v1 is nowhere) → 100·(1000 − 23)/1977 = 49
@@ -77,13 +77,13 @@ TEST(ImageLocalityTest, Score) {
            "",
            nodes,
            {},
-           pod().Container("gcr.io/2000:latest").Container("gcr.io/300:v1").Obj(),
+           pod().container("gcr.io/2000:latest").container("gcr.io/300:v1").obj(),
            {{"n1", 49}, {"n2", 0}}},
           {"no image on any node",
            "",
            nodes,
            {},
-           pod().Container("gcr.io/none").Obj(),
+           pod().container("gcr.io/none").obj(),
            {{"n1", 0}, {"n2", 0}}},
       });
 }

@@ -38,7 +38,7 @@ constexpr char kComplexTerms[] =
          "values": ["bar", "security", "test"]}]}, "topologyKey": "zone"}])";
 
 // spec.affinity with `terms` as the required terms of podAffinity and/or podAntiAffinity.
-boost::json::object Affinity(const char* affinityTerms, const char* antiTerms) {
+boost::json::object affinity(const char* affinityTerms, const char* antiTerms) {
   boost::json::object a;
   if (affinityTerms != nullptr) {
     a["podAffinity"] = {
@@ -52,25 +52,25 @@ boost::json::object Affinity(const char* affinityTerms, const char* antiTerms) {
 }
 
 // A pod labelled foo=bar (unless `labelled` is false) on `node` ("" = pending).
-PodPtr Pod(const std::string& name, const std::string& node, bool labelled,
+PodPtr testPod(const std::string& name, const std::string& node, bool labelled,
            const char* affinityTerms = nullptr, const char* antiTerms = nullptr) {
-  auto p = MakePod().Name(name).UID(name).Namespace("default");
+  auto p = makePod().name(name).uid(name).inNamespace("default");
   if (labelled) {
-    p.Label("foo", "bar");
+    p.label("foo", "bar");
   }
   if (!node.empty()) {
-    p.Node(node);
+    p.node(node);
   }
   if (affinityTerms != nullptr || antiTerms != nullptr) {
-    p.Set({"spec", "affinity"}, Affinity(affinityTerms, antiTerms));
+    p.set({"spec", "affinity"}, affinity(affinityTerms, antiTerms));
   }
-  return p.Obj();
+  return p.obj();
 }
 
-std::vector<NodePtr> Nodes() {
-  return {MakeNode().Name("nodeA").Label("region", "r1").Label("zone", "z11").Obj(),
-          MakeNode().Name("nodeB").Label("region", "r1").Label("zone", "z12").Obj(),
-          MakeNode().Name("nodeC").Label("region", "r2").Label("zone", "z21").Obj()};
+std::vector<NodePtr> nodes() {
+  return {makeNode().name("nodeA").label("region", "r1").label("zone", "z11").obj(),
+          makeNode().name("nodeB").label("region", "r1").label("zone", "z12").obj(),
+          makeNode().name("nodeC").label("region", "r2").label("zone", "z21").obj()};
 }
 
 struct AddRemoveCase {
@@ -82,7 +82,7 @@ struct AddRemoveCase {
   Codes after;   // Filter after AddPod
 };
 
-void RunCase(const AddRemoveCase& c) {
+void runCase(const AddRemoveCase& c) {
   SCOPED_TRACE(c.name);
   const std::string node =
       std::string(c.added->view().node_name.ptr, c.added->view().node_name.len);
@@ -90,29 +90,29 @@ void RunCase(const AddRemoveCase& c) {
   PreFilterHarness all(kIPA);
   std::vector<PodPtr> withAdded = c.existing;
   withAdded.push_back(c.added);
-  all.SetCluster(Nodes(), withAdded);
-  ASSERT_TRUE(all.PreFilter(c.pending).ok());
-  EXPECT_EQ(all.FilterAll(c.pending), c.after) << "PreFilter with the added pod";
+  all.setCluster(nodes(), withAdded);
+  ASSERT_TRUE(all.preFilter(c.pending).ok());
+  EXPECT_EQ(all.filterAll(c.pending), c.after) << "PreFilter with the added pod";
 
   PreFilterHarness h(kIPA);
-  h.SetCluster(Nodes(), c.existing);
-  ASSERT_TRUE(h.PreFilter(c.pending).ok());
-  EXPECT_EQ(h.FilterAll(c.pending), c.before) << "PreFilter";
-  sh::Status added = h.AddPod(c.pending, c.added, node);
-  ASSERT_TRUE(added.ok()) << Outcome(added);
-  EXPECT_EQ(h.FilterAll(c.pending), c.after) << "after AddPod";
-  sh::Status removed = h.RemovePod(c.pending, c.added, node);
-  ASSERT_TRUE(removed.ok()) << Outcome(removed);
-  EXPECT_EQ(h.FilterAll(c.pending), c.before) << "after RemovePod";
+  h.setCluster(nodes(), c.existing);
+  ASSERT_TRUE(h.preFilter(c.pending).ok());
+  EXPECT_EQ(h.filterAll(c.pending), c.before) << "PreFilter";
+  sh::Status added = h.addPod(c.pending, c.added, node);
+  ASSERT_TRUE(added.ok()) << outcome(added);
+  EXPECT_EQ(h.filterAll(c.pending), c.after) << "after AddPod";
+  sh::Status removed = h.removePod(c.pending, c.added, node);
+  ASSERT_TRUE(removed.ok()) << outcome(removed);
+  EXPECT_EQ(h.filterAll(c.pending), c.before) << "after RemovePod";
 }
 
 TEST(InterPodAffinityExtensionsTest, AddRemovePod) {
   std::vector<AddRemoveCase> cases = {
       // No term anywhere: PreFilter skips, so do the extensions and Filter.
       {"no affinity exist",
-       Pod("pending", "", true),
-       {Pod("p1", "nodeA", true), Pod("p2", "nodeC", false)},
-       Pod("addedPod", "nodeB", true),
+       testPod("pending", "", true),
+       {testPod("p1", "nodeA", true), testPod("p2", "nodeC", false)},
+       testPod("addedPod", "nodeB", true),
        {{"nodeA", kOk}, {"nodeB", kOk}, {"nodeC", kOk}},
        {{"nodeA", kOk}, {"nodeB", kOk}, {"nodeC", kOk}}},
       // Want anti-affinity {region r1: 2} after AddPod (p1 and addedPod match the pending
@@ -120,18 +120,18 @@ TEST(InterPodAffinityExtensionsTest, AddRemovePod) {
       // r1's nodes fail the pod's own anti-affinity first, nodeC the existing one.
       {"preFilterState anti-affinity terms are updated correctly after adding and removing a "
        "pod",
-       Pod("pending", "", true, nullptr, kFooBarTerms),
-       {Pod("p1", "nodeA", true), Pod("p2", "nodeC", false, nullptr, kFooBarTerms)},
-       Pod("addedPod", "nodeB", true, nullptr, kFooBarTerms),
+       testPod("pending", "", true, nullptr, kFooBarTerms),
+       {testPod("p1", "nodeA", true), testPod("p2", "nodeC", false, nullptr, kFooBarTerms)},
+       testPod("addedPod", "nodeB", true, nullptr, kFooBarTerms),
        {{"nodeA", kAnti}, {"nodeB", kAnti}, {"nodeC", kExisting}},
        {{"nodeA", kAnti}, {"nodeB", kAnti}, {"nodeC", kExisting}}},
       // Want anti-affinity {region r1: 2, zone z11: 2, zone z21: 1}: p1 and addedPod match both
       // terms, p2 (no labels) only service NotIn. nodeB fails on region r1, nodeC on zone z21.
       {"preFilterState anti-affinity terms are updated correctly after adding and removing a "
        "pod (two terms)",
-       Pod("pending", "", true, nullptr, kComplexTerms),
-       {Pod("p1", "nodeA", true), Pod("p2", "nodeC", false, nullptr, kFooBarTerms)},
-       Pod("addedPod", "nodeA", true, nullptr, kComplexTerms),
+       testPod("pending", "", true, nullptr, kComplexTerms),
+       {testPod("p1", "nodeA", true), testPod("p2", "nodeC", false, nullptr, kFooBarTerms)},
+       testPod("addedPod", "nodeA", true, nullptr, kComplexTerms),
        {{"nodeA", kAnti}, {"nodeB", kAnti}, {"nodeC", kAnti}},
        {{"nodeA", kAnti}, {"nodeB", kAnti}, {"nodeC", kAnti}}},
       // Want affinity {region r1: 2, zone z11: 2} (p1, then addedPod, match both terms; p2
@@ -140,22 +140,22 @@ TEST(InterPodAffinityExtensionsTest, AddRemovePod) {
       // adds existing anti-affinity {region r1: 1, zone z11: 1}.
       {"preFilterState matching pod affinity and anti-affinity are updated correctly after "
        "adding and removing a pod",
-       Pod("pending", "", true, kComplexTerms, nullptr),
-       {Pod("p1", "nodeA", true), Pod("p2", "nodeC", false, kComplexTerms, kFooBarTerms)},
-       Pod("addedPod", "nodeA", true, nullptr, kComplexTerms),
+       testPod("pending", "", true, kComplexTerms, nullptr),
+       {testPod("p1", "nodeA", true), testPod("p2", "nodeC", false, kComplexTerms, kFooBarTerms)},
+       testPod("addedPod", "nodeA", true, nullptr, kComplexTerms),
        {{"nodeA", kOk}, {"nodeB", kAffinity}, {"nodeC", kAffinity}},
        {{"nodeA", kExisting}, {"nodeB", kAffinity}, {"nodeC", kAffinity}}},
       // Our own: a pending pod without terms, held back only by existing anti-affinity.
       // Existing anti-affinity {region r2: 1} (p2), then {region r1: 1} (addedPod) as well.
       {"an added pod's anti-affinity closes its region to the pending pod",
-       Pod("pending", "", true),
-       {Pod("p2", "nodeC", false, nullptr, kFooBarTerms)},
-       Pod("addedPod", "nodeB", false, nullptr, kFooBarTerms),
+       testPod("pending", "", true),
+       {testPod("p2", "nodeC", false, nullptr, kFooBarTerms)},
+       testPod("addedPod", "nodeB", false, nullptr, kFooBarTerms),
        {{"nodeA", kOk}, {"nodeB", kOk}, {"nodeC", kExisting}},
        {{"nodeA", kExisting}, {"nodeB", kExisting}, {"nodeC", kExisting}}},
   };
   for (const AddRemoveCase& c : cases) {
-    RunCase(c);
+    runCase(c);
   }
 }
 

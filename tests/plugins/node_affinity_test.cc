@@ -18,18 +18,18 @@ constexpr char kErrReasonPod[] = "node(s) didn't match Pod's node affinity/selec
 constexpr char kErrReasonEnforced[] = "node(s) didn't match scheduler-enforced node affinity";
 
 // A pod whose spec.affinity.nodeAffinity is `json`.
-PodPtr AffinityPod(const std::string& json) {
-  return MakePod()
-      .Name("p")
-      .UID("p")
-      .Container("img")
-      .Set({"spec", "affinity", "nodeAffinity"}, boost::json::parse(json))
-      .Obj();
+PodPtr affinityPod(const std::string& json) {
+  return makePod()
+      .name("p")
+      .uid("p")
+      .container("img")
+      .set({"spec", "affinity", "nodeAffinity"}, boost::json::parse(json))
+      .obj();
 }
 
 // A pod with required terms `terms` (a JSON array of NodeSelectorTerms).
-PodPtr RequiredPod(const std::string& terms) {
-  return AffinityPod(
+PodPtr requiredPod(const std::string& terms) {
+  return affinityPod(
       R"({"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": )" + terms +
       "}}");
 }
@@ -43,100 +43,100 @@ struct FilterCase {
 
 TEST(NodeAffinityTest, Filter) {
   std::vector<FilterCase> cases = {
-      {"no selector and no affinity", MakePod().Name("p").UID("p").Obj(), {}, true},
+      {"no selector and no affinity", makePod().name("p").uid("p").obj(), {}, true},
       {"nodeSelector label missing",
-       MakePod().Name("p").UID("p").NodeSelector({{"foo", "bar"}}).Obj(),
+       makePod().name("p").uid("p").nodeSelector({{"foo", "bar"}}).obj(),
        {},
        false},
       {"nodeSelector matches",
-       MakePod().Name("p").UID("p").NodeSelector({{"foo", "bar"}}).Obj(),
+       makePod().name("p").uid("p").nodeSelector({{"foo", "bar"}}).obj(),
        {{"foo", "bar"}},
        true},
       {"nodeSelector value differs",
-       MakePod().Name("p").UID("p").NodeSelector({{"foo", "bar"}}).Obj(),
+       makePod().name("p").uid("p").nodeSelector({{"foo", "bar"}}).obj(),
        {{"foo", "baz"}},
        false},
       {"nodeSelector needs every entry",
-       MakePod().Name("p").UID("p").NodeSelector({{"foo", "bar"}, {"baz", "blah"}}).Obj(),
+       makePod().name("p").uid("p").nodeSelector({{"foo", "bar"}, {"baz", "blah"}}).obj(),
        {{"foo", "bar"}},
        false},
       {"In matches",
-       MakePod().Name("p").UID("p").NodeAffinityIn("foo", {"bar", "value2"}).Obj(),
+       makePod().name("p").uid("p").nodeAffinityIn("foo", {"bar", "value2"}).obj(),
        {{"foo", "value2"}},
        true},
       {"In with another value",
-       MakePod().Name("p").UID("p").NodeAffinityIn("foo", {"bar"}).Obj(),
+       makePod().name("p").uid("p").nodeAffinityIn("foo", {"bar"}).obj(),
        {{"foo", "baz"}},
        false},
       {"NotIn matches a node without the label",
-       MakePod().Name("p").UID("p").NodeAffinityNotIn("foo", {"bar"}).Obj(),
+       makePod().name("p").uid("p").nodeAffinityNotIn("foo", {"bar"}).obj(),
        {},
        true},
       {"NotIn rejects the value",
-       MakePod().Name("p").UID("p").NodeAffinityNotIn("foo", {"bar"}).Obj(),
+       makePod().name("p").uid("p").nodeAffinityNotIn("foo", {"bar"}).obj(),
        {{"foo", "bar"}},
        false},
       {"Exists",
-       RequiredPod(R"([{"matchExpressions": [{"key": "foo", "operator": "Exists"}]}])"),
+       requiredPod(R"([{"matchExpressions": [{"key": "foo", "operator": "Exists"}]}])"),
        {{"foo", "anything"}},
        true},
       {"DoesNotExist",
-       RequiredPod(R"([{"matchExpressions": [{"key": "foo", "operator": "DoesNotExist"}]}])"),
+       requiredPod(R"([{"matchExpressions": [{"key": "foo", "operator": "DoesNotExist"}]}])"),
        {{"foo", "bar"}},
        false},
       {"Gt compares integers",
-       RequiredPod(
+       requiredPod(
            R"([{"matchExpressions": [{"key": "kern", "operator": "Gt", "values": ["5"]}]}])"),
        {{"kern", "6"}},
        true},
       {"Gt is strict",
-       RequiredPod(
+       requiredPod(
            R"([{"matchExpressions": [{"key": "kern", "operator": "Gt", "values": ["5"]}]}])"),
        {{"kern", "5"}},
        false},
       {"Lt compares integers, not strings",
-       RequiredPod(
+       requiredPod(
            R"([{"matchExpressions": [{"key": "kern", "operator": "Lt", "values": ["10"]}]}])"),
        {{"kern", "9"}},
        true},
       {"Gt with a label that is not an integer",
-       RequiredPod(
+       requiredPod(
            R"([{"matchExpressions": [{"key": "kern", "operator": "Gt", "values": ["5"]}]}])"),
        {{"kern", "six"}},
        false},
       {"expressions of a term are ANDed",
-       RequiredPod(R"([{"matchExpressions": [{"key": "foo", "operator": "In", "values": ["bar"]},
+       requiredPod(R"([{"matchExpressions": [{"key": "foo", "operator": "In", "values": ["bar"]},
                                              {"key": "kern", "operator": "Exists"}]}])"),
        {{"foo", "bar"}},
        false},
       {"terms are ORed",
-       RequiredPod(R"([{"matchExpressions": [{"key": "foo", "operator": "In", "values": ["x"]}]},
+       requiredPod(R"([{"matchExpressions": [{"key": "foo", "operator": "In", "values": ["x"]}]},
                        {"matchExpressions": [{"key": "foo", "operator": "In",
                                               "values": ["bar"]}]}])"),
        {{"foo", "bar"}},
        true},
-      {"no terms match no node", RequiredPod("[]"), {{"foo", "bar"}}, false},
-      {"an empty term matches no node", RequiredPod("[{}]"), {{"foo", "bar"}}, false},
+      {"no terms match no node", requiredPod("[]"), {{"foo", "bar"}}, false},
+      {"an empty term matches no node", requiredPod("[{}]"), {{"foo", "bar"}}, false},
       {"an empty term does not stop the others",
-       RequiredPod(R"([{}, {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}])"),
+       requiredPod(R"([{}, {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}])"),
        {{"foo", "bar"}},
        true},
       {"nodeSelector and affinity must both match",
-       MakePod()
-           .Name("p")
-           .UID("p")
-           .NodeSelector({{"zone", "a"}})
-           .NodeAffinityIn("foo", {"bar"})
-           .Obj(),
+       makePod()
+           .name("p")
+           .uid("p")
+           .nodeSelector({{"zone", "a"}})
+           .nodeAffinityIn("foo", {"bar"})
+           .obj(),
        {{"foo", "bar"}},
        false},
       {"matchFields on metadata.name",
-       RequiredPod(R"([{"matchFields": [{"key": "metadata.name", "operator": "NotIn",
+       requiredPod(R"([{"matchFields": [{"key": "metadata.name", "operator": "NotIn",
                                          "values": ["n2"]}]}])"),
        {},
        true},
       {"matchFields and matchExpressions are ANDed",
-       RequiredPod(R"([{"matchExpressions": [{"key": "foo", "operator": "Exists"}],
+       requiredPod(R"([{"matchExpressions": [{"key": "foo", "operator": "Exists"}],
                         "matchFields": [{"key": "metadata.name", "operator": "In",
                                          "values": ["n1"]}]}])"),
        {},
@@ -144,12 +144,12 @@ TEST(NodeAffinityTest, Filter) {
   };
   for (const FilterCase& c : cases) {
     SCOPED_TRACE(c.name);
-    auto node = MakeNode().Name("n1");
+    auto node = makeNode().name("n1");
     for (const auto& [k, v] : c.labels) {
-      node.Label(k, v);
+      node.label(k, v);
     }
-    auto result = Evaluate({{kAffinity, ""}}, {node.Obj()}, {}, c.pod);
-    auto status = FilterStatus(result, "n1", kAffinity);
+    auto result = evaluate({{kAffinity, ""}}, {node.obj()}, {}, c.pod);
+    auto status = filterStatus(result, "n1", kAffinity);
     if (c.fits) {
       EXPECT_EQ(status.code, "Success");
     } else {
@@ -160,16 +160,16 @@ TEST(NodeAffinityTest, Filter) {
 }
 
 TEST(NodeAffinityTest, PreFilterSkipsPodsWithoutRequirements) {
-  auto result = Evaluate({{kAffinity, ""}}, {MakeNode().Name("n1").Obj()}, {},
-                         MakePod().Name("p").UID("p").Obj());
+  auto result = evaluate({{kAffinity, ""}}, {makeNode().name("n1").obj()}, {},
+                         makePod().name("p").uid("p").obj());
   EXPECT_EQ(result.preFilter.at(kAffinity).code, "Skip");
 }
 
 TEST(NodeAffinityTest, PreFilterResultFromMetadataName) {
-  std::vector<NodePtr> nodes = {MakeNode().Name("n1").Obj(), MakeNode().Name("n2").Obj(),
-                                MakeNode().Name("n3").Obj()};
+  std::vector<NodePtr> nodes = {makeNode().name("n1").obj(), makeNode().name("n2").obj(),
+                                makeNode().name("n3").obj()};
   // Within a term the sets intersect ({n1, n2} ∩ {n2, n3} = {n2}); across terms they unite.
-  auto result = Evaluate({{kAffinity, ""}}, nodes, {}, RequiredPod(R"([{"matchFields": [
+  auto result = evaluate({{kAffinity, ""}}, nodes, {}, requiredPod(R"([{"matchFields": [
                          {"key": "metadata.name", "operator": "In", "values": ["n1", "n2"]},
                          {"key": "metadata.name", "operator": "In", "values": ["n2", "n3"]}]},
                       {"matchFields": [
@@ -178,14 +178,14 @@ TEST(NodeAffinityTest, PreFilterResultFromMetadataName) {
   EXPECT_EQ(result.preFilter.at(kAffinity).nodeNames, (std::vector<std::string>{"n2", "n3"}));
 
   // One term without matchFields lets every node through.
-  result = Evaluate({{kAffinity, ""}}, nodes, {},
-                    RequiredPod(R"([{"matchFields": [{"key": "metadata.name", "operator": "In",
+  result = evaluate({{kAffinity, ""}}, nodes, {},
+                    requiredPod(R"([{"matchFields": [{"key": "metadata.name", "operator": "In",
                                         "values": ["n1"]}]},
                       {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}])"));
   EXPECT_TRUE(result.preFilter.at(kAffinity).nodeNames.empty());
 
   // Every term names nodes, but none survives: the pod can never fit.
-  result = Evaluate({{kAffinity, ""}}, nodes, {}, RequiredPod(R"([{"matchFields": [
+  result = evaluate({{kAffinity, ""}}, nodes, {}, requiredPod(R"([{"matchFields": [
                          {"key": "metadata.name", "operator": "In", "values": ["n1"]},
                          {"key": "metadata.name", "operator": "In", "values": ["n2"]}]}])"));
   EXPECT_EQ(result.preFilter.at(kAffinity).code, "UnschedulableAndUnresolvable");
@@ -198,51 +198,51 @@ TEST(NodeAffinityTest, AddedAffinity) {
   const std::string args = R"({"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
       {"nodeSelectorTerms": [{"matchExpressions": [
           {"key": "zone", "operator": "In", "values": ["foo"]}]}]}}})";
-  std::vector<NodePtr> nodes = {MakeNode().Name("n1").Label("zone", "foo").Obj(),
-                                MakeNode().Name("n2").Label("zone", "bar").Obj(),
-                                MakeNode().Name("n3").Label("zone", "foo").Label("x", "y").Obj()};
+  std::vector<NodePtr> nodes = {makeNode().name("n1").label("zone", "foo").obj(),
+                                makeNode().name("n2").label("zone", "bar").obj(),
+                                makeNode().name("n3").label("zone", "foo").label("x", "y").obj()};
   // A pod with no requirements of its own is still held to addedAffinity.
-  auto result = Evaluate({{kAffinity, args}}, nodes, {}, MakePod().Name("p").UID("p").Obj());
+  auto result = evaluate({{kAffinity, args}}, nodes, {}, makePod().name("p").uid("p").obj());
   EXPECT_EQ(result.preFilter.at(kAffinity).code, "Success");
-  EXPECT_EQ(FilterStatus(result, "n1", kAffinity).code, "Success");
-  EXPECT_EQ(FilterStatus(result, "n2", kAffinity).code, "UnschedulableAndUnresolvable");
-  EXPECT_EQ(FilterStatus(result, "n2", kAffinity).reasons,
+  EXPECT_EQ(filterStatus(result, "n1", kAffinity).code, "Success");
+  EXPECT_EQ(filterStatus(result, "n2", kAffinity).code, "UnschedulableAndUnresolvable");
+  EXPECT_EQ(filterStatus(result, "n2", kAffinity).reasons,
             std::vector<std::string>{kErrReasonEnforced});
 
   // addedAffinity is checked first; then the pod's own requirements.
-  result = Evaluate({{kAffinity, args}}, nodes, {},
-                    MakePod().Name("p").UID("p").NodeSelector({{"x", "y"}}).Obj());
-  EXPECT_EQ(FilterStatus(result, "n1", kAffinity).reasons, std::vector<std::string>{kErrReasonPod});
-  EXPECT_EQ(FilterStatus(result, "n2", kAffinity).reasons,
+  result = evaluate({{kAffinity, args}}, nodes, {},
+                    makePod().name("p").uid("p").nodeSelector({{"x", "y"}}).obj());
+  EXPECT_EQ(filterStatus(result, "n1", kAffinity).reasons, std::vector<std::string>{kErrReasonPod});
+  EXPECT_EQ(filterStatus(result, "n2", kAffinity).reasons,
             std::vector<std::string>{kErrReasonEnforced});
-  EXPECT_EQ(FilterStatus(result, "n3", kAffinity).code, "Success");
+  EXPECT_EQ(filterStatus(result, "n3", kAffinity).code, "Success");
   EXPECT_EQ(result.selected, "n3");
 
   // A required addedAffinity without terms matches no node.
-  result = Evaluate({{kAffinity,
+  result = evaluate({{kAffinity,
                       R"({"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
                               {"nodeSelectorTerms": []}}})"}},
-                    nodes, {}, MakePod().Name("p").UID("p").Obj());
+                    nodes, {}, makePod().name("p").uid("p").obj());
   EXPECT_EQ(result.message,
             "0/3 nodes are available: 3 node(s) didn't match scheduler-enforced node affinity.");
 }
 
 TEST(NodeAffinityTest, Score) {
   std::vector<NodePtr> nodes = {
-      MakeNode().Name("n1").Label("foo", "bar").Obj(),
-      MakeNode().Name("n2").Label("foo", "bar").Label("key", "value").Obj(),
-      MakeNode().Name("n3").Label("foo", "bar").Label("key", "value").Label("az", "az1").Obj(),
-      MakeNode().Name("n4").Obj()};
-  PodPtr preferring = MakePod()
-                          .Name("p")
-                          .UID("p")
-                          .Container("img")
-                          .PreferredNodeAffinity(2, "foo", {"bar"})
-                          .PreferredNodeAffinity(4, "key", {"value"})
-                          .PreferredNodeAffinity(5, "az", {"az1"})
-                          .PreferredNodeAffinity(0, "n4-only", {"x"})
-                          .Obj();
-  RunScoreCases(
+      makeNode().name("n1").label("foo", "bar").obj(),
+      makeNode().name("n2").label("foo", "bar").label("key", "value").obj(),
+      makeNode().name("n3").label("foo", "bar").label("key", "value").label("az", "az1").obj(),
+      makeNode().name("n4").obj()};
+  PodPtr preferring = makePod()
+                          .name("p")
+                          .uid("p")
+                          .container("img")
+                          .preferredNodeAffinity(2, "foo", {"bar"})
+                          .preferredNodeAffinity(4, "key", {"value"})
+                          .preferredNodeAffinity(5, "az", {"az1"})
+                          .preferredNodeAffinity(0, "n4-only", {"x"})
+                          .obj();
+  runScoreCases(
       kAffinity,
       {
           // Raw: n1 2, n2 2+4 = 6, n3 2+4+5 = 11, n4 0 (the weight-0 term never counts).
@@ -266,7 +266,7 @@ TEST(NodeAffinityTest, Score) {
           // No term matches anywhere: every node stays 0.
           {"nothing matches",
            "",
-           {MakeNode().Name("n1").Obj(), MakeNode().Name("n2").Obj()},
+           {makeNode().name("n1").obj(), makeNode().name("n2").obj()},
            {},
            preferring,
            {{"n1", 0}, {"n2", 0}}},
@@ -275,40 +275,40 @@ TEST(NodeAffinityTest, Score) {
            "",
            nodes,
            {},
-           MakePod().Name("p").UID("p").Obj(),
+           makePod().name("p").uid("p").obj(),
            {{"n1", -1}, {"n3", -1}}},
       });
 }
 
 TEST(NodeAffinityTest, Events) {
   LoadedPlugin plugin(kAffinity);
-  EXPECT_EQ(Registrations(plugin),
+  EXPECT_EQ(registrations(plugin),
             (std::vector<std::tuple<int32_t, uint32_t, int32_t>>{
                 {SH_RESOURCE_NODE, SH_ACTION_ADD | SH_ACTION_UPDATE_NODE_LABEL, 1}}));
 
-  PodPtr pod = MakePod().Name("p").UID("p").NodeAffinityIn("foo", {"bar"}).Obj();
-  NodePtr matching = MakeNode().Name("n1").Label("foo", "bar").Obj();
-  NodePtr other = MakeNode().Name("n1").Label("foo", "baz").Obj();
+  PodPtr pod = makePod().name("p").uid("p").nodeAffinityIn("foo", {"bar"}).obj();
+  NodePtr matching = makeNode().name("n1").label("foo", "bar").obj();
+  NodePtr other = makeNode().name("n1").label("foo", "baz").obj();
   const uint32_t update = SH_ACTION_UPDATE_NODE_LABEL;
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(SH_ACTION_ADD, nullptr, matching)), SH_QUEUE);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(SH_ACTION_ADD, nullptr, other)), SH_QUEUE_SKIP);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(update, other, matching)), SH_QUEUE);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(update, matching, matching)), SH_QUEUE_SKIP);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(update, matching, other)), SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(SH_ACTION_ADD, nullptr, matching)), SH_QUEUE);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(SH_ACTION_ADD, nullptr, other)), SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(update, other, matching)), SH_QUEUE);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(update, matching, matching)), SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(update, matching, other)), SH_QUEUE_SKIP);
 
   // A node outside addedAffinity never helps.
   LoadedPlugin enforced(kAffinity, R"({"addedAffinity": {
       "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
         {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}]}}})");
-  EXPECT_EQ(enforced.Hint(0, pod->view(), NodeEvent(SH_ACTION_ADD, nullptr, matching)),
+  EXPECT_EQ(enforced.hint(0, pod->view(), nodeEvent(SH_ACTION_ADD, nullptr, matching)),
             SH_QUEUE_SKIP);
-  NodePtr zoned = MakeNode().Name("n1").Label("foo", "bar").Label("zone", "a").Obj();
-  EXPECT_EQ(enforced.Hint(0, pod->view(), NodeEvent(SH_ACTION_ADD, nullptr, zoned)), SH_QUEUE);
+  NodePtr zoned = makeNode().name("n1").label("foo", "bar").label("zone", "a").obj();
+  EXPECT_EQ(enforced.hint(0, pod->view(), nodeEvent(SH_ACTION_ADD, nullptr, zoned)), SH_QUEUE);
 }
 
 TEST(NodeAffinityArgsTest, Validation) {
-  EXPECT_EQ(ArgsError(kAffinity, ""), "");
-  std::string err = ArgsError(kAffinity, R"({"addedAffinity": {
+  EXPECT_EQ(argsError(kAffinity, ""), "");
+  std::string err = argsError(kAffinity, R"({"addedAffinity": {
       "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
         {"matchExpressions": [{"key": "foo", "operator": "Equals", "values": ["a"]},
                               {"key": "kern", "operator": "Gt", "values": ["x"]},
@@ -317,24 +317,24 @@ TEST(NodeAffinityArgsTest, Validation) {
       "preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 1, "preference": {"matchExpressions": [
             {"key": "foo", "operator": "Exists", "values": ["a"]}]}}]}})");
-  EXPECT_TRUE(Contains(err,
+  EXPECT_TRUE(contains(err,
                        "matchExpressions[0].operator: Unsupported value: \"Equals\": "
                        "supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", "
                        "\"Gt\", \"Lt\""));
-  EXPECT_TRUE(Contains(err,
+  EXPECT_TRUE(contains(err,
                        "matchExpressions[1].values[0]: Invalid value: \"x\": for 'Gt', "
                        "'Lt' operators, the value must be an integer"));
-  EXPECT_TRUE(Contains(err,
+  EXPECT_TRUE(contains(err,
                        "matchExpressions[2]: values: Invalid value: []string(nil): for "
                        "'in', 'notin' operators, values set can't be empty"));
-  EXPECT_TRUE(Contains(err,
+  EXPECT_TRUE(contains(err,
                        "matchFields[0].values: Invalid value: []string{\"a\", \"b\"}: must "
                        "have one element"));
-  EXPECT_TRUE(Contains(err,
+  EXPECT_TRUE(contains(err,
                        "preferredDuringSchedulingIgnoredDuringExecution[0].preference."
                        "matchExpressions[0].values: Invalid value: []string{\"a\"}: values "
                        "set must be empty for exists and does not exist"));
-  EXPECT_TRUE(Contains(ArgsError(kAffinity, R"({"addedAffinity": {"required": {}}})"),
+  EXPECT_TRUE(contains(argsError(kAffinity, R"({"addedAffinity": {"required": {}}})"),
                        "addedAffinity.required: unknown field \"required\""));
 }
 

@@ -19,15 +19,15 @@ TEST(NodeNameTest, Filter) {
     std::string wantCode;
   };
   std::vector<Case> cases = {
-      {"no host specified", MakePod().Name("p").UID("p").Obj(), "Success"},
-      {"host matches", MakePod().Name("p").UID("p").Node("n1").Obj(), "Success"},
-      {"host doesn't match", MakePod().Name("p").UID("p").Node("n2").Obj(),
+      {"no host specified", makePod().name("p").uid("p").obj(), "Success"},
+      {"host matches", makePod().name("p").uid("p").node("n1").obj(), "Success"},
+      {"host doesn't match", makePod().name("p").uid("p").node("n2").obj(),
        "UnschedulableAndUnresolvable"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    auto result = Evaluate({{kNodeName, ""}}, {MakeNode().Name("n1").Obj()}, {}, c.pod);
-    auto status = FilterStatus(result, "n1", kNodeName);
+    auto result = evaluate({{kNodeName, ""}}, {makeNode().name("n1").obj()}, {}, c.pod);
+    auto status = filterStatus(result, "n1", kNodeName);
     EXPECT_EQ(status.code, c.wantCode);
     if (c.wantCode != "Success") {
       EXPECT_EQ(status.reasons,
@@ -39,7 +39,7 @@ TEST(NodeNameTest, Filter) {
 TEST(NodeNameTest, Events) {
   LoadedPlugin plugin(kNodeName);
   EXPECT_EQ(
-      Registrations(plugin),
+      registrations(plugin),
       (std::vector<std::tuple<int32_t, uint32_t, int32_t>>{{SH_RESOURCE_NODE, SH_ACTION_ADD, 0}}));
 }
 

@@ -20,16 +20,16 @@ struct Port {
   std::string ip;
 };
 
-PodPtr PodWithPorts(const std::string& name, const std::vector<Port>& ports,
+PodPtr podWithPorts(const std::string& name, const std::vector<Port>& ports,
                     const std::string& node = "") {
-  auto pod = MakePod().Name(name).UID(name).Container("img");
+  auto pod = makePod().name(name).uid(name).container("img");
   if (!node.empty()) {
-    pod.Node(node);
+    pod.node(node);
   }
   for (const Port& p : ports) {
-    pod.HostPort(p.port, p.protocol, p.ip);
+    pod.hostPort(p.port, p.protocol, p.ip);
   }
-  return pod.Obj();
+  return pod.obj();
 }
 
 struct PortCase {
@@ -75,11 +75,11 @@ TEST(NodePortsTest, Filter) {
     SCOPED_TRACE(c.name);
     std::vector<PodPtr> placed;
     if (!c.used.empty()) {
-      placed.push_back(PodWithPorts("placed", c.used, "n1"));
+      placed.push_back(podWithPorts("placed", c.used, "n1"));
     }
-    auto result = Evaluate({{kPorts, ""}}, {MakeNode().Name("n1").Obj()}, placed,
-                           PodWithPorts("p", c.wanted));
-    auto status = FilterStatus(result, "n1", kPorts);
+    auto result = evaluate({{kPorts, ""}}, {makeNode().name("n1").obj()}, placed,
+                           podWithPorts("p", c.wanted));
+    auto status = filterStatus(result, "n1", kPorts);
     if (c.fits) {
       EXPECT_EQ(status.code, "Success");
     } else {
@@ -90,37 +90,37 @@ TEST(NodePortsTest, Filter) {
 }
 
 TEST(NodePortsTest, PreFilterSkipsPodsWithoutHostPorts) {
-  auto result = Evaluate({{kPorts, ""}}, {MakeNode().Name("n1").Obj()},
-                         {PodWithPorts("placed", {{8080, "TCP", ""}}, "n1")},
-                         MakePod().Name("p").UID("p").Container("img").Obj());
+  auto result = evaluate({{kPorts, ""}}, {makeNode().name("n1").obj()},
+                         {podWithPorts("placed", {{8080, "TCP", ""}}, "n1")},
+                         makePod().name("p").uid("p").container("img").obj());
   EXPECT_EQ(result.preFilter.at(kPorts).code, "Skip");
   EXPECT_EQ(result.selected, "n1");
 }
 
 TEST(NodePortsTest, Events) {
   LoadedPlugin plugin(kPorts);
-  EXPECT_EQ(Registrations(plugin),
+  EXPECT_EQ(registrations(plugin),
             (std::vector<std::tuple<int32_t, uint32_t, int32_t>>{
                 {SH_RESOURCE_POD, SH_ACTION_DELETE, 1}, {SH_RESOURCE_NODE, SH_ACTION_ADD, 0}}));
 
-  PodPtr pod = PodWithPorts("p", {{8080, "TCP", ""}});
+  PodPtr pod = podWithPorts("p", {{8080, "TCP", ""}});
   struct HintCase {
     std::string name;
     PodPtr deleted;
     sh_queueing_hint want;
   };
   std::vector<HintCase> cases = {
-      {"an unscheduled pod", PodWithPorts("d", {{8080, "TCP", ""}}), SH_QUEUE_SKIP},
-      {"an assigned pod using the port", PodWithPorts("d", {{8080, "TCP", ""}}, "n1"), SH_QUEUE},
+      {"an unscheduled pod", podWithPorts("d", {{8080, "TCP", ""}}), SH_QUEUE_SKIP},
+      {"an assigned pod using the port", podWithPorts("d", {{8080, "TCP", ""}}, "n1"), SH_QUEUE},
       {"a nominated pod using the port",
-       MakePod().Name("d").UID("d").HostPort(8080).NominatedNodeName("n1").Obj(), SH_QUEUE},
-      {"an assigned pod without host ports", PodWithPorts("d", {}, "n1"), SH_QUEUE_SKIP},
-      {"an assigned pod using another port", PodWithPorts("d", {{9090, "TCP", ""}}, "n1"),
+       makePod().name("d").uid("d").hostPort(8080).nominatedNodeName("n1").obj(), SH_QUEUE},
+      {"an assigned pod without host ports", podWithPorts("d", {}, "n1"), SH_QUEUE_SKIP},
+      {"an assigned pod using another port", podWithPorts("d", {{9090, "TCP", ""}}, "n1"),
        SH_QUEUE_SKIP},
   };
   for (const HintCase& c : cases) {
     SCOPED_TRACE(c.name);
-    EXPECT_EQ(plugin.Hint(0, pod->view(), PodEvent(SH_ACTION_DELETE, c.deleted, nullptr)), c.want);
+    EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_DELETE, c.deleted, nullptr)), c.want);
   }
 }
 

@@ -22,22 +22,22 @@ TEST(NodeUnschedulableTest, Filter) {
     bool fits;
   };
   std::vector<Case> cases = {
-      {"a schedulable node", MakePod().Name("p").UID("p").Obj(), false, true},
-      {"an unschedulable node", MakePod().Name("p").UID("p").Obj(), true, false},
+      {"a schedulable node", makePod().name("p").uid("p").obj(), false, true},
+      {"an unschedulable node", makePod().name("p").uid("p").obj(), true, false},
       {"tolerating the unschedulable taint",
-       MakePod().Name("p").UID("p").Toleration(kTaintKey, "Exists", "", "NoSchedule").Obj(), true,
+       makePod().name("p").uid("p").toleration(kTaintKey, "Exists", "", "NoSchedule").obj(), true,
        true},
       {"an empty-effect toleration also tolerates it",
-       MakePod().Name("p").UID("p").Toleration(kTaintKey, "Exists", "", "").Obj(), true, true},
+       makePod().name("p").uid("p").toleration(kTaintKey, "Exists", "", "").obj(), true, true},
       {"a NoExecute toleration does not",
-       MakePod().Name("p").UID("p").Toleration(kTaintKey, "Exists", "", "NoExecute").Obj(), true,
+       makePod().name("p").uid("p").toleration(kTaintKey, "Exists", "", "NoExecute").obj(), true,
        false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    auto result = Evaluate({{kUnschedulable, ""}},
-                           {MakeNode().Name("n1").Unschedulable(c.unschedulable).Obj()}, {}, c.pod);
-    auto status = FilterStatus(result, "n1", kUnschedulable);
+    auto result = evaluate({{kUnschedulable, ""}},
+                           {makeNode().name("n1").unschedulable(c.unschedulable).obj()}, {}, c.pod);
+    auto status = filterStatus(result, "n1", kUnschedulable);
     if (c.fits) {
       EXPECT_EQ(status.code, "Success");
     } else {
@@ -49,33 +49,33 @@ TEST(NodeUnschedulableTest, Filter) {
 
 TEST(NodeUnschedulableTest, Events) {
   LoadedPlugin plugin(kUnschedulable);
-  EXPECT_EQ(Registrations(plugin),
+  EXPECT_EQ(registrations(plugin),
             (std::vector<std::tuple<int32_t, uint32_t, int32_t>>{
                 {SH_RESOURCE_NODE, SH_ACTION_ADD | SH_ACTION_UPDATE_NODE_TAINT, 1},
                 {SH_RESOURCE_POD, SH_ACTION_UPDATE_POD_TOLERATION, 1}}));
 
-  PodPtr pod = MakePod().Name("p").UID("p").Obj();
-  NodePtr cordoned = MakeNode().Name("n1").Unschedulable(true).Obj();
-  NodePtr open = MakeNode().Name("n1").Obj();
+  PodPtr pod = makePod().name("p").uid("p").obj();
+  NodePtr cordoned = makeNode().name("n1").unschedulable(true).obj();
+  NodePtr open = makeNode().name("n1").obj();
   const uint32_t taint = SH_ACTION_UPDATE_NODE_TAINT;
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(SH_ACTION_ADD, nullptr, open)), SH_QUEUE);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(SH_ACTION_ADD, nullptr, cordoned)),
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(SH_ACTION_ADD, nullptr, open)), SH_QUEUE);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(SH_ACTION_ADD, nullptr, cordoned)),
             SH_QUEUE_SKIP);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(taint, cordoned, open)), SH_QUEUE);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(taint, open, open)), SH_QUEUE_SKIP);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(taint, open, cordoned)), SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(taint, cordoned, open)), SH_QUEUE);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(taint, open, open)), SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(taint, open, cordoned)), SH_QUEUE_SKIP);
 
   const uint32_t toleration = SH_ACTION_UPDATE_POD_TOLERATION;
   PodPtr tolerating =
-      MakePod().Name("p").UID("p").Toleration(kTaintKey, "Exists", "", "NoSchedule").Obj();
+      makePod().name("p").uid("p").toleration(kTaintKey, "Exists", "", "NoSchedule").obj();
   PodPtr unrelatedToleration =
-      MakePod().Name("p").UID("p").Toleration("other", "Exists", "", "NoSchedule").Obj();
+      makePod().name("p").uid("p").toleration("other", "Exists", "", "NoSchedule").obj();
   PodPtr otherPod =
-      MakePod().Name("q").UID("q").Toleration(kTaintKey, "Exists", "", "NoSchedule").Obj();
-  EXPECT_EQ(plugin.Hint(1, pod->view(), PodEvent(toleration, pod, tolerating)), SH_QUEUE);
-  EXPECT_EQ(plugin.Hint(1, pod->view(), PodEvent(toleration, pod, unrelatedToleration)),
+      makePod().name("q").uid("q").toleration(kTaintKey, "Exists", "", "NoSchedule").obj();
+  EXPECT_EQ(plugin.hint(1, pod->view(), podEvent(toleration, pod, tolerating)), SH_QUEUE);
+  EXPECT_EQ(plugin.hint(1, pod->view(), podEvent(toleration, pod, unrelatedToleration)),
             SH_QUEUE_SKIP);
-  EXPECT_EQ(plugin.Hint(1, pod->view(), PodEvent(toleration, otherPod, otherPod)), SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(1, pod->view(), podEvent(toleration, otherPod, otherPod)), SH_QUEUE_SKIP);
 }
 
 }  // namespace

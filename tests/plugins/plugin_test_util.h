@@ -34,13 +34,13 @@
 
 namespace schedhost::testing {
 
-using sh::model::testing::MakeNode;
-using sh::model::testing::MakePod;
+using sh::model::testing::makeNode;
+using sh::model::testing::makePod;
 using NodePtr = std::shared_ptr<const sh::model::Node>;
 using PodPtr = std::shared_ptr<const sh::model::Pod>;
 
 // The plugin registry of the test process: the default plugins, loaded once.
-inline sh::plugin::PluginRegistry& TestRegistry() {
+inline sh::plugin::PluginRegistry& testRegistry() {
   static sh::plugin::PluginRegistry* registry = [] {
     auto* r = new sh::plugin::PluginRegistry();
     std::vector<sh::plugin::ScanError> errors;
@@ -50,16 +50,16 @@ inline sh::plugin::PluginRegistry& TestRegistry() {
   return *registry;
 }
 
-inline sh::evaluate::Options TestOptions() {
+inline sh::evaluate::Options testOptions() {
   sh::evaluate::Options options;
   options.pluginDirs = {SCHEDHOST_TEST_PLUGIN_DIR};
-  options.registry = &TestRegistry();
+  options.registry = &testRegistry();
   return options;
 }
 
 // Runs `plugins` (name, args JSON or "" for the defaults) for `pod` over `nodes`, with
 // `placed` already running on them.
-inline sh::evaluate::Result Evaluate(std::vector<sh::evaluate::PluginSpec> plugins,
+inline sh::evaluate::Result evaluate(std::vector<sh::evaluate::PluginSpec> plugins,
                                      std::vector<NodePtr> nodes, std::vector<PodPtr> placed,
                                      PodPtr pod) {
   sh::evaluate::Scenario scenario;
@@ -68,12 +68,12 @@ inline sh::evaluate::Result Evaluate(std::vector<sh::evaluate::PluginSpec> plugi
   scenario.pods = std::move(placed);
   scenario.pod = std::move(pod);
   scenario.plugins = std::move(plugins);
-  return sh::evaluate::run(scenario, TestOptions());
+  return sh::evaluate::run(scenario, testOptions());
 }
 
 // The status a Filter plugin gave a node; "Success" with no reasons when it passed (or did not
 // run because its PreFilter returned Skip).
-inline sh::evaluate::PluginStatus FilterStatus(const sh::evaluate::Result& result,
+inline sh::evaluate::PluginStatus filterStatus(const sh::evaluate::Result& result,
                                                const std::string& node, const std::string& plugin) {
   auto n = result.nodes.find(node);
   if (n != result.nodes.end()) {
@@ -88,7 +88,7 @@ inline sh::evaluate::PluginStatus FilterStatus(const sh::evaluate::Result& resul
 }
 
 // A plugin's score for a node after NormalizeScore, or -1 when it was not scored.
-inline int64_t Score(const sh::evaluate::Result& result, const std::string& node,
+inline int64_t scoreOf(const sh::evaluate::Result& result, const std::string& node,
                      const std::string& plugin) {
   auto n = result.nodes.find(node);
   if (n == result.nodes.end()) {
@@ -100,10 +100,10 @@ inline int64_t Score(const sh::evaluate::Result& result, const std::string& node
 
 // The message of the configuration error evaluate reports for `plugin` with `argsJson`, or ""
 // when the plugin was created.
-inline std::string ArgsError(const std::string& plugin, const std::string& argsJson) {
+inline std::string argsError(const std::string& plugin, const std::string& argsJson) {
   try {
-    Evaluate({{plugin, argsJson}}, {MakeNode().Name("n1").Obj()}, {},
-             MakePod().Name("p").UID("p").Obj());
+    evaluate({{plugin, argsJson}}, {makeNode().name("n1").obj()}, {},
+             makePod().name("p").uid("p").obj());
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -111,7 +111,7 @@ inline std::string ArgsError(const std::string& plugin, const std::string& argsJ
 }
 
 // Whether `text` contains `part`, printing both when it does not.
-inline ::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+inline ::testing::AssertionResult contains(const std::string& text, const std::string& part) {
   if (text.find(part) != std::string::npos) {
     return ::testing::AssertionSuccess();
   }
@@ -125,18 +125,18 @@ class LoadedPlugin {
   explicit LoadedPlugin(const std::string& name, const std::string& argsJson = "",
                         sh::HostServices* services = nullptr) {
     static sh::NullHostServices nullServices;
-    auto library = TestRegistry().find(name);
+    auto library = testRegistry().find(name);
     if (library == nullptr) {
       throw std::runtime_error("plugin \"" + name + "\" not found in " SCHEDHOST_TEST_PLUGIN_DIR);
     }
     const char* defaultsText = library->descriptor->default_args_json;
     std::string error;
-    auto defaults = sh::config::ArgNode::from_json_text(
+    auto defaults = sh::config::ArgNode::fromJsonText(
         defaultsText != nullptr ? defaultsText : "{}", "args", {}, &error);
     args_ = std::make_shared<sh::config::ArgNode>(defaults->clone());
     if (!argsJson.empty()) {
-      auto user = sh::config::ArgNode::from_json_text(argsJson, "args", {}, &error);
-      args_ = std::make_shared<sh::config::ArgNode>(sh::config::merge_defaults(*defaults, *user));
+      auto user = sh::config::ArgNode::fromJsonText(argsJson, "args", {}, &error);
+      args_ = std::make_shared<sh::config::ArgNode>(sh::config::mergeDefaults(*defaults, *user));
     }
     sh::config::Diagnostics diags;
     instance_ = sh::PluginInstance::create(library, *args_,
@@ -147,7 +147,7 @@ class LoadedPlugin {
     sh::Framework::Config config;
     config.profileName = "test";
     for (std::size_t p = 0; p < sh::kPointCount; ++p) {
-      if ((instance_->points() & sh::pointBit(static_cast<sh::Point>(p))) != 0) {
+      if ((instance_->points() & sh::config::pointBit(static_cast<sh::Point>(p))) != 0) {
         config.plugins[p].push_back(instance_);
       }
     }
@@ -161,7 +161,7 @@ class LoadedPlugin {
   const std::vector<sh_event_registration>& events() const { return instance_->events(); }
 
   // The plugin's QueueingHint for registration `index`.
-  sh_queueing_hint Hint(std::size_t index, const sh_pod& pod, const sh_event_objects& event) const {
+  sh_queueing_hint hint(std::size_t index, const sh_pod& pod, const sh_event_objects& event) const {
     return instance_->vtable().queueing_hint(instance_->self(), index, &pod, &event);
   }
 
@@ -172,7 +172,7 @@ class LoadedPlugin {
 };
 
 // An event on pods: `before` NULL for Add, `after` NULL for Delete.
-inline sh_event_objects PodEvent(uint32_t actions, const PodPtr& before, const PodPtr& after) {
+inline sh_event_objects podEvent(uint32_t actions, const PodPtr& before, const PodPtr& after) {
   sh_event_objects e{};
   e.struct_size = sizeof(sh_event_objects);
   e.resource = SH_RESOURCE_POD;
@@ -183,7 +183,7 @@ inline sh_event_objects PodEvent(uint32_t actions, const PodPtr& before, const P
 }
 
 // An event on nodes: `before` NULL for Add, `after` NULL for Delete.
-inline sh_event_objects NodeEvent(uint32_t actions, const NodePtr& before, const NodePtr& after) {
+inline sh_event_objects nodeEvent(uint32_t actions, const NodePtr& before, const NodePtr& after) {
   sh_event_objects e{};
   e.struct_size = sizeof(sh_event_objects);
   e.resource = SH_RESOURCE_NODE;
@@ -194,7 +194,7 @@ inline sh_event_objects NodeEvent(uint32_t actions, const NodePtr& before, const
 }
 
 // The registrations as comparable tuples (resource, actions, has_hint).
-inline std::vector<std::tuple<int32_t, uint32_t, int32_t>> Registrations(
+inline std::vector<std::tuple<int32_t, uint32_t, int32_t>> registrations(
     const LoadedPlugin& plugin) {
   std::vector<std::tuple<int32_t, uint32_t, int32_t>> out;
   for (const sh_event_registration& r : plugin.events()) {

@@ -26,7 +26,7 @@ using Codes = std::map<std::string, std::string>;
 
 // A DoNotSchedule constraint, maxSkew 1, on `key`, selecting pods that have label `label`
 // (st.MakeLabelSelector().Exists(label)).
-boost::json::object Constraint(const std::string& key, const std::string& label) {
+boost::json::object constraint(const std::string& key, const std::string& label) {
   return boost::json::parse(R"({"maxSkew":1,"topologyKey":")" + key +
                             R"(","whenUnsatisfiable":"DoNotSchedule","labelSelector":
                                 {"matchExpressions":[{"key":")" +
@@ -35,45 +35,45 @@ boost::json::object Constraint(const std::string& key, const std::string& label)
 }
 
 // The preemptor "p", labelled foo= (and bar= when `bar`), with `constraints`.
-sh::model::testing::PodWrapper Preemptor(const std::vector<boost::json::object>& constraints,
+sh::model::testing::PodWrapper preemptor(const std::vector<boost::json::object>& constraints,
                                          bool bar = false) {
-  auto p = MakePod().Name("p").UID("p").Namespace("default").Label("foo", "");
+  auto p = makePod().name("p").uid("p").inNamespace("default").label("foo", "");
   if (bar) {
-    p.Label("bar", "");
+    p.label("bar", "");
   }
   boost::json::array list;
   for (const auto& c : constraints) {
     list.push_back(c);
   }
-  return p.Set({"spec", "topologySpreadConstraints"}, list);
+  return p.set({"spec", "topologySpreadConstraints"}, list);
 }
 
 // A pod on `node` with the labels `labels` (each with value "") in `ns`.
-PodPtr On(const std::string& name, const std::string& node,
+PodPtr podOn(const std::string& name, const std::string& node,
           const std::vector<std::string>& labels = {"foo"}, const std::string& ns = "default") {
-  auto p = MakePod().Name(name).UID(name).Namespace(ns).Node(node);
+  auto p = makePod().name(name).uid(name).inNamespace(ns).node(node);
   for (const auto& l : labels) {
-    p.Label(l, "");
+    p.label(l, "");
   }
-  return p.Obj();
+  return p.obj();
 }
 
-NodePtr Node(const std::string& name, const std::string& zone,
+NodePtr node(const std::string& name, const std::string& zone,
              const std::map<std::string, std::string>& extra = {}) {
-  auto n = MakeNode().Name(name).Label("zone", zone).Label("node", name);
+  auto n = makeNode().name(name).label("zone", zone).label("node", name);
   for (const auto& [k, v] : extra) {
-    n.Label(k, v);
+    n.label(k, v);
   }
-  return n.Obj();
+  return n.obj();
 }
 
-NodePtr TaintedNode(const std::string& name, const std::string& zone) {
-  return MakeNode()
-      .Name(name)
-      .Label("zone", zone)
-      .Label("node", name)
-      .Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
-      .Obj();
+NodePtr taintedNode(const std::string& name, const std::string& zone) {
+  return makeNode()
+      .name(name)
+      .label("zone", zone)
+      .label("node", name)
+      .taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+      .obj();
 }
 
 struct ExtensionCase {
@@ -89,37 +89,37 @@ struct ExtensionCase {
 
 enum class Extension { kAdd, kRemove };
 
-void RunCase(const ExtensionCase& c, Extension ext) {
+void runCase(const ExtensionCase& c, Extension ext) {
   SCOPED_TRACE(c.name);
   PreFilterHarness h(kSpread, kListDefaulting);
-  h.SetCluster(c.nodes, c.existing);
-  sh::Status pre = h.PreFilter(c.preemptor);
-  ASSERT_TRUE(pre.ok()) << Outcome(pre);
-  EXPECT_EQ(h.FilterAll(c.preemptor), c.before);
-  sh::Status s = ext == Extension::kAdd ? h.AddPod(c.preemptor, c.pod, c.node)
-                                        : h.RemovePod(c.preemptor, c.pod, c.node);
-  ASSERT_TRUE(s.ok()) << Outcome(s);
-  EXPECT_EQ(h.FilterAll(c.preemptor), c.after);
+  h.setCluster(c.nodes, c.existing);
+  sh::Status pre = h.preFilter(c.preemptor);
+  ASSERT_TRUE(pre.ok()) << outcome(pre);
+  EXPECT_EQ(h.filterAll(c.preemptor), c.before);
+  sh::Status s = ext == Extension::kAdd ? h.addPod(c.preemptor, c.pod, c.node)
+                                        : h.removePod(c.preemptor, c.pod, c.node);
+  ASSERT_TRUE(s.ok()) << outcome(s);
+  EXPECT_EQ(h.filterAll(c.preemptor), c.after);
 }
 
 TEST(PodTopologySpreadExtensionsTest, AddPod) {
-  auto nodeC = Constraint("node", "foo");
-  auto zoneC = Constraint("zone", "foo");
-  auto nodeBarC = Constraint("node", "bar");
-  auto p = Preemptor({nodeC}).Obj();
-  auto pZoneNode = Preemptor({zoneC, nodeC}).Obj();
-  auto pFooBar = Preemptor({zoneC, nodeBarC}, true).Obj();
-  auto pNotInBar = Preemptor({zoneC}).NodeAffinityNotIn("foo", {"bar"}).Obj();
-  auto pZone = Preemptor({zoneC}).Obj();
+  auto nodeC = constraint("node", "foo");
+  auto zoneC = constraint("zone", "foo");
+  auto nodeBarC = constraint("node", "bar");
+  auto p = preemptor({nodeC}).obj();
+  auto pZoneNode = preemptor({zoneC, nodeC}).obj();
+  auto pFooBar = preemptor({zoneC, nodeBarC}, true).obj();
+  auto pNotInBar = preemptor({zoneC}).nodeAffinityNotIn("foo", {"bar"}).obj();
+  auto pZone = preemptor({zoneC}).obj();
   auto pTolerates =
-      Preemptor({zoneC}).Toleration("node.kubernetes.io/unschedulable", "Exists", "", "").Obj();
-  std::vector<NodePtr> ab = {Node("node-a", "zone1"), Node("node-b", "zone1")};
-  std::vector<NodePtr> ax = {Node("node-a", "zone1"), Node("node-x", "zone2")};
-  std::vector<NodePtr> abx = {Node("node-a", "zone1"), Node("node-b", "zone1"),
-                              Node("node-x", "zone2")};
-  std::vector<NodePtr> fooBar = {Node("node-a", "zone1", {{"foo", "bar"}}),
-                                 Node("node-b", "zone2", {{"foo", ""}})};
-  std::vector<NodePtr> taintedA = {TaintedNode("node-a", "zone1"), Node("node-b", "zone2")};
+      preemptor({zoneC}).toleration("node.kubernetes.io/unschedulable", "Exists", "", "").obj();
+  std::vector<NodePtr> ab = {node("node-a", "zone1"), node("node-b", "zone1")};
+  std::vector<NodePtr> ax = {node("node-a", "zone1"), node("node-x", "zone2")};
+  std::vector<NodePtr> abx = {node("node-a", "zone1"), node("node-b", "zone1"),
+                              node("node-x", "zone2")};
+  std::vector<NodePtr> fooBar = {node("node-a", "zone1", {{"foo", "bar"}}),
+                                 node("node-b", "zone2", {{"foo", ""}})};
+  std::vector<NodePtr> taintedA = {taintedNode("node-a", "zone1"), node("node-b", "zone2")};
 
   std::vector<ExtensionCase> cases = {
       // Want {node-a: 1, node-b: 0}, paths {node-b 0, node-a 1}. Before, both 0 + 1 - 0 = 1;
@@ -128,7 +128,7 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
        p,
        ab,
        {},
-       On("p-a1", "node-a"),
+       podOn("p-a1", "node-a"),
        "node-a",
        {{"node-a", kOk}, {"node-b", kOk}},
        {{"node-a", kSkew}, {"node-b", kOk}}},
@@ -137,8 +137,8 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
       {"only node a impacts current min match",
        p,
        ab,
-       {On("p-b1", "node-b")},
-       On("p-a1", "node-a"),
+       {podOn("p-b1", "node-b")},
+       podOn("p-a1", "node-a"),
        "node-a",
        {{"node-a", kOk}, {"node-b", kSkew}},
        {{"node-a", kOk}, {"node-b", kOk}}},
@@ -146,8 +146,8 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
       {"add a pod in a different namespace doesn't change topologyKeyToMinPodsMap",
        p,
        ab,
-       {On("p-b1", "node-b")},
-       On("p-a1", "node-a", {"foo"}, "ns1"),
+       {podOn("p-b1", "node-b")},
+       podOn("p-a1", "node-a", {"foo"}, "ns1"),
        "node-a",
        {{"node-a", kOk}, {"node-b", kSkew}},
        {{"node-a", kOk}, {"node-b", kSkew}}},
@@ -155,8 +155,8 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
       {"add pod on non-critical node won't trigger re-calculation",
        p,
        ab,
-       {On("p-b1", "node-b")},
-       On("p-b2", "node-b"),
+       {podOn("p-b1", "node-b")},
+       podOn("p-b2", "node-b"),
        "node-b",
        {{"node-a", kOk}, {"node-b", kSkew}},
        {{"node-a", kOk}, {"node-b", kSkew}}},
@@ -166,7 +166,7 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
        pZoneNode,
        ax,
        {},
-       On("p-a1", "node-a"),
+       podOn("p-a1", "node-a"),
        "node-a",
        {{"node-a", kOk}, {"node-x", kOk}},
        {{"node-a", kSkew}, {"node-x", kOk}}},
@@ -175,8 +175,8 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
       {"only node a impacts topologyKeyToMinPodsMap on zone and node",
        pZoneNode,
        ax,
-       {On("p-x1", "node-x")},
-       On("p-a1", "node-a"),
+       {podOn("p-x1", "node-x")},
+       podOn("p-a1", "node-a"),
        "node-a",
        {{"node-a", kOk}, {"node-x", kSkew}},
        {{"node-a", kOk}, {"node-x", kOk}}},
@@ -187,8 +187,8 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
        "on zone",
        pZoneNode,
        abx,
-       {On("p-b1", "node-b"), On("p-b2", "node-b"), On("p-x1", "node-x")},
-       On("p-a1", "node-a"),
+       {podOn("p-b1", "node-b"), podOn("p-b2", "node-b"), podOn("p-x1", "node-x")},
+       podOn("p-a1", "node-a"),
        "node-a",
        {{"node-a", kSkew}, {"node-b", kSkew}, {"node-x", kSkew}},
        {{"node-a", kSkew}, {"node-b", kSkew}, {"node-x", kOk}}},
@@ -198,9 +198,9 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
        "zone",
        pFooBar,
        abx,
-       {On("p-b1", "node-b", {"foo", "bar"}), On("p-x1", "node-x", {"foo", "bar"}),
-        On("p-x2", "node-x", {"bar"})},
-       On("p-a1", "node-a"),
+       {podOn("p-b1", "node-b", {"foo", "bar"}), podOn("p-x1", "node-x", {"foo", "bar"}),
+        podOn("p-x2", "node-x", {"bar"})},
+       podOn("p-a1", "node-a"),
        "node-a",
        {{"node-a", kOk}, {"node-b", kSkew}, {"node-x", kSkew}},
        {{"node-a", kSkew}, {"node-b", kSkew}, {"node-x", kSkew}}},
@@ -210,9 +210,9 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
        "both zone and node",
        pFooBar,
        abx,
-       {On("p-b1", "node-b", {"bar"}), On("p-x1", "node-x", {"foo", "bar"}),
-        On("p-x2", "node-x", {"bar"})},
-       On("p-a1", "node-a", {"foo", "bar"}),
+       {podOn("p-b1", "node-b", {"bar"}), podOn("p-x1", "node-x", {"foo", "bar"}),
+        podOn("p-x2", "node-x", {"bar"})},
+       podOn("p-a1", "node-a", {"foo", "bar"}),
        "node-a",
        {{"node-a", kOk}, {"node-b", kSkew}, {"node-x", kSkew}},
        {{"node-a", kOk}, {"node-b", kOk}, {"node-x", kSkew}}},
@@ -222,8 +222,8 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
       {"add a pod when scheduling node affinity unmatched pod",
        pNotInBar,
        fooBar,
-       {On("p-a2", "node-a"), On("p-b1", "node-b")},
-       On("p-a1", "node-a"),
+       {podOn("p-a2", "node-a"), podOn("p-b1", "node-b")},
+       podOn("p-a1", "node-a"),
        "node-a",
        {{"node-a", kOk}, {"node-b", kOk}},
        {{"node-a", kOk}, {"node-b", kOk}}},
@@ -231,8 +231,8 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
       {"add a pod when scheduling node affinity matched pod",
        pZone,
        fooBar,
-       {On("p-a1", "node-a"), On("p-b2", "node-b")},
-       On("p-b1", "node-b"),
+       {podOn("p-a1", "node-a"), podOn("p-b2", "node-b")},
+       podOn("p-b1", "node-b"),
        "node-b",
        {{"node-a", kOk}, {"node-b", kOk}},
        {{"node-a", kOk}, {"node-b", kSkew}}},
@@ -240,8 +240,8 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
       {"add a label selector not matched pod",
        pZone,
        fooBar,
-       {On("p-a1", "node-a"), On("p-b2", "node-b")},
-       On("p-b1", "node-b", {}),
+       {podOn("p-a1", "node-a"), podOn("p-b2", "node-b")},
+       podOn("p-b1", "node-b", {}),
        "node-b",
        {{"node-a", kOk}, {"node-b", kOk}},
        {{"node-a", kOk}, {"node-b", kOk}}},
@@ -250,53 +250,53 @@ TEST(PodTopologySpreadExtensionsTest, AddPod) {
       {"add a pod when scheduling taint untolerated pod",
        pZone,
        taintedA,
-       {On("p-a1", "node-a"), On("p-b2", "node-b")},
-       On("p-b1", "node-b"),
+       {podOn("p-a1", "node-a"), podOn("p-b2", "node-b")},
+       podOn("p-b1", "node-b"),
        "node-b",
        {{"node-a", kOk}, {"node-b", kOk}},
        {{"node-a", kOk}, {"node-b", kSkew}}},
       {"add a pod when scheduling taint tolerated pod",
        pTolerates,
        taintedA,
-       {On("p-a1", "node-a"), On("p-b2", "node-b")},
-       On("p-b1", "node-b"),
+       {podOn("p-a1", "node-a"), podOn("p-b2", "node-b")},
+       podOn("p-b1", "node-b"),
        "node-b",
        {{"node-a", kOk}, {"node-b", kOk}},
        {{"node-a", kOk}, {"node-b", kSkew}}},
   };
   for (const ExtensionCase& c : cases) {
-    RunCase(c, Extension::kAdd);
+    runCase(c, Extension::kAdd);
   }
 }
 
 TEST(PodTopologySpreadExtensionsTest, RemovePod) {
-  auto zoneC = Constraint("zone", "foo");
-  auto nodeC = Constraint("node", "foo");
-  auto pZone = Preemptor({zoneC}).Obj();
-  auto pZoneNode = Preemptor({zoneC, nodeC}).Obj();
-  auto pNotInBar = Preemptor({zoneC}).NodeAffinityNotIn("foo", {"bar"}).Obj();
-  std::vector<NodePtr> abx = {Node("node-a", "zone1"), Node("node-b", "zone1"),
-                              Node("node-x", "zone2")};
-  std::vector<NodePtr> abxy = {Node("node-a", "zone1"), Node("node-b", "zone1"),
-                               Node("node-x", "zone2"), Node("node-y", "zone2")};
-  std::vector<NodePtr> fooBar = {Node("node-a", "zone1", {{"foo", "bar"}}),
-                                 Node("node-b", "zone2", {{"foo", ""}})};
+  auto zoneC = constraint("zone", "foo");
+  auto nodeC = constraint("node", "foo");
+  auto pZone = preemptor({zoneC}).obj();
+  auto pZoneNode = preemptor({zoneC, nodeC}).obj();
+  auto pNotInBar = preemptor({zoneC}).nodeAffinityNotIn("foo", {"bar"}).obj();
+  std::vector<NodePtr> abx = {node("node-a", "zone1"), node("node-b", "zone1"),
+                              node("node-x", "zone2")};
+  std::vector<NodePtr> abxy = {node("node-a", "zone1"), node("node-b", "zone1"),
+                               node("node-x", "zone2"), node("node-y", "zone2")};
+  std::vector<NodePtr> fooBar = {node("node-a", "zone1", {{"foo", "bar"}}),
+                                 node("node-b", "zone2", {{"foo", ""}})};
   auto fooOnEach = [](const std::vector<std::string>& nodes) {
     std::vector<PodPtr> out;
     for (const auto& n : nodes) {
-      out.push_back(On("p-" + n.substr(5) + "1", n));
+      out.push_back(podOn("p-" + n.substr(5) + "1", n));
     }
     return out;
   };
   auto abxPods = fooOnEach({"node-a", "node-b", "node-x"});
   auto abxyPods = fooOnEach({"node-a", "node-b", "node-x", "node-y"});
   std::vector<PodPtr> irrelevant = abxyPods;
-  irrelevant.insert(irrelevant.begin(), On("p-a0", "node-a", {"bar"}));
-  std::vector<PodPtr> twoConstraints = {On("p-a1", "node-a"), On("p-a2", "node-a"),
-                                        On("p-b1", "node-b"), On("p-x1", "node-x"),
-                                        On("p-x2", "node-x")};
-  std::vector<PodPtr> affinityUnmatched = {On("p-a2", "node-a"), On("p-b1", "node-b")};
-  std::vector<PodPtr> affinityMatched = {On("p-a1", "node-a"), On("p-b2", "node-b")};
+  irrelevant.insert(irrelevant.begin(), podOn("p-a0", "node-a", {"bar"}));
+  std::vector<PodPtr> twoConstraints = {podOn("p-a1", "node-a"), podOn("p-a2", "node-a"),
+                                        podOn("p-b1", "node-b"), podOn("p-x1", "node-x"),
+                                        podOn("p-x2", "node-x")};
+  std::vector<PodPtr> affinityUnmatched = {podOn("p-a2", "node-a"), podOn("p-b1", "node-b")};
+  std::vector<PodPtr> affinityMatched = {podOn("p-a1", "node-a"), podOn("p-b2", "node-b")};
 
   std::vector<ExtensionCase> cases = {
       // Want {zone1: 1, zone2: 1}. Before, zone1 2 + 1 - 1 = 2 > 1.
@@ -330,7 +330,7 @@ TEST(PodTopologySpreadExtensionsTest, RemovePod) {
        pZone,
        abxy,
        abxyPods,
-       On("p-a0", "node-a", {"bar"}),
+       podOn("p-a0", "node-a", {"bar"}),
        "node-a",
        {{"node-a", kOk}, {"node-b", kOk}, {"node-x", kOk}, {"node-y", kOk}},
        {{"node-a", kOk}, {"node-b", kOk}, {"node-x", kOk}, {"node-y", kOk}}},
@@ -368,28 +368,28 @@ TEST(PodTopologySpreadExtensionsTest, RemovePod) {
        {{"node-a", kSkew}, {"node-b", kOk}}},
   };
   for (const ExtensionCase& c : cases) {
-    RunCase(c, Extension::kRemove);
+    runCase(c, Extension::kRemove);
   }
 }
 
 // RemovePod after AddPod of the same pod gives back the state PreFilter computed.
 TEST(PodTopologySpreadExtensionsTest, RemoveUndoesAdd) {
-  auto p = Preemptor({Constraint("zone", "foo"), Constraint("node", "foo")}).Obj();
-  std::vector<NodePtr> nodes = {Node("node-a", "zone1"), Node("node-b", "zone1"),
-                                Node("node-x", "zone2")};
+  auto p = preemptor({constraint("zone", "foo"), constraint("node", "foo")}).obj();
+  std::vector<NodePtr> nodes = {node("node-a", "zone1"), node("node-b", "zone1"),
+                                node("node-x", "zone2")};
   PreFilterHarness h(kSpread, kListDefaulting);
-  h.SetCluster(nodes, {On("p-b1", "node-b"), On("p-x1", "node-x")});
-  ASSERT_TRUE(h.PreFilter(p).ok());
-  Codes original = h.FilterAll(p);
+  h.setCluster(nodes, {podOn("p-b1", "node-b"), podOn("p-x1", "node-x")});
+  ASSERT_TRUE(h.preFilter(p).ok());
+  Codes original = h.filterAll(p);
   // zone {zone1: 1, zone2: 1}, node {node-a: 0, node-b: 1, node-x: 1}: node-b and node-x
   // 1 + 1 - 0 = 2 > 1 on node.
   EXPECT_EQ(original, (Codes{{"node-a", kOk}, {"node-b", kSkew}, {"node-x", kSkew}}));
-  PodPtr added = On("p-a1", "node-a");
-  ASSERT_TRUE(h.AddPod(p, added, "node-a").ok());
+  PodPtr added = podOn("p-a1", "node-a");
+  ASSERT_TRUE(h.addPod(p, added, "node-a").ok());
   // zone1 2 + 1 - 1 = 2 rejects node-a and node-b; node-x: zone 1 + 1 - 1, node 1 + 1 - 1.
-  EXPECT_EQ(h.FilterAll(p), (Codes{{"node-a", kSkew}, {"node-b", kSkew}, {"node-x", kOk}}));
-  ASSERT_TRUE(h.RemovePod(p, added, "node-a").ok());
-  EXPECT_EQ(h.FilterAll(p), original);
+  EXPECT_EQ(h.filterAll(p), (Codes{{"node-a", kSkew}, {"node-b", kSkew}, {"node-x", kOk}}));
+  ASSERT_TRUE(h.removePod(p, added, "node-a").ok());
+  EXPECT_EQ(h.filterAll(p), original);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@
 namespace schedhost::testing {
 
 // "Success", or the code's name and the reasons: "Unschedulable: node(s) didn't ...".
-inline std::string Outcome(const sh::Status& s) {
+inline std::string outcome(const sh::Status& s) {
   if (s.ok()) {
     return "Success";
   }
@@ -48,19 +48,19 @@ class PreFilterHarness {
 
   const sh::Framework& framework() const { return plugin_.framework(); }
 
-  void SetCluster(const std::vector<NodePtr>& nodes, const std::vector<PodPtr>& pods) {
+  void setCluster(const std::vector<NodePtr>& nodes, const std::vector<PodPtr>& pods) {
     owned_ = sh::cache::buildSnapshot(nodes, pods);
-    UseSnapshot(owned_.get());
+    useSnapshot(owned_.get());
   }
   // Cycles from now on run on `snapshot`, which the caller keeps (and may update between
   // cycles, as the scheduler's cache does).
-  void UseSnapshot(sh::cache::Snapshot* snapshot) {
+  void useSnapshot(sh::cache::Snapshot* snapshot) {
     snapshot_ = snapshot;
     cycle_.reset();
   }
 
   // PreFilter for `pod` in a new cycle on the current snapshot.
-  sh::Status PreFilter(const PodPtr& pod) {
+  sh::Status preFilter(const PodPtr& pod) {
     cycle_ = std::make_unique<sh::CycleState>();
     cycle_->snapshot = snapshot_;
     sh::PreFilterOutcome outcome;
@@ -68,35 +68,35 @@ class PreFilterHarness {
   }
 
   // AddPod of `added` on a copy of `node`'s NodeInfo that holds it.
-  sh::Status AddPod(const PodPtr& pod, const PodPtr& added, const std::string& node) {
-    sh::model::NodeInfo copy = NodeInfoCopy(node);
-    copy.add_pod(added);
+  sh::Status addPod(const PodPtr& pod, const PodPtr& added, const std::string& node) {
+    sh::model::NodeInfo copy = nodeInfoCopy(node);
+    copy.addPod(added);
     return framework().runPreFilterAddPod(*cycle_, pod->view(), added->view(), copy.view());
   }
 
   // RemovePod of `removed` on a copy of `node`'s NodeInfo without it (when it was there).
-  sh::Status RemovePod(const PodPtr& pod, const PodPtr& removed, const std::string& node) {
-    sh::model::NodeInfo copy = NodeInfoCopy(node);
-    copy.remove_pod(removed->uid());
+  sh::Status removePod(const PodPtr& pod, const PodPtr& removed, const std::string& node) {
+    sh::model::NodeInfo copy = nodeInfoCopy(node);
+    copy.removePod(removed->uid());
     return framework().runPreFilterRemovePod(*cycle_, pod->view(), removed->view(), copy.view());
   }
 
   // Filter on every node of the snapshot, in the current cycle.
-  std::map<std::string, std::string> FilterAll(const PodPtr& pod) {
+  std::map<std::string, std::string> filterAll(const PodPtr& pod) {
     std::map<std::string, std::string> out;
     for (const sh_node_info* ni : snapshot_->views) {
       std::string name(ni->node->name.ptr, ni->node->name.len);
-      out[name] = Outcome(framework().runFilter(*cycle_, pod->view(), *ni));
+      out[name] = outcome(framework().runFilter(*cycle_, pod->view(), *ni));
     }
     return out;
   }
 
   // PreScore over every node, then each node's normalised score.
-  std::map<std::string, int64_t> ScoreAll(const PodPtr& pod) {
+  std::map<std::string, int64_t> scoreAll(const PodPtr& pod) {
     std::map<std::string, int64_t> out;
     std::vector<const sh_node_info*> nodes(snapshot_->views.begin(), snapshot_->views.end());
     sh::Status pre = framework().runPreScore(*cycle_, pod->view(), nodes);
-    EXPECT_TRUE(pre.ok()) << Outcome(pre);
+    EXPECT_TRUE(pre.ok()) << outcome(pre);
     std::vector<sh::NodeScore> scores;
     sh::ScoreTable table;
     sh::Status s = framework().runScore(
@@ -106,7 +106,7 @@ class PreFilterHarness {
             fn(i);
           }
         });
-    EXPECT_TRUE(s.ok()) << Outcome(s);
+    EXPECT_TRUE(s.ok()) << outcome(s);
     for (std::size_t i = 0; i < scores.size(); ++i) {
       out[std::string(nodes[i]->node->name.ptr, nodes[i]->node->name.len)] = scores[i].total;
     }
@@ -114,7 +114,7 @@ class PreFilterHarness {
   }
 
  private:
-  sh::model::NodeInfo NodeInfoCopy(const std::string& node) const {
+  sh::model::NodeInfo nodeInfoCopy(const std::string& node) const {
     for (const auto& info : snapshot_->nodeInfos) {
       const sh_node& n = *info->view().node;
       if (std::string(n.name.ptr, n.name.len) == node) {

@@ -10,7 +10,7 @@
 namespace schedhost::testing {
 namespace {
 
-sh_queued_pod Queued(const PodPtr& pod, int64_t timestamp) {
+sh_queued_pod queued(const PodPtr& pod, int64_t timestamp) {
   sh_queued_pod q{};
   q.struct_size = sizeof(sh_queued_pod);
   q.pod = &pod->view();
@@ -20,10 +20,10 @@ sh_queued_pod Queued(const PodPtr& pod, int64_t timestamp) {
 
 TEST(PrioritySortTest, Less) {
   LoadedPlugin plugin("PrioritySort");
-  PodPtr low = MakePod().Name("low").UID("low").Priority(10).Obj();
-  PodPtr high = MakePod().Name("high").UID("high").Priority(100).Obj();
-  PodPtr unset = MakePod().Name("unset").UID("unset").Obj();
-  PodPtr negative = MakePod().Name("neg").UID("neg").Priority(-5).Obj();
+  PodPtr low = makePod().name("low").uid("low").priority(10).obj();
+  PodPtr high = makePod().name("high").uid("high").priority(100).obj();
+  PodPtr unset = makePod().name("unset").uid("unset").obj();
+  PodPtr negative = makePod().name("neg").uid("neg").priority(-5).obj();
   struct Case {
     std::string name;
     sh_queued_pod a;
@@ -31,12 +31,12 @@ TEST(PrioritySortTest, Less) {
     bool want;
   };
   std::vector<Case> cases = {
-      {"p1.priority less than p2.priority", Queued(low, 1), Queued(high, 2), false},
-      {"p1.priority greater than p2.priority", Queued(high, 2), Queued(low, 1), true},
-      {"equal priority, p1 added to the queue earlier", Queued(low, 1), Queued(low, 2), true},
-      {"equal priority, p1 added to the queue later", Queued(low, 2), Queued(low, 1), false},
-      {"equal priority and time", Queued(low, 1), Queued(low, 1), false},
-      {"an unset priority is 0", Queued(unset, 1), Queued(negative, 0), true},
+      {"p1.priority less than p2.priority", queued(low, 1), queued(high, 2), false},
+      {"p1.priority greater than p2.priority", queued(high, 2), queued(low, 1), true},
+      {"equal priority, p1 added to the queue earlier", queued(low, 1), queued(low, 2), true},
+      {"equal priority, p1 added to the queue later", queued(low, 2), queued(low, 1), false},
+      {"equal priority and time", queued(low, 1), queued(low, 1), false},
+      {"an unset priority is 0", queued(unset, 1), queued(negative, 0), true},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -22,32 +22,32 @@ struct ScoreCase {
   std::map<std::string, int64_t> want;  // node → score; -1 for "not scored"
 };
 
-inline void RunScoreCases(const std::string& plugin, const std::vector<ScoreCase>& cases) {
+inline void runScoreCases(const std::string& plugin, const std::vector<ScoreCase>& cases) {
   for (const ScoreCase& c : cases) {
     SCOPED_TRACE(c.name);
-    auto result = Evaluate({{plugin, c.args}}, c.nodes, c.placed, c.pod);
+    auto result = evaluate({{plugin, c.args}}, c.nodes, c.placed, c.pod);
     for (const auto& [node, score] : c.want) {
-      EXPECT_EQ(Score(result, node, plugin), score) << node;
+      EXPECT_EQ(scoreOf(result, node, plugin), score) << node;
     }
   }
 }
 
 // A node with this cpu and memory (and 32 pods).
-inline NodePtr CpuMemNode(const std::string& name, const std::string& cpu,
+inline NodePtr cpuMemNode(const std::string& name, const std::string& cpu,
                           const std::string& memory) {
-  return MakeNode().Name(name).Capacity({{"cpu", cpu}, {"memory", memory}}).Obj();
+  return makeNode().name(name).capacity({{"cpu", cpu}, {"memory", memory}}).obj();
 }
 
 // A pod already running on `node`; without requests it has one container that sets none.
-inline PodPtr PlacedOn(const std::string& node, const std::string& name,
+inline PodPtr placedOn(const std::string& node, const std::string& name,
                        const sh::model::testing::ResourceMap& requests) {
-  auto pod = MakePod().Name(name).UID(name).Node(node);
+  auto pod = makePod().name(name).uid(name).node(node);
   if (requests.empty()) {
-    pod.Container("img");
+    pod.container("img");
   } else {
-    pod.Req(requests);
+    pod.req(requests);
   }
-  return pod.Obj();
+  return pod.obj();
 }
 
 }  // namespace schedhost::testing

@@ -22,50 +22,50 @@ struct FilterCase {
 };
 
 TEST(TaintTolerationTest, Filter) {
-  auto pod = [] { return MakePod().Name("p").UID("p").Container("img"); };
-  auto node = [] { return MakeNode().Name("n1"); };
+  auto pod = [] { return makePod().name("p").uid("p").container("img"); };
+  auto node = [] { return makeNode().name("n1"); };
   std::vector<FilterCase> cases = {
-      {"a node without taints", pod().Obj(), node().Obj(), true},
-      {"an untolerated NoSchedule taint", pod().Obj(),
-       node().Taint("dedicated", "user1", "NoSchedule").Obj(), false},
-      {"an untolerated NoExecute taint", pod().Obj(),
-       node().Taint("dedicated", "user1", "NoExecute").Obj(), false},
-      {"PreferNoSchedule never filters", pod().Obj(),
-       node().Taint("dedicated", "user1", "PreferNoSchedule").Obj(), true},
+      {"a node without taints", pod().obj(), node().obj(), true},
+      {"an untolerated NoSchedule taint", pod().obj(),
+       node().taint("dedicated", "user1", "NoSchedule").obj(), false},
+      {"an untolerated NoExecute taint", pod().obj(),
+       node().taint("dedicated", "user1", "NoExecute").obj(), false},
+      {"PreferNoSchedule never filters", pod().obj(),
+       node().taint("dedicated", "user1", "PreferNoSchedule").obj(), true},
       {"Equal toleration with the same key, value and effect",
-       pod().Toleration("dedicated", "Equal", "user1", "NoSchedule").Obj(),
-       node().Taint("dedicated", "user1", "NoSchedule").Obj(), true},
+       pod().toleration("dedicated", "Equal", "user1", "NoSchedule").obj(),
+       node().taint("dedicated", "user1", "NoSchedule").obj(), true},
       {"an empty operator means Equal",
-       pod().Toleration("dedicated", "", "user1", "NoSchedule").Obj(),
-       node().Taint("dedicated", "user1", "NoSchedule").Obj(), true},
+       pod().toleration("dedicated", "", "user1", "NoSchedule").obj(),
+       node().taint("dedicated", "user1", "NoSchedule").obj(), true},
       {"Equal toleration with another value",
-       pod().Toleration("dedicated", "Equal", "user2", "NoSchedule").Obj(),
-       node().Taint("dedicated", "user1", "NoSchedule").Obj(), false},
-      {"Exists tolerates any value", pod().Toleration("foo", "Exists", "", "NoSchedule").Obj(),
-       node().Taint("foo", "bar", "NoSchedule").Obj(), true},
-      {"an empty effect tolerates every effect", pod().Toleration("foo", "Equal", "bar", "").Obj(),
-       node().Taint("foo", "bar", "NoExecute").Obj(), true},
-      {"an effect mismatch", pod().Toleration("foo", "Equal", "bar", "NoExecute").Obj(),
-       node().Taint("foo", "bar", "NoSchedule").Obj(), false},
+       pod().toleration("dedicated", "Equal", "user2", "NoSchedule").obj(),
+       node().taint("dedicated", "user1", "NoSchedule").obj(), false},
+      {"Exists tolerates any value", pod().toleration("foo", "Exists", "", "NoSchedule").obj(),
+       node().taint("foo", "bar", "NoSchedule").obj(), true},
+      {"an empty effect tolerates every effect", pod().toleration("foo", "Equal", "bar", "").obj(),
+       node().taint("foo", "bar", "NoExecute").obj(), true},
+      {"an effect mismatch", pod().toleration("foo", "Equal", "bar", "NoExecute").obj(),
+       node().taint("foo", "bar", "NoSchedule").obj(), false},
       {"an empty key with Exists tolerates everything",
-       pod().Toleration("", "Exists", "", "").Obj(),
-       node().Taint("foo", "bar", "NoSchedule").Taint("baz", "", "NoExecute").Obj(), true},
+       pod().toleration("", "Exists", "", "").obj(),
+       node().taint("foo", "bar", "NoSchedule").taint("baz", "", "NoExecute").obj(), true},
       {"every taint needs a toleration",
-       pod().Toleration("foo", "Equal", "bar", "NoSchedule").Obj(),
-       node().Taint("foo", "bar", "NoSchedule").Taint("baz", "qux", "NoSchedule").Obj(), false},
+       pod().toleration("foo", "Equal", "bar", "NoSchedule").obj(),
+       node().taint("foo", "bar", "NoSchedule").taint("baz", "qux", "NoSchedule").obj(), false},
       {"an untolerated PreferNoSchedule beside tolerated NoSchedule",
-       pod().Toleration("foo", "Equal", "bar", "NoSchedule").Obj(),
-       node().Taint("foo", "bar", "NoSchedule").Taint("baz", "qux", "PreferNoSchedule").Obj(),
+       pod().toleration("foo", "Equal", "bar", "NoSchedule").obj(),
+       node().taint("foo", "bar", "NoSchedule").taint("baz", "qux", "PreferNoSchedule").obj(),
        true},
       // The Lt/Gt operators are behind an alpha gate, off in 1.36: they tolerate nothing.
       {"Gt tolerates nothing with the gate off",
-       pod().Toleration("level", "Gt", "1", "NoSchedule").Obj(),
-       node().Taint("level", "5", "NoSchedule").Obj(), false},
+       pod().toleration("level", "Gt", "1", "NoSchedule").obj(),
+       node().taint("level", "5", "NoSchedule").obj(), false},
   };
   for (const FilterCase& c : cases) {
     SCOPED_TRACE(c.name);
-    auto result = Evaluate({{kTaint, ""}}, {c.node}, {}, c.pod);
-    auto status = FilterStatus(result, "n1", kTaint);
+    auto result = evaluate({{kTaint, ""}}, {c.node}, {}, c.pod);
+    auto status = filterStatus(result, "n1", kTaint);
     if (c.fits) {
       EXPECT_EQ(status.code, "Success");
     } else {
@@ -77,89 +77,89 @@ TEST(TaintTolerationTest, Filter) {
 
 TEST(TaintTolerationTest, Score) {
   auto prefer = [](const std::string& name, int untolerated) {
-    auto node = MakeNode().Name(name);
+    auto node = makeNode().name(name);
     for (int i = 0; i < untolerated; ++i) {
-      node.Taint("key" + std::to_string(i), "v", "PreferNoSchedule");
+      node.taint("key" + std::to_string(i), "v", "PreferNoSchedule");
     }
-    return node.Taint("tolerated", "v", "PreferNoSchedule");
+    return node.taint("tolerated", "v", "PreferNoSchedule");
   };
-  PodPtr pod = MakePod()
-                   .Name("p")
-                   .UID("p")
-                   .Container("img")
-                   .Toleration("tolerated", "Equal", "v", "PreferNoSchedule")
-                   .Toleration("key0", "Equal", "v", "NoSchedule")
-                   .Obj();
-  RunScoreCases(
+  PodPtr pod = makePod()
+                   .name("p")
+                   .uid("p")
+                   .container("img")
+                   .toleration("tolerated", "Equal", "v", "PreferNoSchedule")
+                   .toleration("key0", "Equal", "v", "NoSchedule")
+                   .obj();
+  runScoreCases(
       kTaint,
       {
           // Untolerated PreferNoSchedule taints: n1 0, n2 1, n3 2 (the NoSchedule toleration of
           // key0 does not count for scoring). Reversed: 100 - 100*s/2 → n1 100, n2 50, n3 0.
           {"fewer untolerated taints score higher",
            "",
-           {prefer("n1", 0).Obj(), prefer("n2", 1).Obj(), prefer("n3", 2).Obj()},
+           {prefer("n1", 0).obj(), prefer("n2", 1).obj(), prefer("n3", 2).obj()},
            {},
            pod,
            {{"n1", 100}, {"n2", 50}, {"n3", 0}}},
           // n1 1, n2 3 → 100 - 100*1/3 = 67, 100 - 100 = 0; an empty-effect toleration counts.
           {"an empty effect counts for PreferNoSchedule",
            "",
-           {prefer("n1", 1).Obj(), prefer("n2", 3).Obj()},
+           {prefer("n1", 1).obj(), prefer("n2", 3).obj()},
            {},
-           MakePod()
-               .Name("p")
-               .UID("p")
-               .Container("img")
-               .Toleration("tolerated", "Exists", "", "")
-               .Obj(),
+           makePod()
+               .name("p")
+               .uid("p")
+               .container("img")
+               .toleration("tolerated", "Exists", "", "")
+               .obj(),
            {{"n1", 67}, {"n2", 0}}},
           // All zero: every node gets 100.
           {"no untolerated taints anywhere",
            "",
-           {prefer("n1", 0).Obj(), MakeNode().Name("n2").Obj()},
+           {prefer("n1", 0).obj(), makeNode().name("n2").obj()},
            {},
            pod,
            {{"n1", 100}, {"n2", 100}}},
           // NoSchedule and NoExecute taints do not count for the score.
           {"only PreferNoSchedule taints count",
            "",
-           {MakeNode().Name("n1").Taint("a", "b", "NoExecute").Obj(),
-            MakeNode().Name("n2").Taint("c", "d", "PreferNoSchedule").Obj()},
+           {makeNode().name("n1").taint("a", "b", "NoExecute").obj(),
+            makeNode().name("n2").taint("c", "d", "PreferNoSchedule").obj()},
            {},
-           MakePod()
-               .Name("p")
-               .UID("p")
-               .Container("img")
-               .Toleration("a", "Exists", "", "NoExecute")
-               .Obj(),
+           makePod()
+               .name("p")
+               .uid("p")
+               .container("img")
+               .toleration("a", "Exists", "", "NoExecute")
+               .obj(),
            {{"n1", 100}, {"n2", 0}}},
       });
 }
 
 TEST(TaintTolerationTest, Events) {
   LoadedPlugin plugin(kTaint);
-  EXPECT_EQ(Registrations(plugin),
+  EXPECT_EQ(registrations(plugin),
             (std::vector<std::tuple<int32_t, uint32_t, int32_t>>{
                 {SH_RESOURCE_NODE, SH_ACTION_ADD | SH_ACTION_UPDATE_NODE_TAINT, 1},
                 {SH_RESOURCE_POD, SH_ACTION_UPDATE_POD_TOLERATION, 1}}));
 
-  PodPtr pod = MakePod().Name("p").UID("p").Toleration("foo", "Equal", "bar", "NoSchedule").Obj();
-  NodePtr tolerated = MakeNode().Name("n1").Taint("foo", "bar", "NoSchedule").Obj();
-  NodePtr untolerated = MakeNode().Name("n1").Taint("other", "x", "NoSchedule").Obj();
-  NodePtr preferOnly = MakeNode().Name("n1").Taint("other", "x", "PreferNoSchedule").Obj();
+  PodPtr pod = makePod().name("p").uid("p").toleration("foo", "Equal", "bar", "NoSchedule").obj();
+  NodePtr tolerated = makeNode().name("n1").taint("foo", "bar", "NoSchedule").obj();
+  NodePtr untolerated = makeNode().name("n1").taint("other", "x", "NoSchedule").obj();
+  NodePtr preferOnly = makeNode().name("n1").taint("other", "x", "PreferNoSchedule").obj();
   const uint32_t taint = SH_ACTION_UPDATE_NODE_TAINT;
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(SH_ACTION_ADD, nullptr, tolerated)), SH_QUEUE);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(SH_ACTION_ADD, nullptr, untolerated)),
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(SH_ACTION_ADD, nullptr, tolerated)), SH_QUEUE);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(SH_ACTION_ADD, nullptr, untolerated)),
             SH_QUEUE_SKIP);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(taint, untolerated, preferOnly)), SH_QUEUE);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(taint, tolerated, preferOnly)), SH_QUEUE_SKIP);
-  EXPECT_EQ(plugin.Hint(0, pod->view(), NodeEvent(taint, tolerated, untolerated)), SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(taint, untolerated, preferOnly)), SH_QUEUE);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(taint, tolerated, preferOnly)), SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(0, pod->view(), nodeEvent(taint, tolerated, untolerated)), SH_QUEUE_SKIP);
 
-  PodPtr updated = MakePod().Name("p").UID("p").Toleration("other", "Exists", "", "").Obj();
-  PodPtr unrelated = MakePod().Name("q").UID("q").Toleration("other", "Exists", "", "").Obj();
+  PodPtr updated = makePod().name("p").uid("p").toleration("other", "Exists", "", "").obj();
+  PodPtr unrelated = makePod().name("q").uid("q").toleration("other", "Exists", "", "").obj();
   const uint32_t toleration = SH_ACTION_UPDATE_POD_TOLERATION;
-  EXPECT_EQ(plugin.Hint(1, pod->view(), PodEvent(toleration, pod, updated)), SH_QUEUE);
-  EXPECT_EQ(plugin.Hint(1, pod->view(), PodEvent(toleration, unrelated, unrelated)), SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(1, pod->view(), podEvent(toleration, pod, updated)), SH_QUEUE);
+  EXPECT_EQ(plugin.hint(1, pod->view(), podEvent(toleration, unrelated, unrelated)), SH_QUEUE_SKIP);
 }
 
 }  // namespace

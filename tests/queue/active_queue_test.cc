@@ -8,8 +8,8 @@
 namespace sh::queue {
 namespace {
 
-using testing::Key;
-using testing::Pod;
+using testing::key;
+using testing::testPod;
 
 PodHeap::Less byPriority() {
   return [](const QueuedPodInfo& a, const QueuedPodInfo& b) {
@@ -19,22 +19,22 @@ PodHeap::Less byPriority() {
   };
 }
 
-QueuedPodInfoPtr Info(const std::string& name, int32_t priority = 0, int64_t ts = 0) {
+QueuedPodInfoPtr queuedInfo(const std::string& name, int32_t priority = 0, int64_t ts = 0) {
   auto info = std::make_unique<QueuedPodInfo>();
-  info->pod = Pod(name).Priority(priority).Obj();
+  info->pod = testPod(name).priority(priority).obj();
   info->timestamp = ts;
   return info;
 }
 
 // Pops the head and marks it in flight.
-QueuedPodInfoPtr PopInFlight(ActiveQueue& q) {
+QueuedPodInfoPtr popInFlight(ActiveQueue& q) {
   QueuedPodInfoPtr p = q.pop();
   EXPECT_NE(p, nullptr);
   EXPECT_TRUE(q.startAttempt(*p));
   return p;
 }
 
-std::vector<std::string> EventLabels(const ActiveQueue& q, const std::string& uid) {
+std::vector<std::string> eventLabels(const ActiveQueue& q, const std::string& uid) {
   std::vector<std::string> out;
   auto events = q.eventsSince(uid);
   if (events) {
@@ -47,9 +47,9 @@ std::vector<std::string> EventLabels(const ActiveQueue& q, const std::string& ui
 
 TEST(ActiveQueueTest, OrdersByQueueSort) {
   ActiveQueue q(byPriority());
-  q.add(Info("low", 1, 1));
-  q.add(Info("high", 10, 3));
-  q.add(Info("high-early", 10, 2));
+  q.add(queuedInfo("low", 1, 1));
+  q.add(queuedInfo("high", 10, 3));
+  q.add(queuedInfo("high-early", 10, 2));
   EXPECT_EQ(q.size(), 3u);
   EXPECT_EQ(q.pop()->pod->name(), "high-early");
   EXPECT_EQ(q.pop()->pod->name(), "high");
@@ -59,22 +59,22 @@ TEST(ActiveQueueTest, OrdersByQueueSort) {
 
 TEST(ActiveQueueTest, UpdateResortsThePod) {
   ActiveQueue q(byPriority());
-  q.add(Info("a", 5));
-  q.add(Info("b", 3));
-  EXPECT_TRUE(q.update(Key("b"), Pod("b").Priority(9).Obj()));
-  EXPECT_FALSE(q.update(Key("c"), Pod("c").Obj()));
+  q.add(queuedInfo("a", 5));
+  q.add(queuedInfo("b", 3));
+  EXPECT_TRUE(q.update(key("b"), testPod("b").priority(9).obj()));
+  EXPECT_FALSE(q.update(key("c"), testPod("c").obj()));
   EXPECT_EQ(q.pop()->pod->name(), "b");
 }
 
 TEST(ActiveQueueTest, StartAttemptCountsAndRefusesDuplicates) {
   ActiveQueue q(byPriority());
-  q.add(Info("a"));
-  QueuedPodInfoPtr a = PopInFlight(q);
+  q.add(queuedInfo("a"));
+  QueuedPodInfoPtr a = popInFlight(q);
   EXPECT_EQ(a->attempts, 1);
   EXPECT_EQ(q.schedulingCycle(), 1);
   EXPECT_TRUE(q.isInFlight("uid-a"));
 
-  QueuedPodInfoPtr copy = Info("a");
+  QueuedPodInfoPtr copy = queuedInfo("a");
   EXPECT_FALSE(q.startAttempt(*copy));
   EXPECT_EQ(copy->attempts, 0);
   EXPECT_EQ(q.schedulingCycle(), 1);
@@ -86,25 +86,25 @@ TEST(ActiveQueueTest, EventsAreRecordedOnlyWhilePodsAreInFlight) {
   EXPECT_FALSE(q.addEventIfAnyInFlight(eventNodeAdd(), {}, {}));
   EXPECT_EQ(q.inFlightListSizeForTest(), 0u);
 
-  q.add(Info("a"));
-  QueuedPodInfoPtr a = PopInFlight(q);
+  q.add(queuedInfo("a"));
+  QueuedPodInfoPtr a = popInFlight(q);
   EXPECT_TRUE(q.addEventIfAnyInFlight(eventNodeAdd(), {}, {}));
   EXPECT_TRUE(q.addEventsIfPodInFlight("uid-a", {}, {}, {eventAssignedPodDelete()}));
   EXPECT_FALSE(q.addEventsIfPodInFlight("uid-other", {}, {}, {eventNodeAdd()}));
-  EXPECT_EQ(EventLabels(q, "uid-a"), (std::vector<std::string>{"NodeAdd", "AssignedPodDelete"}));
+  EXPECT_EQ(eventLabels(q, "uid-a"), (std::vector<std::string>{"NodeAdd", "AssignedPodDelete"}));
   EXPECT_FALSE(q.eventsSince("uid-other").has_value());
 }
 
 TEST(ActiveQueueTest, EachPodSeesOnlyLaterEvents) {
   ActiveQueue q(byPriority());
-  q.add(Info("a", 2));
-  q.add(Info("b", 1));
-  QueuedPodInfoPtr a = PopInFlight(q);
+  q.add(queuedInfo("a", 2));
+  q.add(queuedInfo("b", 1));
+  QueuedPodInfoPtr a = popInFlight(q);
   q.addEventIfAnyInFlight(eventNodeAdd(), {}, {});
-  QueuedPodInfoPtr b = PopInFlight(q);
+  QueuedPodInfoPtr b = popInFlight(q);
   q.addEventIfAnyInFlight(eventNodeDelete(), {}, {});
-  EXPECT_EQ(EventLabels(q, "uid-a"), (std::vector<std::string>{"NodeAdd", "NodeDelete"}));
-  EXPECT_EQ(EventLabels(q, "uid-b"), (std::vector<std::string>{"NodeDelete"}));
+  EXPECT_EQ(eventLabels(q, "uid-a"), (std::vector<std::string>{"NodeAdd", "NodeDelete"}));
+  EXPECT_EQ(eventLabels(q, "uid-b"), (std::vector<std::string>{"NodeDelete"}));
 }
 
 TEST(ActiveQueueTest, DoneDropsEventsNoPodCanSee) {
@@ -121,11 +121,11 @@ TEST(ActiveQueueTest, DoneDropsEventsNoPodCanSee) {
   };
   for (const Case& c : cases) {
     ActiveQueue q(byPriority());
-    q.add(Info("a", 2));
-    q.add(Info("b", 1));
-    QueuedPodInfoPtr a = PopInFlight(q);
+    q.add(queuedInfo("a", 2));
+    q.add(queuedInfo("b", 1));
+    QueuedPodInfoPtr a = popInFlight(q);
     q.addEventIfAnyInFlight(eventNodeAdd(), {}, {});
-    QueuedPodInfoPtr b = PopInFlight(q);
+    QueuedPodInfoPtr b = popInFlight(q);
     q.addEventIfAnyInFlight(eventNodeDelete(), {}, {});
     ASSERT_EQ(q.inFlightListSizeForTest(), 4u);
     for (std::size_t i = 0; i < c.doneOrder.size(); ++i) {
@@ -141,8 +141,8 @@ TEST(ActiveQueueTest, DoneDropsEventsNoPodCanSee) {
 
 TEST(ActiveQueueTest, InFlightGauge) {
   ActiveQueue q(byPriority());
-  q.add(Info("a"));
-  QueuedPodInfoPtr a = PopInFlight(q);
+  q.add(queuedInfo("a"));
+  QueuedPodInfoPtr a = popInFlight(q);
   q.addEventIfAnyInFlight(eventNodeAdd(), {}, {});
   q.addEventIfAnyInFlight(eventNodeAdd(), {}, {});
   EXPECT_EQ(q.inFlightEventsGauge().at("PodPopped"), 1);
@@ -155,10 +155,10 @@ TEST(ActiveQueueTest, InFlightGauge) {
 
 TEST(ActiveQueueTest, EventsKeepTheirObjectsAlive) {
   ActiveQueue q(byPriority());
-  q.add(Info("a"));
-  QueuedPodInfoPtr a = PopInFlight(q);
+  q.add(queuedInfo("a"));
+  QueuedPodInfoPtr a = popInFlight(q);
   {
-    NodePtr node = testing::MakeNode().Name("n1").Obj();
+    NodePtr node = testing::makeNode().name("n1").obj();
     q.addEventIfAnyInFlight(eventNodeAdd(), {}, node);
   }
   auto events = q.eventsSince("uid-a");

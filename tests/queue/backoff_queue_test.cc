@@ -10,11 +10,11 @@
 namespace sh::queue {
 namespace {
 
-using testing::Key;
+using testing::key;
 using testing::kMillisecond;
 using testing::kSecond;
 using testing::kStart;
-using testing::Pod;
+using testing::testPod;
 
 // Higher priority first, like PrioritySort.
 PodHeap::Less byPriority() {
@@ -23,20 +23,20 @@ PodHeap::Less byPriority() {
   };
 }
 
-QueuedPodInfoPtr Info(const std::string& name, int64_t timestamp, int unschedulableCount,
+QueuedPodInfoPtr queuedInfo(const std::string& name, int64_t timestamp, int unschedulableCount,
                       int consecutiveErrors = 0, int32_t priority = 0) {
   auto info = std::make_unique<QueuedPodInfo>();
-  info->pod = Pod(name).Priority(priority).Obj();
+  info->pod = testPod(name).priority(priority).obj();
   info->timestamp = timestamp;
   info->unschedulableCount = unschedulableCount;
   info->consecutiveErrorsCount = consecutiveErrors;
   if (consecutiveErrors == 0) {
-    info->unschedulablePlugins = testing::Plugins({"SomePlugin"});
+    info->unschedulablePlugins = testing::plugins({"SomePlugin"});
   }
   return info;
 }
 
-std::vector<std::string> Names(const std::vector<QueuedPodInfoPtr>& infos) {
+std::vector<std::string> names(const std::vector<QueuedPodInfoPtr>& infos) {
   std::vector<std::string> out;
   for (const auto& i : infos) {
     out.emplace_back(i->pod->name());
@@ -106,7 +106,7 @@ TEST(BackoffQueueTest, ExpiryUsesErrorsFirstAndIsTruncatedToTheSecond) {
       {"errors take precedence", kStart, 4, 2, kStart + 2 * kSecond},
   };
   for (const Case& c : cases) {
-    QueuedPodInfoPtr info = Info("p", c.timestamp, c.unschedulable, c.errors);
+    QueuedPodInfoPtr info = queuedInfo("p", c.timestamp, c.unschedulable, c.errors);
     EXPECT_EQ(bq.backoffTime(*info), c.want) << c.name;
   }
 }
@@ -114,7 +114,7 @@ TEST(BackoffQueueTest, ExpiryUsesErrorsFirstAndIsTruncatedToTheSecond) {
 TEST(BackoffQueueTest, ExpiryIsCachedUntilReset) {
   FakeClock clock(kStart);
   BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
-  QueuedPodInfoPtr info = Info("p", kStart, 1);
+  QueuedPodInfoPtr info = queuedInfo("p", kStart, 1);
   EXPECT_EQ(bq.backoffTime(*info), kStart + kSecond);
   info->unschedulableCount = 3;  // the queue resets the cache when it changes the count
   EXPECT_EQ(bq.backoffTime(*info), kStart + kSecond);
@@ -125,7 +125,7 @@ TEST(BackoffQueueTest, ExpiryIsCachedUntilReset) {
 TEST(BackoffQueueTest, MaxZeroDisablesBackoff) {
   FakeClock clock(kStart);
   BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(0), byPriority());
-  QueuedPodInfoPtr info = Info("p", kStart, 3);
+  QueuedPodInfoPtr info = queuedInfo("p", kStart, 3);
   EXPECT_EQ(bq.backoffTime(*info), BackoffQueue::kNoBackoff);
   EXPECT_FALSE(bq.isBackingOff(*info));
 }
@@ -135,7 +135,7 @@ TEST(BackoffQueueTest, BackingOffUntilTheWindowAfterTheExpiry) {
   // while expiry >= truncate(now): through the whole 1001 s window, done at 1002 s.
   FakeClock clock(kStart);
   BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
-  QueuedPodInfoPtr info = Info("p", kStart + 300 * kMillisecond, 1);
+  QueuedPodInfoPtr info = queuedInfo("p", kStart + 300 * kMillisecond, 1);
   const std::pair<int64_t, bool> table[] = {
       {kStart + 300 * kMillisecond, true},
       {kStart + 999 * kMillisecond, true},
@@ -160,20 +160,20 @@ TEST(BackoffQueueTest, AlignToWindowFloors) {
 TEST(BackoffQueueTest, ErrorsGoToTheErrorHeap) {
   FakeClock clock(kStart);
   BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
-  bq.add(Info("rejected", kStart, 1));
-  bq.add(Info("failed", kStart, 0, 1));
+  bq.add(queuedInfo("rejected", kStart, 1));
+  bq.add(queuedInfo("failed", kStart, 0, 1));
   EXPECT_EQ(bq.podBackoffSize(), 1u);
   EXPECT_EQ(bq.podErrorBackoffSize(), 1u);
   EXPECT_EQ(bq.size(), 2u);
-  EXPECT_TRUE(bq.has(Key("failed")));
+  EXPECT_TRUE(bq.has(key("failed")));
   // PopFromBackoffQ takes only from podBackoffQ.
   EXPECT_EQ(bq.popBackoff()->pod->name(), "rejected");
   EXPECT_EQ(bq.popBackoff(), nullptr);
 
   // Re-adding the pod with rejectors moves it from the error heap.
-  QueuedPodInfoPtr again = bq.remove(Key("failed"));
+  QueuedPodInfoPtr again = bq.remove(key("failed"));
   ASSERT_NE(again, nullptr);
-  bq.add(Info("failed", kStart, 1));
+  bq.add(queuedInfo("failed", kStart, 1));
   EXPECT_EQ(bq.podErrorBackoffSize(), 0u);
   EXPECT_EQ(bq.podBackoffSize(), 1u);
 }
@@ -207,11 +207,11 @@ TEST(BackoffQueueTest, PopAllCompleted) {
     for (const std::string& name : c.pods) {
       const bool error = name == "c" || name == "d";
       const int count = name == "a" || name == "c" ? 1 : 3;
-      bq.add(error ? Info(name, kStart, 0, count) : Info(name, kStart, count));
+      bq.add(error ? queuedInfo(name, kStart, 0, count) : queuedInfo(name, kStart, count));
     }
     clock.set(c.now);
     auto popped = bq.popAllCompleted();
-    EXPECT_EQ(Names(popped), c.want) << c.name;
+    EXPECT_EQ(names(popped), c.want) << c.name;
     EXPECT_EQ(bq.size(), c.pods.size() - c.want.size()) << c.name;
   }
 }
@@ -220,10 +220,10 @@ TEST(BackoffQueueTest, SameWindowOrdersByQueueSort) {
   FakeClock clock(kStart);
   BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
   // Same 1 s window (expiry 1001 s) despite different timestamps: priority decides.
-  bq.add(Info("low", kStart, 1, 0, 1));
-  bq.add(Info("high", kStart + 500 * kMillisecond, 1, 0, 100));
+  bq.add(queuedInfo("low", kStart, 1, 0, 1));
+  bq.add(queuedInfo("high", kStart + 500 * kMillisecond, 1, 0, 100));
   // A later window loses whatever its priority.
-  bq.add(Info("later", kStart, 2, 0, 1000));
+  bq.add(queuedInfo("later", kStart, 2, 0, 1000));
   EXPECT_EQ(bq.popBackoff()->pod->name(), "high");
   EXPECT_EQ(bq.popBackoff()->pod->name(), "low");
   EXPECT_EQ(bq.popBackoff()->pod->name(), "later");
@@ -232,10 +232,10 @@ TEST(BackoffQueueTest, SameWindowOrdersByQueueSort) {
 TEST(BackoffQueueTest, UpdateKeepsTheExpiry) {
   FakeClock clock(kStart);
   BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
-  bq.add(Info("p", kStart, 2));
-  EXPECT_TRUE(bq.update(Key("p"), Pod("p").Label("x", "y").Obj()));
-  EXPECT_FALSE(bq.update(Key("q"), Pod("q").Obj()));
-  QueuedPodInfo* p = bq.get(Key("p"));
+  bq.add(queuedInfo("p", kStart, 2));
+  EXPECT_TRUE(bq.update(key("p"), testPod("p").label("x", "y").obj()));
+  EXPECT_FALSE(bq.update(key("q"), testPod("q").obj()));
+  QueuedPodInfo* p = bq.get(key("p"));
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->pod->view().label_count, 1u);
   EXPECT_EQ(p->backoffExpiration, kStart + 2 * kSecond);

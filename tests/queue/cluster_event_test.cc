@@ -10,12 +10,12 @@
 namespace sh::queue {
 namespace {
 
-using testing::MakeNode;
-using testing::MakePod;
+using testing::makeNode;
+using testing::makePod;
 
-ClusterEvent Ev(sh_event_resource r, uint32_t actions) { return ClusterEvent{r, actions, {}}; }
+ClusterEvent ev(sh_event_resource r, uint32_t actions) { return ClusterEvent{r, actions, {}}; }
 
-std::vector<std::string> Labels(const std::vector<ClusterEvent>& events) {
+std::vector<std::string> labels(const std::vector<ClusterEvent>& events) {
   std::vector<std::string> out;
   for (const ClusterEvent& e : events) {
     out.push_back(e.label());
@@ -29,18 +29,18 @@ TEST(ClusterEventTest, Labels) {
     std::string want;
   };
   const Case cases[] = {
-      {Ev(SH_RESOURCE_NODE, SH_ACTION_ADD), "NodeAdd"},
-      {Ev(SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE), "AssignedPodDelete"},
-      {Ev(SH_RESOURCE_UNSCHEDULED_POD, SH_ACTION_UPDATE_POD_LABEL),
+      {ev(SH_RESOURCE_NODE, SH_ACTION_ADD), "NodeAdd"},
+      {ev(SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE), "AssignedPodDelete"},
+      {ev(SH_RESOURCE_UNSCHEDULED_POD, SH_ACTION_UPDATE_POD_LABEL),
        "UnschedulablePodUpdatePodLabel"},
-      {Ev(SH_RESOURCE_POD, SH_ACTION_UPDATE), "PodUpdate"},
-      {Ev(SH_RESOURCE_PERSISTENT_VOLUME, SH_ACTION_ALL), "PersistentVolumeAll"},
-      {Ev(SH_RESOURCE_CSI_NODE, SH_ACTION_ADD), "storage.k8s.io/CSINodeAdd"},
-      {Ev(SH_RESOURCE_DEVICE_CLASS, SH_ACTION_UPDATE_NODE_DECLARED_FEATURE),
+      {ev(SH_RESOURCE_POD, SH_ACTION_UPDATE), "PodUpdate"},
+      {ev(SH_RESOURCE_PERSISTENT_VOLUME, SH_ACTION_ALL), "PersistentVolumeAll"},
+      {ev(SH_RESOURCE_CSI_NODE, SH_ACTION_ADD), "storage.k8s.io/CSINodeAdd"},
+      {ev(SH_RESOURCE_DEVICE_CLASS, SH_ACTION_UPDATE_NODE_DECLARED_FEATURE),
        "resource.k8s.io/DeviceClassUpdateNodeDeclaredFeature"},
       // A combination of actions has no name of its own, as upstream's ActionType.String().
-      {Ev(SH_RESOURCE_NODE, SH_ACTION_ADD | SH_ACTION_UPDATE_NODE_TAINT), "Node"},
-      {Ev(SH_RESOURCE_WILDCARD, SH_ACTION_ALL), "*All"},
+      {ev(SH_RESOURCE_NODE, SH_ACTION_ADD | SH_ACTION_UPDATE_NODE_TAINT), "Node"},
+      {ev(SH_RESOURCE_WILDCARD, SH_ACTION_ALL), "*All"},
       {eventUnschedulableTimeout(), "UnschedulableTimeout"},
       {eventForceActivate(), "ForceActivate"},
   };
@@ -49,7 +49,7 @@ TEST(ClusterEventTest, Labels) {
   }
   EXPECT_TRUE(eventForceActivate().isWildcard());
   EXPECT_TRUE(eventUnschedulableTimeout().isWildcard());
-  EXPECT_FALSE(Ev(SH_RESOURCE_WILDCARD, SH_ACTION_ADD).isWildcard());
+  EXPECT_FALSE(ev(SH_RESOURCE_WILDCARD, SH_ACTION_ADD).isWildcard());
 }
 
 TEST(ClusterEventTest, Matches) {
@@ -61,57 +61,57 @@ TEST(ClusterEventTest, Matches) {
   };
   const uint32_t kAddTaint = SH_ACTION_ADD | SH_ACTION_UPDATE_NODE_TAINT;
   const Case cases[] = {
-      {"registered wildcard matches anything", Ev(SH_RESOURCE_WILDCARD, SH_ACTION_ALL),
-       Ev(SH_RESOURCE_NODE, SH_ACTION_ADD), true},
-      {"registered wildcard matches the incoming wildcard", Ev(SH_RESOURCE_WILDCARD, SH_ACTION_ALL),
+      {"registered wildcard matches anything", ev(SH_RESOURCE_WILDCARD, SH_ACTION_ALL),
+       ev(SH_RESOURCE_NODE, SH_ACTION_ADD), true},
+      {"registered wildcard matches the incoming wildcard", ev(SH_RESOURCE_WILDCARD, SH_ACTION_ALL),
        eventUnschedulableTimeout(), true},
-      {"incoming wildcard matches nothing else", Ev(SH_RESOURCE_NODE, SH_ACTION_ALL),
+      {"incoming wildcard matches nothing else", ev(SH_RESOURCE_NODE, SH_ACTION_ALL),
        eventForceActivate(), false},
-      {"resource wildcard", Ev(SH_RESOURCE_WILDCARD, SH_ACTION_ADD),
-       Ev(SH_RESOURCE_NODE, SH_ACTION_ADD), true},
-      {"resource wildcard, incoming All is larger", Ev(SH_RESOURCE_WILDCARD, SH_ACTION_ADD),
+      {"resource wildcard", ev(SH_RESOURCE_WILDCARD, SH_ACTION_ADD),
+       ev(SH_RESOURCE_NODE, SH_ACTION_ADD), true},
+      {"resource wildcard, incoming All is larger", ev(SH_RESOURCE_WILDCARD, SH_ACTION_ADD),
        eventUnschedulableTimeout(), false},
-      {"Pod matches AssignedPod", Ev(SH_RESOURCE_POD, SH_ACTION_ADD),
-       Ev(SH_RESOURCE_ASSIGNED_POD, SH_ACTION_ADD), true},
-      {"Pod matches UnschedulablePod", Ev(SH_RESOURCE_POD, SH_ACTION_UPDATE),
-       Ev(SH_RESOURCE_UNSCHEDULED_POD, SH_ACTION_UPDATE_POD_LABEL), true},
-      {"AssignedPod does not match Pod", Ev(SH_RESOURCE_ASSIGNED_POD, SH_ACTION_ADD),
-       Ev(SH_RESOURCE_POD, SH_ACTION_ADD), false},
-      {"other resource", Ev(SH_RESOURCE_NODE, SH_ACTION_ADD), Ev(SH_RESOURCE_POD, SH_ACTION_ADD),
+      {"Pod matches AssignedPod", ev(SH_RESOURCE_POD, SH_ACTION_ADD),
+       ev(SH_RESOURCE_ASSIGNED_POD, SH_ACTION_ADD), true},
+      {"Pod matches UnschedulablePod", ev(SH_RESOURCE_POD, SH_ACTION_UPDATE),
+       ev(SH_RESOURCE_UNSCHEDULED_POD, SH_ACTION_UPDATE_POD_LABEL), true},
+      {"AssignedPod does not match Pod", ev(SH_RESOURCE_ASSIGNED_POD, SH_ACTION_ADD),
+       ev(SH_RESOURCE_POD, SH_ACTION_ADD), false},
+      {"other resource", ev(SH_RESOURCE_NODE, SH_ACTION_ADD), ev(SH_RESOURCE_POD, SH_ACTION_ADD),
        false},
-      {"one of the registered actions", Ev(SH_RESOURCE_NODE, kAddTaint),
-       Ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_TAINT), true},
-      {"disjoint actions", Ev(SH_RESOURCE_NODE, SH_ACTION_ADD),
-       Ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_TAINT), false},
+      {"one of the registered actions", ev(SH_RESOURCE_NODE, kAddTaint),
+       ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_TAINT), true},
+      {"disjoint actions", ev(SH_RESOURCE_NODE, SH_ACTION_ADD),
+       ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_TAINT), false},
       {"specific registration, generic incoming Update",
-       Ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_LABEL), Ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE),
+       ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_LABEL), ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE),
        false},
-      {"generic registration, specific incoming", Ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE),
-       Ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_LABEL), true},
-      {"All covers Update", Ev(SH_RESOURCE_NODE, SH_ACTION_ALL),
-       Ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE), true},
+      {"generic registration, specific incoming", ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE),
+       ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_LABEL), true},
+      {"All covers Update", ev(SH_RESOURCE_NODE, SH_ACTION_ALL),
+       ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE), true},
       // The rule compares the action masks as numbers, as upstream does.
-      {"incoming mask numerically larger", Ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_TAINT),
-       Ev(SH_RESOURCE_NODE, kAddTaint), false},
+      {"incoming mask numerically larger", ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_TAINT),
+       ev(SH_RESOURCE_NODE, kAddTaint), false},
       {"incoming mask numerically smaller but not a subset",
-       Ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_LABEL | SH_ACTION_UPDATE_NODE_TAINT),
-       Ev(SH_RESOURCE_NODE, SH_ACTION_ADD | SH_ACTION_UPDATE_NODE_LABEL), true},
+       ev(SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_LABEL | SH_ACTION_UPDATE_NODE_TAINT),
+       ev(SH_RESOURCE_NODE, SH_ACTION_ADD | SH_ACTION_UPDATE_NODE_LABEL), true},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(matches(c.registered, c.incoming), c.want) << c.name;
   }
-  std::vector<ClusterEvent> gating = {Ev(SH_RESOURCE_POD, SH_ACTION_UPDATE_POD_LABEL),
-                                      Ev(SH_RESOURCE_NODE, SH_ACTION_ADD)};
-  EXPECT_TRUE(matchesAny(Ev(SH_RESOURCE_NODE, SH_ACTION_ADD), gating));
-  EXPECT_TRUE(matchesAny(Ev(SH_RESOURCE_UNSCHEDULED_POD, SH_ACTION_UPDATE_POD_LABEL), gating));
-  EXPECT_FALSE(matchesAny(Ev(SH_RESOURCE_NODE, SH_ACTION_DELETE), gating));
+  std::vector<ClusterEvent> gating = {ev(SH_RESOURCE_POD, SH_ACTION_UPDATE_POD_LABEL),
+                                      ev(SH_RESOURCE_NODE, SH_ACTION_ADD)};
+  EXPECT_TRUE(matchesAny(ev(SH_RESOURCE_NODE, SH_ACTION_ADD), gating));
+  EXPECT_TRUE(matchesAny(ev(SH_RESOURCE_UNSCHEDULED_POD, SH_ACTION_UPDATE_POD_LABEL), gating));
+  EXPECT_FALSE(matchesAny(ev(SH_RESOURCE_NODE, SH_ACTION_DELETE), gating));
   EXPECT_FALSE(matchesAny(eventUnschedulableTimeout(), gating));
-  EXPECT_FALSE(matchesAny(Ev(SH_RESOURCE_NODE, SH_ACTION_ADD), {}));
+  EXPECT_FALSE(matchesAny(ev(SH_RESOURCE_NODE, SH_ACTION_ADD), {}));
 }
 
-model::testing::PodWrapper Base() {
-  auto w = MakePod();
-  w.Name("p").Namespace("ns").UID("u").Label("app", "web").Req({{"cpu", "1"}, {"memory", "1Gi"}});
+model::testing::PodWrapper base() {
+  auto w = makePod();
+  w.name("p").inNamespace("ns").uid("u").label("app", "web").req({{"cpu", "1"}, {"memory", "1Gi"}});
   return w;
 }
 
@@ -125,120 +125,120 @@ TEST(ClusterEventTest, PodUpdateEvents) {
   };
   const Case cases[] = {
       {"nothing the scheduler cares about",
-       Base,
-       [] { return Base().Priority(10); },
+       base,
+       [] { return base().priority(10); },
        {"UnschedulablePodUpdate"}},
       {"label changed",
-       Base,
-       [] { return Base().Label("app", "db"); },
+       base,
+       [] { return base().label("app", "db"); },
        {"UnschedulablePodUpdatePodLabel"}},
       {"label added",
-       Base,
-       [] { return Base().Label("tier", "1"); },
+       base,
+       [] { return base().label("tier", "1"); },
        {"UnschedulablePodUpdatePodLabel"}},
       {"assigned pod",
-       [] { return Base().Node("n1"); },
-       [] { return Base().Node("n1").Label("app", "db"); },
+       [] { return base().node("n1"); },
+       [] { return base().node("n1").label("app", "db"); },
        {"AssignedPodUpdatePodLabel"}},
       {"request decreased",
        [] {
-         auto w = MakePod();
-         return w.Name("p").Namespace("ns").UID("u").Req({{"cpu", "2"}});
+         auto w = makePod();
+         return w.name("p").inNamespace("ns").uid("u").req({{"cpu", "2"}});
        },
        [] {
-         auto w = MakePod();
-         return w.Name("p").Namespace("ns").UID("u").Req({{"cpu", "1"}});
+         auto w = makePod();
+         return w.name("p").inNamespace("ns").uid("u").req({{"cpu", "1"}});
        },
        {"UnschedulablePodUpdatePodScaleDown"}},
       {"request increased is a plain update",
        [] {
-         auto w = MakePod();
-         return w.Name("p").Namespace("ns").UID("u").Req({{"cpu", "1"}});
+         auto w = makePod();
+         return w.name("p").inNamespace("ns").uid("u").req({{"cpu", "1"}});
        },
        [] {
-         auto w = MakePod();
-         return w.Name("p").Namespace("ns").UID("u").Req({{"cpu", "2"}});
+         auto w = makePod();
+         return w.name("p").inNamespace("ns").uid("u").req({{"cpu", "2"}});
        },
        {"UnschedulablePodUpdate"}},
       {"request removed",
        [] {
-         auto w = MakePod();
-         return w.Name("p").Namespace("ns").UID("u").Req({{"cpu", "1"}, {"memory", "1Gi"}});
+         auto w = makePod();
+         return w.name("p").inNamespace("ns").uid("u").req({{"cpu", "1"}, {"memory", "1Gi"}});
        },
        [] {
-         auto w = MakePod();
-         return w.Name("p").Namespace("ns").UID("u").Req({{"cpu", "1"}});
+         auto w = makePod();
+         return w.name("p").inNamespace("ns").uid("u").req({{"cpu", "1"}});
        },
        {"UnschedulablePodUpdatePodScaleDown"}},
       {"extended resource removed",
        [] {
-         auto w = MakePod();
-         return w.Name("p").Namespace("ns").UID("u").Req({{"example.com/gpu", "1"}});
+         auto w = makePod();
+         return w.name("p").inNamespace("ns").uid("u").req({{"example.com/gpu", "1"}});
        },
        [] {
-         auto w = MakePod();
-         return w.Name("p").Namespace("ns").UID("u").Req({{"cpu", "1"}});
+         auto w = makePod();
+         return w.name("p").inNamespace("ns").uid("u").req({{"cpu", "1"}});
        },
        {"UnschedulablePodUpdatePodScaleDown"}},
       {"gates eliminated",
        [] {
-         return Base().SchedulingGates({"a", "b"});
+         return base().schedulingGates({"a", "b"});
        },
-       Base,
+       base,
        {"UnschedulablePodUpdatePodSchedulingGatesEliminated"}},
       {"one gate left",
        [] {
-         return Base().SchedulingGates({"a", "b"});
+         return base().schedulingGates({"a", "b"});
        },
-       [] { return Base().SchedulingGates({"a"}); },
+       [] { return base().schedulingGates({"a"}); },
        {"UnschedulablePodUpdate"}},
       {"toleration added",
-       Base,
-       [] { return Base().Toleration("k", "Exists", "", "NoSchedule"); },
+       base,
+       [] { return base().toleration("k", "Exists", "", "NoSchedule"); },
        {"UnschedulablePodUpdatePodToleration"}},
       {"several at once, in upstream's order",
-       [] { return Base().SchedulingGates({"a"}); },
-       [] { return Base().Label("app", "db").Toleration("k", "Exists", "", "NoSchedule"); },
+       [] { return base().schedulingGates({"a"}); },
+       [] { return base().label("app", "db").toleration("k", "Exists", "", "NoSchedule"); },
        {"UnschedulablePodUpdatePodLabel", "UnschedulablePodUpdatePodSchedulingGatesEliminated",
         "UnschedulablePodUpdatePodToleration"}},
       {"generated resource claim",
-       Base,
+       base,
        [] {
          boost::json::array statuses;
          boost::json::object s;
          s["name"] = "claim";
          s["resourceClaimName"] = "p-claim";
          statuses.push_back(s);
-         return Base().Set({"status", "resourceClaimStatuses"}, statuses);
+         return base().set({"status", "resourceClaimStatuses"}, statuses);
        },
        {"UnschedulablePodUpdatePodGeneratedResourceClaim"}},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(Labels(podUpdateEvents(*c.old().Obj(), *c.cur().Obj())), c.want) << c.name;
+    EXPECT_EQ(labels(podUpdateEvents(*c.old().obj(), *c.cur().obj())), c.want) << c.name;
   }
 }
 
-NodePtr NodeFrom(model::testing::NodeWrapper w,
+NodePtr nodeFrom(model::testing::NodeWrapper w,
                  const std::function<void(boost::json::object&)>& edit = {}) {
-  boost::json::value v = w.Json();
+  boost::json::value v = w.parseJson();
   if (edit) {
     edit(v.as_object());
   }
   std::string error;
-  auto node = model::parse_node(v, error);
+  auto node = model::parseNode(v, error);
   if (!node) {
     throw std::runtime_error(error);
   }
   return node;
 }
 
-model::testing::NodeWrapper BaseNode() {
-  auto w = MakeNode();
-  w.Name("n1").Label("zone", "a").Capacity({{"cpu", "4"}});
+model::testing::NodeWrapper baseNode() {
+  auto w = makeNode();
+  w.name("n1").label("zone", "a").capacity({{"cpu", "4"}});
   return w;
 }
 
-void Conditions(boost::json::object& o, const char* ready, const char* heartbeat) {
+void conditions(boost::json::object& o, const char* ready, const char* heartbeat) {
   boost::json::object c;
   c["type"] = "Ready";
   c["status"] = ready;
@@ -256,74 +256,74 @@ TEST(ClusterEventTest, NodeUpdateEvents) {
     std::vector<std::string> want;
   };
   const Case cases[] = {
-      {"identical", NodeFrom(BaseNode()), NodeFrom(BaseNode()), {}},
+      {"identical", nodeFrom(baseNode()), nodeFrom(baseNode()), {}},
       {"became schedulable",
-       NodeFrom(BaseNode().Unschedulable(true)),
-       NodeFrom(BaseNode().Unschedulable(false)),
+       nodeFrom(baseNode().unschedulable(true)),
+       nodeFrom(baseNode().unschedulable(false)),
        {"NodeUpdateNodeTaint"}},
-      {"became unschedulable", NodeFrom(BaseNode()), NodeFrom(BaseNode().Unschedulable(true)), {}},
+      {"became unschedulable", nodeFrom(baseNode()), nodeFrom(baseNode().unschedulable(true)), {}},
       {"allocatable",
-       NodeFrom(BaseNode()),
-       NodeFrom(BaseNode().Capacity({{"cpu", "8"}})),
+       nodeFrom(baseNode()),
+       nodeFrom(baseNode().capacity({{"cpu", "8"}})),
        {"NodeUpdateNodeAllocatable"}},
       {"labels",
-       NodeFrom(BaseNode()),
-       NodeFrom(BaseNode().Label("zone", "b")),
+       nodeFrom(baseNode()),
+       nodeFrom(baseNode().label("zone", "b")),
        {"NodeUpdateNodeLabel"}},
       {"taints",
-       NodeFrom(BaseNode()),
-       NodeFrom(BaseNode().Taint("k", "v", "NoSchedule")),
+       nodeFrom(baseNode()),
+       nodeFrom(baseNode().taint("k", "v", "NoSchedule")),
        {"NodeUpdateNodeTaint"}},
       {"taint effect",
-       NodeFrom(BaseNode().Taint("k", "v", "NoSchedule")),
-       NodeFrom(BaseNode().Taint("k", "v", "NoExecute")),
+       nodeFrom(baseNode().taint("k", "v", "NoSchedule")),
+       nodeFrom(baseNode().taint("k", "v", "NoExecute")),
        {"NodeUpdateNodeTaint"}},
       {"schedulable and tainted: UpdateNodeTaint twice, as upstream",
-       NodeFrom(BaseNode().Unschedulable(true)),
-       NodeFrom(BaseNode().Taint("k", "v", "NoSchedule")),
+       nodeFrom(baseNode().unschedulable(true)),
+       nodeFrom(baseNode().taint("k", "v", "NoSchedule")),
        {"NodeUpdateNodeTaint", "NodeUpdateNodeTaint"}},
       {"condition status",
-       NodeFrom(BaseNode(), [](auto& o) { Conditions(o, "True", "2024-01-01T00:00:00Z"); }),
-       NodeFrom(BaseNode(), [](auto& o) { Conditions(o, "False", "2024-01-01T00:00:00Z"); }),
+       nodeFrom(baseNode(), [](auto& o) { conditions(o, "True", "2024-01-01T00:00:00Z"); }),
+       nodeFrom(baseNode(), [](auto& o) { conditions(o, "False", "2024-01-01T00:00:00Z"); }),
        {"NodeUpdateNodeCondition"}},
       {"heartbeat only",
-       NodeFrom(BaseNode(), [](auto& o) { Conditions(o, "True", "2024-01-01T00:00:00Z"); }),
-       NodeFrom(BaseNode(), [](auto& o) { Conditions(o, "True", "2024-01-01T00:00:10Z"); }),
+       nodeFrom(baseNode(), [](auto& o) { conditions(o, "True", "2024-01-01T00:00:00Z"); }),
+       nodeFrom(baseNode(), [](auto& o) { conditions(o, "True", "2024-01-01T00:00:10Z"); }),
        {}},
       {"annotations",
-       NodeFrom(BaseNode()),
-       NodeFrom(BaseNode(),
+       nodeFrom(baseNode()),
+       nodeFrom(baseNode(),
                 [](auto& o) {
                   o["metadata"].as_object()["annotations"] = {{"a", "1"}};
                 }),
        {"NodeUpdateNodeAnnotation"}},
       {"empty annotations equal missing ones",
-       NodeFrom(BaseNode()),
-       NodeFrom(BaseNode(),
+       nodeFrom(baseNode()),
+       nodeFrom(baseNode(),
                 [](auto& o) { o["metadata"].as_object()["annotations"] = boost::json::object(); }),
        {}},
       {"declared features",
-       NodeFrom(BaseNode()),
-       NodeFrom(BaseNode(),
+       nodeFrom(baseNode()),
+       nodeFrom(baseNode(),
                 [](auto& o) {
                   o["status"].as_object()["declaredFeatures"] = boost::json::array({"F1"});
                 }),
        {"NodeUpdateNodeDeclaredFeature"}},
-      {"images only", NodeFrom(BaseNode()), NodeFrom(BaseNode().Images({{"img:1", 100}})), {}},
+      {"images only", nodeFrom(baseNode()), nodeFrom(baseNode().images({{"img:1", 100}})), {}},
       {"several at once",
-       NodeFrom(BaseNode(), [](auto& o) { Conditions(o, "True", "2024-01-01T00:00:00Z"); }),
-       NodeFrom(BaseNode().Label("zone", "b").Capacity({{"cpu", "2"}}),
-                [](auto& o) { Conditions(o, "False", "2024-01-01T00:00:00Z"); }),
+       nodeFrom(baseNode(), [](auto& o) { conditions(o, "True", "2024-01-01T00:00:00Z"); }),
+       nodeFrom(baseNode().label("zone", "b").capacity({{"cpu", "2"}}),
+                [](auto& o) { conditions(o, "False", "2024-01-01T00:00:00Z"); }),
        {"NodeUpdateNodeAllocatable", "NodeUpdateNodeLabel", "NodeUpdateNodeCondition"}},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(Labels(nodeUpdateEvents(*c.old, *c.cur)), c.want) << c.name;
+    EXPECT_EQ(labels(nodeUpdateEvents(*c.old, *c.cur)), c.want) << c.name;
   }
 }
 
 TEST(ClusterEventTest, ToAbiPointsAtTheObjectsViews) {
-  PodPtr pod = MakePod().Name("p").UID("u").Obj();
-  NodePtr node = MakeNode().Name("n").Obj();
+  PodPtr pod = makePod().name("p").uid("u").obj();
+  NodePtr node = makeNode().name("n").obj();
   sh_event_objects objs = toAbi(eventNodeAdd(), nullptr, node);
   EXPECT_EQ(objs.struct_size, sizeof(sh_event_objects));
   EXPECT_EQ(objs.resource, SH_RESOURCE_NODE);

@@ -10,9 +10,9 @@
 namespace sh::queue {
 namespace {
 
-using testing::Pod;
+using testing::testPod;
 
-std::vector<std::string> Names(const std::vector<PodRef>& refs) {
+std::vector<std::string> names(const std::vector<PodRef>& refs) {
   std::vector<std::string> out;
   for (const PodRef& r : refs) {
     out.push_back(r.name);
@@ -28,12 +28,12 @@ TEST(NominatorTest, AddModes) {
     std::optional<std::string> want;
   };
   const Case cases[] = {
-      {"noop uses status.nominatedNodeName", Pod("p").NominatedNodeName("n1").Obj(), {}, "n1"},
-      {"noop without a nomination records nothing", Pod("p").Obj(), {}, std::nullopt},
-      {"override wins over the status", Pod("p").NominatedNodeName("n1").Obj(),
+      {"noop uses status.nominatedNodeName", testPod("p").nominatedNodeName("n1").obj(), {}, "n1"},
+      {"noop without a nomination records nothing", testPod("p").obj(), {}, std::nullopt},
+      {"override wins over the status", testPod("p").nominatedNodeName("n1").obj(),
        NominatingInfo::overrideWith("n2"), "n2"},
       // v1.36 records an Override to "" under the empty node name.
-      {"override with empty name", Pod("p").NominatedNodeName("n1").Obj(),
+      {"override with empty name", testPod("p").nominatedNodeName("n1").obj(),
        NominatingInfo::overrideWith(""), ""},
   };
   for (const Case& c : cases) {
@@ -41,7 +41,7 @@ TEST(NominatorTest, AddModes) {
     n.add(*c.pod, c.info);
     EXPECT_EQ(n.nodeOf("uid-p"), c.want) << c.name;
     if (c.want) {
-      EXPECT_EQ(Names(n.podsForNode(*c.want)), (std::vector<std::string>{"p"})) << c.name;
+      EXPECT_EQ(names(n.podsForNode(*c.want)), (std::vector<std::string>{"p"})) << c.name;
     } else {
       EXPECT_EQ(n.size(), 0u) << c.name;
     }
@@ -50,32 +50,32 @@ TEST(NominatorTest, AddModes) {
 
 TEST(NominatorTest, ReAddingMovesThePod) {
   Nominator n;
-  PodPtr p = Pod("p").Obj();
+  PodPtr p = testPod("p").obj();
   n.add(*p, NominatingInfo::overrideWith("n1"));
-  n.add(*Pod("q").Obj(), NominatingInfo::overrideWith("n1"));
+  n.add(*testPod("q").obj(), NominatingInfo::overrideWith("n1"));
   n.add(*p, NominatingInfo::overrideWith("n2"));
-  EXPECT_EQ(Names(n.podsForNode("n1")), (std::vector<std::string>{"q"}));
-  EXPECT_EQ(Names(n.podsForNode("n2")), (std::vector<std::string>{"p"}));
+  EXPECT_EQ(names(n.podsForNode("n1")), (std::vector<std::string>{"q"}));
+  EXPECT_EQ(names(n.podsForNode("n2")), (std::vector<std::string>{"p"}));
   n.add(*p, NominatingInfo::overrideWith("n2"));
-  EXPECT_EQ(Names(n.podsForNode("n2")), (std::vector<std::string>{"p"}));
+  EXPECT_EQ(names(n.podsForNode("n2")), (std::vector<std::string>{"p"}));
   EXPECT_EQ(n.size(), 2u);
 }
 
 TEST(NominatorTest, NominationOrderIsKept) {
   Nominator n;
   for (const char* name : {"c", "a", "b"}) {
-    n.add(*Pod(name).Obj(), NominatingInfo::overrideWith("n1"));
+    n.add(*testPod(name).obj(), NominatingInfo::overrideWith("n1"));
   }
-  EXPECT_EQ(Names(n.podsForNode("n1")), (std::vector<std::string>{"c", "a", "b"}));
-  n.remove(*Pod("a").Obj());
-  EXPECT_EQ(Names(n.podsForNode("n1")), (std::vector<std::string>{"c", "b"}));
-  n.remove(*Pod("zz").Obj());
+  EXPECT_EQ(names(n.podsForNode("n1")), (std::vector<std::string>{"c", "a", "b"}));
+  n.remove(*testPod("a").obj());
+  EXPECT_EQ(names(n.podsForNode("n1")), (std::vector<std::string>{"c", "b"}));
+  n.remove(*testPod("zz").obj());
   EXPECT_TRUE(n.podsForNode("n9").empty());
 }
 
 TEST(NominatorTest, RemovingTheLastPodForgetsTheNode) {
   Nominator n;
-  PodPtr p = Pod("p").Obj();
+  PodPtr p = testPod("p").obj();
   n.add(*p, NominatingInfo::overrideWith("n1"));
   n.remove(*p);
   EXPECT_TRUE(n.podsForNode("n1").empty());
@@ -92,15 +92,15 @@ TEST(NominatorTest, UpdateRule) {
     std::optional<std::string> want;
   };
   const Case cases[] = {
-      {"neither version nominated: the recorded nomination survives", "n1", Pod("p").Obj(),
-       Pod("p").Label("a", "b").Obj(), "n1"},
-      {"neither version nominated, nothing recorded", std::nullopt, Pod("p").Obj(), Pod("p").Obj(),
+      {"neither version nominated: the recorded nomination survives", "n1", testPod("p").obj(),
+       testPod("p").label("a", "b").obj(), "n1"},
+      {"neither version nominated, nothing recorded", std::nullopt, testPod("p").obj(), testPod("p").obj(),
        std::nullopt},
-      {"nomination added", std::nullopt, Pod("p").Obj(), Pod("p").NominatedNodeName("n2").Obj(),
+      {"nomination added", std::nullopt, testPod("p").obj(), testPod("p").nominatedNodeName("n2").obj(),
        "n2"},
-      {"nomination changed", "n1", Pod("p").NominatedNodeName("n1").Obj(),
-       Pod("p").NominatedNodeName("n2").Obj(), "n2"},
-      {"nomination removed", "n1", Pod("p").NominatedNodeName("n1").Obj(), Pod("p").Obj(),
+      {"nomination changed", "n1", testPod("p").nominatedNodeName("n1").obj(),
+       testPod("p").nominatedNodeName("n2").obj(), "n2"},
+      {"nomination removed", "n1", testPod("p").nominatedNodeName("n1").obj(), testPod("p").obj(),
        std::nullopt},
   };
   for (const Case& c : cases) {
@@ -114,16 +114,16 @@ TEST(NominatorTest, UpdateRule) {
 }
 
 TEST(NominatorTest, ListerRefusesDeletedAndBoundPods) {
-  std::map<std::string, PodPtr> live = {{"alive", Pod("alive").Obj()},
-                                        {"bound", Pod("bound").Node("n5").Obj()}};
+  std::map<std::string, PodPtr> live = {{"alive", testPod("alive").obj()},
+                                        {"bound", testPod("bound").node("n5").obj()}};
   Nominator n([&](std::string_view, std::string_view name) -> PodPtr {
     auto it = live.find(std::string(name));
     return it == live.end() ? nullptr : it->second;
   });
   for (const char* name : {"alive", "bound", "gone"}) {
-    n.add(*Pod(name).Obj(), NominatingInfo::overrideWith("n1"));
+    n.add(*testPod(name).obj(), NominatingInfo::overrideWith("n1"));
   }
-  EXPECT_EQ(Names(n.podsForNode("n1")), (std::vector<std::string>{"alive"}));
+  EXPECT_EQ(names(n.podsForNode("n1")), (std::vector<std::string>{"alive"}));
 }
 
 }  // namespace

@@ -12,22 +12,22 @@
 namespace sh::queue {
 namespace {
 
-using testing::Key;
-using testing::Pod;
+using testing::key;
+using testing::testPod;
 
 // Lower `timestamp` first, so tests order pods by a number they choose.
 PodHeap::Less byTimestamp() {
   return [](const QueuedPodInfo& a, const QueuedPodInfo& b) { return a.timestamp < b.timestamp; };
 }
 
-QueuedPodInfoPtr Info(const std::string& name, int64_t ts) {
+QueuedPodInfoPtr queuedInfo(const std::string& name, int64_t ts) {
   auto info = std::make_unique<QueuedPodInfo>();
-  info->pod = Pod(name).Obj();
+  info->pod = testPod(name).obj();
   info->timestamp = ts;
   return info;
 }
 
-std::vector<std::string> Drain(PodHeap& h) {
+std::vector<std::string> drain(PodHeap& h) {
   std::vector<std::string> out;
   while (QueuedPodInfoPtr p = h.pop()) {
     out.emplace_back(p->pod->name());
@@ -37,13 +37,13 @@ std::vector<std::string> Drain(PodHeap& h) {
 
 TEST(PodHeapTest, PopsInOrder) {
   PodHeap h(byTimestamp());
-  h.addOrUpdate(Info("c", 3));
-  h.addOrUpdate(Info("a", 1));
-  h.addOrUpdate(Info("d", 4));
-  h.addOrUpdate(Info("b", 2));
+  h.addOrUpdate(queuedInfo("c", 3));
+  h.addOrUpdate(queuedInfo("a", 1));
+  h.addOrUpdate(queuedInfo("d", 4));
+  h.addOrUpdate(queuedInfo("b", 2));
   EXPECT_EQ(h.size(), 4u);
   EXPECT_EQ(h.peek()->pod->name(), "a");
-  EXPECT_EQ(Drain(h), (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_EQ(drain(h), (std::vector<std::string>{"a", "b", "c", "d"}));
   EXPECT_TRUE(h.empty());
   EXPECT_EQ(h.pop(), nullptr);
   EXPECT_EQ(h.peek(), nullptr);
@@ -51,36 +51,36 @@ TEST(PodHeapTest, PopsInOrder) {
 
 TEST(PodHeapTest, AddingTheSameKeyReplacesTheEntry) {
   PodHeap h(byTimestamp());
-  h.addOrUpdate(Info("a", 5));
-  h.addOrUpdate(Info("b", 3));
-  h.addOrUpdate(Info("a", 1));
+  h.addOrUpdate(queuedInfo("a", 5));
+  h.addOrUpdate(queuedInfo("b", 3));
+  h.addOrUpdate(queuedInfo("a", 1));
   EXPECT_EQ(h.size(), 2u);
-  EXPECT_EQ(h.get(Key("a"))->timestamp, 1);
-  EXPECT_EQ(Drain(h), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(h.get(key("a"))->timestamp, 1);
+  EXPECT_EQ(drain(h), (std::vector<std::string>{"a", "b"}));
 }
 
 TEST(PodHeapTest, UpdateResorts) {
   PodHeap h(byTimestamp());
-  h.addOrUpdate(Info("a", 1));
-  h.addOrUpdate(Info("b", 2));
-  h.addOrUpdate(Info("c", 3));
-  EXPECT_TRUE(h.update(Key("a"), [](QueuedPodInfo& p) { p.timestamp = 10; }));
-  EXPECT_FALSE(h.update(Key("zz"), [](QueuedPodInfo& p) { p.timestamp = 0; }));
-  EXPECT_EQ(Drain(h), (std::vector<std::string>{"b", "c", "a"}));
+  h.addOrUpdate(queuedInfo("a", 1));
+  h.addOrUpdate(queuedInfo("b", 2));
+  h.addOrUpdate(queuedInfo("c", 3));
+  EXPECT_TRUE(h.update(key("a"), [](QueuedPodInfo& p) { p.timestamp = 10; }));
+  EXPECT_FALSE(h.update(key("zz"), [](QueuedPodInfo& p) { p.timestamp = 0; }));
+  EXPECT_EQ(drain(h), (std::vector<std::string>{"b", "c", "a"}));
 }
 
 TEST(PodHeapTest, RemoveFromTheMiddle) {
   PodHeap h(byTimestamp());
   for (int i = 0; i < 6; ++i) {
-    h.addOrUpdate(Info("p" + std::to_string(i), i));
+    h.addOrUpdate(queuedInfo("p" + std::to_string(i), i));
   }
-  QueuedPodInfoPtr removed = h.remove(Key("p3"));
+  QueuedPodInfoPtr removed = h.remove(key("p3"));
   ASSERT_NE(removed, nullptr);
   EXPECT_EQ(removed->pod->name(), "p3");
-  EXPECT_EQ(h.remove(Key("p3")), nullptr);
-  EXPECT_FALSE(h.has(Key("p3")));
-  EXPECT_TRUE(h.has(Key("p4")));
-  EXPECT_EQ(Drain(h), (std::vector<std::string>{"p0", "p1", "p2", "p4", "p5"}));
+  EXPECT_EQ(h.remove(key("p3")), nullptr);
+  EXPECT_FALSE(h.has(key("p3")));
+  EXPECT_TRUE(h.has(key("p4")));
+  EXPECT_EQ(drain(h), (std::vector<std::string>{"p0", "p1", "p2", "p4", "p5"}));
 }
 
 TEST(PodHeapTest, RandomOperationsKeepTheHeapSorted) {
@@ -92,16 +92,16 @@ TEST(PodHeapTest, RandomOperationsKeepTheHeapSorted) {
     int64_t ts = static_cast<int64_t>(rng() % 1000);
     switch (rng() % 3) {
       case 0:
-        h.addOrUpdate(Info(name, ts));
+        h.addOrUpdate(queuedInfo(name, ts));
         model[name] = ts;
         break;
       case 1:
-        if (h.update(Key(name), [&](QueuedPodInfo& p) { p.timestamp = ts; })) {
+        if (h.update(key(name), [&](QueuedPodInfo& p) { p.timestamp = ts; })) {
           model[name] = ts;
         }
         break;
       default:
-        if (h.remove(Key(name)) != nullptr) {
+        if (h.remove(key(name)) != nullptr) {
           model.erase(name);
         }
         break;

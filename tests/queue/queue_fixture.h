@@ -15,50 +15,50 @@ namespace sh::queue::testing {
 
 class QueueFixture : public ::testing::Test {
  protected:
-  void MakeWithProfiles(Profiles profiles, QueueOptions options = {}) {
+  void makeWithProfiles(Profiles profiles, QueueOptions options = {}) {
     q_ = std::make_unique<SchedulingQueue>(std::move(profiles), std::move(options), &clock_);
   }
-  void Make(const std::vector<std::pair<Point, PluginPtr>>& plugins, QueueOptions options = {}) {
-    MakeWithProfiles(OneProfile(plugins), std::move(options));
+  void make(const std::vector<std::pair<Point, PluginPtr>>& plugins, QueueOptions options = {}) {
+    makeWithProfiles(oneProfile(plugins), std::move(options));
   }
   // A scripted plugin: QueueA, QueueB or QueueNoEvents with these args.
-  static PluginPtr Scripted(const std::string& name, const std::string& argsJson = "{}") {
-    return CreatePlugin(name, argsJson);
+  static PluginPtr scripted(const std::string& name, const std::string& argsJson = "{}") {
+    return createPlugin(name, argsJson);
   }
 
-  QueuedPodInfoPtr Pop() {
+  QueuedPodInfoPtr pop() {
     QueuedPodInfoPtr p = q_->tryPopForTest();
     EXPECT_NE(p, nullptr) << "nothing to pop";
     return p;
   }
-  std::string PopName() {
+  std::string popName() {
     QueuedPodInfoPtr p = q_->tryPopForTest();
     return p ? std::string(p->pod->name()) : "";
   }
   // Hands a popped pod back as rejected by `unschedulable` (and `pending`).
-  void Fail(QueuedPodInfoPtr info, PluginSet unschedulable, PluginSet pending = {}) {
+  void fail(QueuedPodInfoPtr info, PluginSet unschedulable, PluginSet pending = {}) {
     ASSERT_NE(info, nullptr);
     Status s = q_->addUnschedulableIfNotPresent(
-        Rejected(std::move(info), std::move(unschedulable), std::move(pending)),
+        rejected(std::move(info), std::move(unschedulable), std::move(pending)),
         q_->schedulingCycle());
     ASSERT_TRUE(s.ok()) << s.message();
   }
   // Adds the pod, pops it and fails it with `unschedulable`.
-  void AddAndFail(PodPtr pod, PluginSet unschedulable, PluginSet pending = {}) {
+  void addAndFail(PodPtr pod, PluginSet unschedulable, PluginSet pending = {}) {
     const std::string name(pod->name());
     q_->add(std::move(pod));
-    QueuedPodInfoPtr info = Pop();
+    QueuedPodInfoPtr info = pop();
     ASSERT_NE(info, nullptr);
     ASSERT_EQ(info->pod->name(), name);
-    Fail(std::move(info), std::move(unschedulable), std::move(pending));
+    fail(std::move(info), std::move(unschedulable), std::move(pending));
   }
-  std::string WhereIs(const std::string& name) const { return Where(*q_, name); }
-  QueuedPodInfo Info(const std::string& name) const {
-    auto found = q_->lookupForTest(Key(name));
+  std::string whereIs(const std::string& name) const { return where(*q_, name); }
+  QueuedPodInfo queuedInfo(const std::string& name) const {
+    auto found = q_->lookupForTest(key(name));
     EXPECT_TRUE(found.has_value()) << name;
     return found ? found->info : QueuedPodInfo{};
   }
-  uint64_t Incoming(const std::string& queue, const std::string& event) const {
+  uint64_t incoming(const std::string& queue, const std::string& event) const {
     auto m = q_->metrics();
     auto it = m.incomingPods.find({queue, event});
     return it == m.incomingPods.end() ? 0 : it->second;
@@ -69,7 +69,7 @@ class QueueFixture : public ::testing::Test {
 };
 
 // {"events": [<one registration>]} for a scripted plugin.
-inline std::string OneEvent(const std::string& resource, const std::string& actions,
+inline std::string oneEvent(const std::string& resource, const std::string& actions,
                             const std::string& hint) {
   return R"({"events":[{"resource":")" + resource + R"(","actions":[)" + actions + R"(],"hint":")" +
          hint + R"("}]})";

@@ -22,15 +22,15 @@
 
 namespace sh::queue::testing {
 
-using model::testing::MakeNode;
-using model::testing::MakePod;
+using model::testing::makeNode;
+using model::testing::makePod;
 
 inline constexpr int64_t kSecond = 1'000'000'000;
 inline constexpr int64_t kMillisecond = 1'000'000;
 // Tests start on a whole second, far from zero.
 inline constexpr int64_t kStart = 1'000 * kSecond;
 
-inline plugin::PluginRegistry& Registry() {
+inline plugin::PluginRegistry& registry() {
   static plugin::PluginRegistry* registry = [] {
     auto* r = new plugin::PluginRegistry();
     std::vector<plugin::ScanError> errors;
@@ -41,15 +41,15 @@ inline plugin::PluginRegistry& Registry() {
 }
 
 // A plugin instance created by the host with `argsJson` merged over its defaults.
-inline PluginPtr CreatePlugin(const std::string& name, const std::string& argsJson = "") {
+inline PluginPtr createPlugin(const std::string& name, const std::string& argsJson = "") {
   static NullHostServices services;
-  auto library = Registry().find(name);
+  auto library = registry().find(name);
   if (library == nullptr) {
     throw std::runtime_error("plugin \"" + name + "\" not found");
   }
   const char* defaults = library->descriptor->default_args_json;
   std::string error;
-  auto args = config::ArgNode::from_json_text(
+  auto args = config::ArgNode::fromJsonText(
       argsJson.empty() ? (defaults != nullptr ? defaults : "{}") : argsJson, "args", {}, &error);
   if (!args) {
     throw std::runtime_error("bad args: " + error);
@@ -64,14 +64,14 @@ inline PluginPtr CreatePlugin(const std::string& name, const std::string& argsJs
 
 // A framework with PrioritySort as QueueSort (unless `withSort` is false) and each plugin at
 // the points given.
-inline std::shared_ptr<const Framework> MakeFramework(
+inline std::shared_ptr<const Framework> makeFramework(
     const std::string& profile, const std::vector<std::pair<Point, PluginPtr>>& plugins,
     bool withSort = true) {
   Framework::Config config;
   config.profileName = profile;
   if (withSort) {
     config.plugins[static_cast<std::size_t>(Point::kQueueSort)].push_back(
-        CreatePlugin("PrioritySort"));
+        createPlugin("PrioritySort"));
   }
   for (const auto& [point, plugin] : plugins) {
     config.plugins[static_cast<std::size_t>(point)].push_back(plugin);
@@ -79,23 +79,23 @@ inline std::shared_ptr<const Framework> MakeFramework(
   return std::make_shared<Framework>(std::move(config));
 }
 
-inline Profiles OneProfile(const std::vector<std::pair<Point, PluginPtr>>& plugins,
+inline Profiles oneProfile(const std::vector<std::pair<Point, PluginPtr>>& plugins,
                            const std::string& name = "default-scheduler") {
   Profiles out;
-  out[name] = MakeFramework(name, plugins);
+  out[name] = makeFramework(name, plugins);
   return out;
 }
 
 // A pod named `name` in namespace "ns" with uid "uid-<name>".
-inline model::testing::PodWrapper Pod(const std::string& name) {
-  auto w = MakePod();
-  w.Name(name).Namespace("ns").UID("uid-" + name);
+inline model::testing::PodWrapper testPod(const std::string& name) {
+  auto w = makePod();
+  w.name(name).inNamespace("ns").uid("uid-" + name);
   return w;
 }
 
-inline std::string Key(const std::string& name) { return "ns/" + name; }
+inline std::string key(const std::string& name) { return "ns/" + name; }
 
-inline PluginSet Plugins(std::initializer_list<const char*> names) {
+inline PluginSet plugins(std::initializer_list<const char*> names) {
   PluginSet out;
   for (const char* n : names) {
     out.insert(n);
@@ -104,14 +104,14 @@ inline PluginSet Plugins(std::initializer_list<const char*> names) {
 }
 
 // Marks a popped pod as rejected, like the failure handler does from the Diagnosis.
-inline QueuedPodInfoPtr Rejected(QueuedPodInfoPtr info, PluginSet unschedulable,
+inline QueuedPodInfoPtr rejected(QueuedPodInfoPtr info, PluginSet unschedulable,
                                  PluginSet pending = {}) {
   info->unschedulablePlugins = std::move(unschedulable);
   info->pendingPlugins = std::move(pending);
   return info;
 }
 
-inline const char* LocationName(PodLocation l) {
+inline const char* locationName(PodLocation l) {
   switch (l) {
     case PodLocation::kActive:
       return "active";
@@ -126,9 +126,9 @@ inline const char* LocationName(PodLocation l) {
 }
 
 // Where the pod "ns/<name>" is: "active", "backoff", "unschedulable", "inflight" or "none".
-inline std::string Where(const SchedulingQueue& q, const std::string& name) {
-  auto found = q.lookupForTest(Key(name));
-  return found ? LocationName(found->where) : "none";
+inline std::string where(const SchedulingQueue& q, const std::string& name) {
+  auto found = q.lookupForTest(key(name));
+  return found ? locationName(found->where) : "none";
 }
 
 }  // namespace sh::queue::testing

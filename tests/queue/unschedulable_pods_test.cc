@@ -8,30 +8,30 @@
 namespace sh::queue {
 namespace {
 
-using testing::Key;
-using testing::Pod;
+using testing::key;
+using testing::testPod;
 
-QueuedPodInfoPtr Info(const std::string& name, const std::string& gatingPlugin = "") {
+QueuedPodInfoPtr queuedInfo(const std::string& name, const std::string& gatingPlugin = "") {
   auto info = std::make_unique<QueuedPodInfo>();
-  info->pod = Pod(name).Obj();
+  info->pod = testPod(name).obj();
   info->gatingPlugin = gatingPlugin;
   return info;
 }
 
 TEST(UnschedulablePodsTest, AddGetRemove) {
   UnschedulablePods u;
-  EXPECT_TRUE(u.add(Info("a")));
-  EXPECT_TRUE(u.add(Info("b")));
+  EXPECT_TRUE(u.add(queuedInfo("a")));
+  EXPECT_TRUE(u.add(queuedInfo("b")));
   EXPECT_EQ(u.size(), 2u);
-  EXPECT_TRUE(u.has(Key("a")));
-  ASSERT_NE(u.get(Key("b")), nullptr);
-  EXPECT_EQ(u.get(Key("b"))->pod->name(), "b");
-  EXPECT_EQ(u.get(Key("zz")), nullptr);
+  EXPECT_TRUE(u.has(key("a")));
+  ASSERT_NE(u.get(key("b")), nullptr);
+  EXPECT_EQ(u.get(key("b"))->pod->name(), "b");
+  EXPECT_EQ(u.get(key("zz")), nullptr);
 
-  QueuedPodInfoPtr a = u.remove(Key("a"));
+  QueuedPodInfoPtr a = u.remove(key("a"));
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->pod->name(), "a");
-  EXPECT_EQ(u.remove(Key("a")), nullptr);
+  EXPECT_EQ(u.remove(key("a")), nullptr);
   EXPECT_EQ(u.size(), 1u);
   EXPECT_EQ(u.list().size(), 1u);
 }
@@ -59,9 +59,9 @@ TEST(UnschedulablePodsTest, CountsGatedAndUnschedulableApart) {
   for (const Step& s : steps) {
     SCOPED_TRACE(std::string(s.name) + (s.remove ? " removed" : " added"));
     if (s.remove) {
-      u.remove(Key(s.name));
+      u.remove(key(s.name));
     } else {
-      u.add(Info(s.name, s.gatingPlugin));
+      u.add(queuedInfo(s.name, s.gatingPlugin));
     }
     EXPECT_EQ(u.gatedCount(), s.gated);
     EXPECT_EQ(u.unschedulableCount(), s.unschedulable);
@@ -70,8 +70,8 @@ TEST(UnschedulablePodsTest, CountsGatedAndUnschedulableApart) {
 
 TEST(UnschedulablePodsTest, ReAddingReportsAnExistingKey) {
   UnschedulablePods u;
-  EXPECT_TRUE(u.add(Info("a")));
-  EXPECT_FALSE(u.add(Info("a")));
+  EXPECT_TRUE(u.add(queuedInfo("a")));
+  EXPECT_FALSE(u.add(queuedInfo("a")));
   EXPECT_EQ(u.size(), 1u);
 }
 

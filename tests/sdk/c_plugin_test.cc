@@ -24,8 +24,8 @@
 
 namespace {
 
-using sh::model::testing::MakeNode;
-using sh::model::testing::MakePod;
+using sh::model::testing::makeNode;
+using sh::model::testing::makePod;
 
 std::shared_ptr<const sh::plugin::LoadedPlugin> cPlugin() {
   static sh::plugin::PluginRegistry registry;
@@ -35,7 +35,7 @@ std::shared_ptr<const sh::plugin::LoadedPlugin> cPlugin() {
 // The plugin created with `argsJson`, or nullptr with the diagnostics in `errors`.
 std::shared_ptr<sh::PluginInstance> create(const std::string& argsJson, std::string& errors) {
   static sh::NullHostServices services;
-  auto args = sh::config::ArgNode::from_json_text(argsJson, "args");
+  auto args = sh::config::ArgNode::fromJsonText(argsJson, "args");
   sh::config::Diagnostics diags;
   auto instance = sh::PluginInstance::create(cPlugin(), *args, &services, diags);
   errors = diags.str();
@@ -54,11 +54,11 @@ TEST(CPluginTest, FilterAndScore) {
   auto plugin = create("{}", errors);
   ASSERT_NE(plugin, nullptr) << errors;
   auto snapshot = sh::cache::buildSnapshot(
-      {MakeNode().Name("rejected").Label("c-plugin/reject", "true").Obj(),
-       MakeNode().Name("preferred").Label("c-plugin/preferred", "true").Obj(),
-       MakeNode().Name("plain").Label("c-plugin/reject", "false").Obj()},
+      {makeNode().name("rejected").label("c-plugin/reject", "true").obj(),
+       makeNode().name("preferred").label("c-plugin/preferred", "true").obj(),
+       makeNode().name("plain").label("c-plugin/reject", "false").obj()},
       {});
-  auto pod = MakePod().Name("p").UID("p").Obj();
+  auto pod = makePod().name("p").uid("p").obj();
   sh::CycleState cycle;
   cycle.snapshot = snapshot.get();
   const sh_plugin_vtable& vt = plugin->vtable();
@@ -87,8 +87,8 @@ TEST(CPluginTest, Args) {
   auto plugin = create(R"({"rejectValue": "false"})", errors);
   ASSERT_NE(plugin, nullptr) << errors;
   auto snapshot = sh::cache::buildSnapshot(
-      {MakeNode().Name("plain").Label("c-plugin/reject", "false").Obj()}, {});
-  auto pod = MakePod().Name("p").UID("p").Obj();
+      {makeNode().name("plain").label("c-plugin/reject", "false").obj()}, {});
+  auto pod = makePod().name("p").uid("p").obj();
   sh::CycleState cycle;
   sh_status status{};
   EXPECT_EQ(plugin->vtable().filter(plugin->self(), &cycle, &pod->view(), snapshot->views[0],

@@ -1,7 +1,7 @@
 // Fluent builders of Kubernetes Pod and Node JSON for tests, modelled on kube-scheduler's
 // pkg/scheduler/testing/wrappers.go:
 //
-//   auto pod = MakePod().Name("p").Namespace("ns").UID("u").Req({{"cpu", "1"}}).Obj();
+//   auto pod = makePod().name("p").inNamespace("ns").uid("u").req({{"cpu", "1"}}).obj();
 //   auto node = MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"memory", "32Gi"}}).Obj();
 //
 // Json() gives the manifest, Obj() the parsed object (it throws std::runtime_error when the
@@ -58,7 +58,7 @@ inline boost::json::array& arr(boost::json::object& o, std::string_view key) {
   return v.as_array();
 }
 
-inline boost::json::object to_object(const std::vector<std::pair<std::string, std::string>>& m) {
+inline boost::json::object toObject(const std::vector<std::pair<std::string, std::string>>& m) {
   boost::json::object out;
   for (const auto& [k, v] : m) {
     out[k] = v;
@@ -66,7 +66,7 @@ inline boost::json::object to_object(const std::vector<std::pair<std::string, st
   return out;
 }
 
-inline boost::json::array to_array(const std::vector<std::string>& values) {
+inline boost::json::array toArray(const std::vector<std::string>& values) {
   boost::json::array out;
   for (const auto& v : values) {
     out.emplace_back(v);
@@ -80,7 +80,7 @@ inline boost::json::object requirement(std::string_view key, std::string_view op
   r["key"] = key;
   r["operator"] = op;
   if (!values.empty()) {
-    r["values"] = to_array(values);
+    r["values"] = toArray(values);
   }
   return r;
 }
@@ -94,29 +94,29 @@ class PodWrapper {
  public:
   PodWrapper() { detail::obj(json_, "metadata"); }
 
-  PodWrapper& Name(std::string_view s) { return meta("name", s); }
-  PodWrapper& Namespace(std::string_view s) { return meta("namespace", s); }
-  PodWrapper& UID(std::string_view s) { return meta("uid", s); }
-  PodWrapper& CreationTimestamp(std::string_view rfc3339) {
+  PodWrapper& name(std::string_view s) { return meta("name", s); }
+  PodWrapper& inNamespace(std::string_view s) { return meta("namespace", s); }
+  PodWrapper& uid(std::string_view s) { return meta("uid", s); }
+  PodWrapper& creationTimestamp(std::string_view rfc3339) {
     return meta("creationTimestamp", rfc3339);
   }
-  PodWrapper& Terminating(std::string_view rfc3339 = "2024-01-01T00:00:00Z") {
+  PodWrapper& terminating(std::string_view rfc3339 = "2024-01-01T00:00:00Z") {
     return meta("deletionTimestamp", rfc3339);
   }
-  PodWrapper& Label(std::string_view k, std::string_view v) {
+  PodWrapper& label(std::string_view k, std::string_view v) {
     detail::obj(detail::obj(json_, "metadata"), "labels")[k] = v;
     return *this;
   }
-  PodWrapper& Labels(const StringMap& labels) {
+  PodWrapper& labels(const StringMap& labels) {
     for (const auto& [k, v] : labels) {
-      Label(k, v);
+      label(k, v);
     }
     return *this;
   }
-  PodWrapper& OwnerReference(std::string_view name, std::string_view kind,
-                             std::string_view api_version = "apps/v1", bool controller = true) {
+  PodWrapper& ownerReference(std::string_view name, std::string_view kind,
+                             std::string_view apiVersion = "apps/v1", bool controller = true) {
     boost::json::object r;
-    r["apiVersion"] = api_version;
+    r["apiVersion"] = apiVersion;
     r["kind"] = kind;
     r["name"] = name;
     r["uid"] = std::string(name) + "-uid";
@@ -125,65 +125,65 @@ class PodWrapper {
     return *this;
   }
 
-  PodWrapper& Node(std::string_view s) { return spec_field("nodeName", s); }
-  PodWrapper& SchedulerName(std::string_view s) { return spec_field("schedulerName", s); }
-  PodWrapper& Priority(int32_t p) {
+  PodWrapper& node(std::string_view s) { return specField("nodeName", s); }
+  PodWrapper& schedulerName(std::string_view s) { return specField("schedulerName", s); }
+  PodWrapper& priority(int32_t p) {
     spec()["priority"] = p;
     return *this;
   }
-  PodWrapper& PriorityClassName(std::string_view s) { return spec_field("priorityClassName", s); }
-  PodWrapper& PreemptionPolicy(std::string_view s) { return spec_field("preemptionPolicy", s); }
-  PodWrapper& HostNetwork() {
+  PodWrapper& priorityClassName(std::string_view s) { return specField("priorityClassName", s); }
+  PodWrapper& preemptionPolicy(std::string_view s) { return specField("preemptionPolicy", s); }
+  PodWrapper& hostNetwork() {
     spec()["hostNetwork"] = true;
     return *this;
   }
 
   // A container (named con<N>, pause image) with these requests.
-  PodWrapper& Req(const ResourceMap& requests) { return add_container(requests, {}); }
+  PodWrapper& req(const ResourceMap& requests) { return addContainer(requests, {}); }
   // A container with these limits only (the API server copies them into requests).
-  PodWrapper& Lim(const ResourceMap& limits) { return add_container({}, limits); }
+  PodWrapper& lim(const ResourceMap& limits) { return addContainer({}, limits); }
   // A container with both.
-  PodWrapper& ReqLim(const ResourceMap& requests, const ResourceMap& limits) {
-    return add_container(requests, limits);
+  PodWrapper& reqLim(const ResourceMap& requests, const ResourceMap& limits) {
+    return addContainer(requests, limits);
   }
   // An init container with these requests.
-  PodWrapper& InitReq(const ResourceMap& requests) {
-    return add_init_container(requests, std::nullopt);
+  PodWrapper& initReq(const ResourceMap& requests) {
+    return addInitContainer(requests, std::nullopt);
   }
   // A restartable init container (restartPolicy: Always) with these requests.
-  PodWrapper& SidecarReq(const ResourceMap& requests) {
-    return add_init_container(requests, "Always");
+  PodWrapper& sidecarReq(const ResourceMap& requests) {
+    return addInitContainer(requests, "Always");
   }
-  PodWrapper& Overhead(const ResourceMap& overhead) {
-    spec()["overhead"] = detail::to_object(overhead);
+  PodWrapper& overhead(const ResourceMap& overhead) {
+    spec()["overhead"] = detail::toObject(overhead);
     return *this;
   }
   // Pod-level spec.resources.requests and .limits.
-  PodWrapper& PodRequests(const ResourceMap& requests) {
-    detail::obj(spec(), "resources")["requests"] = detail::to_object(requests);
+  PodWrapper& podRequests(const ResourceMap& requests) {
+    detail::obj(spec(), "resources")["requests"] = detail::toObject(requests);
     return *this;
   }
-  PodWrapper& PodLimits(const ResourceMap& limits) {
-    detail::obj(spec(), "resources")["limits"] = detail::to_object(limits);
+  PodWrapper& podLimits(const ResourceMap& limits) {
+    detail::obj(spec(), "resources")["limits"] = detail::toObject(limits);
     return *this;
   }
   // A container with this image.
-  PodWrapper& Container(std::string_view image) {
-    add_container({}, {});
-    last_container()["image"] = image;
+  PodWrapper& container(std::string_view image) {
+    addContainer({}, {});
+    lastContainer()["image"] = image;
     return *this;
   }
   // Sets the image of the last container (adding one when there is none).
-  PodWrapper& Image(std::string_view image) {
-    last_container()["image"] = image;
+  PodWrapper& image(std::string_view image) {
+    lastContainer()["image"] = image;
     return *this;
   }
-  PodWrapper& InitContainerImage(std::string_view image) {
-    add_init_container({}, std::nullopt);
+  PodWrapper& initContainerImage(std::string_view image) {
+    addInitContainer({}, std::nullopt);
     detail::arr(spec(), "initContainers").back().as_object()["image"] = image;
     return *this;
   }
-  PodWrapper& ImageVolume(std::string_view reference) {
+  PodWrapper& imageVolume(std::string_view reference) {
     boost::json::object vol;
     vol["name"] = "vol" + std::to_string(detail::arr(spec(), "volumes").size());
     detail::obj(vol, "image")["reference"] = reference;
@@ -191,20 +191,20 @@ class PodWrapper {
     return *this;
   }
   // A host port on the last container (adding one when there is none).
-  PodWrapper& HostPort(int32_t port, std::string_view protocol = "TCP",
-                       std::string_view host_ip = "") {
+  PodWrapper& hostPort(int32_t port, std::string_view protocol = "TCP",
+                       std::string_view hostIp = "") {
     boost::json::object p;
     p["containerPort"] = port;
     p["hostPort"] = port;
     p["protocol"] = protocol;
-    if (!host_ip.empty()) {
-      p["hostIP"] = host_ip;
+    if (!hostIp.empty()) {
+      p["hostIP"] = hostIp;
     }
-    detail::arr(last_container(), "ports").push_back(std::move(p));
+    detail::arr(lastContainer(), "ports").push_back(std::move(p));
     return *this;
   }
 
-  PodWrapper& Toleration(std::string_view key, std::string_view op, std::string_view value,
+  PodWrapper& toleration(std::string_view key, std::string_view op, std::string_view value,
                          std::string_view effect, std::optional<int64_t> seconds = std::nullopt) {
     boost::json::object t;
     t["key"] = key;
@@ -217,64 +217,64 @@ class PodWrapper {
     detail::arr(spec(), "tolerations").push_back(std::move(t));
     return *this;
   }
-  PodWrapper& NodeSelector(const StringMap& selector) {
-    spec()["nodeSelector"] = detail::to_object(selector);
+  PodWrapper& nodeSelector(const StringMap& selector) {
+    spec()["nodeSelector"] = detail::toObject(selector);
     return *this;
   }
   // Adds a required node-affinity term `key In values`.
-  PodWrapper& NodeAffinityIn(std::string_view key, const std::vector<std::string>& values) {
-    return required_node_term(detail::requirement(key, "In", values));
+  PodWrapper& nodeAffinityIn(std::string_view key, const std::vector<std::string>& values) {
+    return requiredNodeTerm(detail::requirement(key, "In", values));
   }
-  PodWrapper& NodeAffinityNotIn(std::string_view key, const std::vector<std::string>& values) {
-    return required_node_term(detail::requirement(key, "NotIn", values));
+  PodWrapper& nodeAffinityNotIn(std::string_view key, const std::vector<std::string>& values) {
+    return requiredNodeTerm(detail::requirement(key, "NotIn", values));
   }
   // Adds a preferred node-affinity term `key In values` with this weight.
-  PodWrapper& PreferredNodeAffinity(int32_t weight, std::string_view key,
+  PodWrapper& preferredNodeAffinity(int32_t weight, std::string_view key,
                                     const std::vector<std::string>& values) {
     boost::json::object term;
     detail::arr(term, "matchExpressions").push_back(detail::requirement(key, "In", values));
     boost::json::object pref;
     pref["weight"] = weight;
     pref["preference"] = std::move(term);
-    detail::arr(node_affinity(), "preferredDuringSchedulingIgnoredDuringExecution")
+    detail::arr(nodeAffinity(), "preferredDuringSchedulingIgnoredDuringExecution")
         .push_back(std::move(pref));
     return *this;
   }
 
   // Pod (anti-)affinity terms whose selector is `label_key Exists` or `label_key In values`.
-  PodWrapper& PodAffinityExists(std::string_view label_key, std::string_view topology_key,
+  PodWrapper& podAffinityExists(std::string_view labelKey, std::string_view topologyKey,
                                 AffinityKind kind) {
-    return pod_affinity_term("podAffinity", label_key, "Exists", {}, topology_key, kind);
+    return podAffinityTerm("podAffinity", labelKey, "Exists", {}, topologyKey, kind);
   }
-  PodWrapper& PodAffinityIn(std::string_view label_key, std::string_view topology_key,
+  PodWrapper& podAffinityIn(std::string_view labelKey, std::string_view topologyKey,
                             const std::vector<std::string>& values, AffinityKind kind) {
-    return pod_affinity_term("podAffinity", label_key, "In", values, topology_key, kind);
+    return podAffinityTerm("podAffinity", labelKey, "In", values, topologyKey, kind);
   }
-  PodWrapper& PodAntiAffinityExists(std::string_view label_key, std::string_view topology_key,
+  PodWrapper& podAntiAffinityExists(std::string_view labelKey, std::string_view topologyKey,
                                     AffinityKind kind) {
-    return pod_affinity_term("podAntiAffinity", label_key, "Exists", {}, topology_key, kind);
+    return podAffinityTerm("podAntiAffinity", labelKey, "Exists", {}, topologyKey, kind);
   }
-  PodWrapper& PodAntiAffinityIn(std::string_view label_key, std::string_view topology_key,
+  PodWrapper& podAntiAffinityIn(std::string_view labelKey, std::string_view topologyKey,
                                 const std::vector<std::string>& values, AffinityKind kind) {
-    return pod_affinity_term("podAntiAffinity", label_key, "In", values, topology_key, kind);
+    return podAffinityTerm("podAntiAffinity", labelKey, "In", values, topologyKey, kind);
   }
 
   // A topology spread constraint selecting pods with `selector` labels.
-  PodWrapper& SpreadConstraint(int32_t max_skew, std::string_view topology_key,
-                               std::string_view when_unsatisfiable, const StringMap& selector,
-                               std::optional<int32_t> min_domains = std::nullopt) {
+  PodWrapper& spreadConstraint(int32_t maxSkew, std::string_view topologyKey,
+                               std::string_view whenUnsatisfiable, const StringMap& selector,
+                               std::optional<int32_t> minDomains = std::nullopt) {
     boost::json::object c;
-    c["maxSkew"] = max_skew;
-    c["topologyKey"] = topology_key;
-    c["whenUnsatisfiable"] = when_unsatisfiable;
-    detail::obj(c, "labelSelector")["matchLabels"] = detail::to_object(selector);
-    if (min_domains) {
-      c["minDomains"] = *min_domains;
+    c["maxSkew"] = maxSkew;
+    c["topologyKey"] = topologyKey;
+    c["whenUnsatisfiable"] = whenUnsatisfiable;
+    detail::obj(c, "labelSelector")["matchLabels"] = detail::toObject(selector);
+    if (minDomains) {
+      c["minDomains"] = *minDomains;
     }
     detail::arr(spec(), "topologySpreadConstraints").push_back(std::move(c));
     return *this;
   }
-  PodWrapper& SchedulingGates(const std::vector<std::string>& gates) {
+  PodWrapper& schedulingGates(const std::vector<std::string>& gates) {
     boost::json::array out;
     for (const auto& g : gates) {
       boost::json::object o;
@@ -285,12 +285,12 @@ class PodWrapper {
     return *this;
   }
 
-  PodWrapper& NominatedNodeName(std::string_view s) { return status_field("nominatedNodeName", s); }
-  PodWrapper& Phase(std::string_view s) { return status_field("phase", s); }
-  PodWrapper& StartTime(std::string_view rfc3339) { return status_field("startTime", rfc3339); }
+  PodWrapper& nominatedNodeName(std::string_view s) { return statusField("nominatedNodeName", s); }
+  PodWrapper& phase(std::string_view s) { return statusField("phase", s); }
+  PodWrapper& startTime(std::string_view rfc3339) { return statusField("startTime", rfc3339); }
 
   // Sets an arbitrary field by path, for cases the builder does not cover.
-  PodWrapper& Set(std::initializer_list<std::string_view> path, boost::json::value v) {
+  PodWrapper& set(std::initializer_list<std::string_view> path, boost::json::value v) {
     if (path.size() == 0) {
       return *this;
     }
@@ -303,10 +303,10 @@ class PodWrapper {
     return *this;
   }
 
-  boost::json::value Json() const { return json_; }
-  std::shared_ptr<const Pod> Obj() const {
+  boost::json::value parseJson() const { return json_; }
+  std::shared_ptr<const Pod> obj() const {
     std::string error;
-    auto pod = parse_pod(boost::json::value(json_), error);
+    auto pod = parsePod(boost::json::value(json_), error);
     if (!pod) {
       throw std::runtime_error("MakePod: " + error);
     }
@@ -319,67 +319,67 @@ class PodWrapper {
     return *this;
   }
   boost::json::object& spec() { return detail::obj(json_, "spec"); }
-  PodWrapper& spec_field(std::string_view key, std::string_view value) {
+  PodWrapper& specField(std::string_view key, std::string_view value) {
     spec()[key] = value;
     return *this;
   }
-  PodWrapper& status_field(std::string_view key, std::string_view value) {
+  PodWrapper& statusField(std::string_view key, std::string_view value) {
     detail::obj(json_, "status")[key] = value;
     return *this;
   }
-  PodWrapper& add_container(const ResourceMap& requests, const ResourceMap& limits) {
+  PodWrapper& addContainer(const ResourceMap& requests, const ResourceMap& limits) {
     boost::json::array& containers = detail::arr(spec(), "containers");
     boost::json::object c;
     c["name"] = "con" + std::to_string(containers.size());
     c["image"] = kPauseImage;
     if (!requests.empty()) {
-      detail::obj(c, "resources")["requests"] = detail::to_object(requests);
+      detail::obj(c, "resources")["requests"] = detail::toObject(requests);
     }
     if (!limits.empty()) {
-      detail::obj(c, "resources")["limits"] = detail::to_object(limits);
+      detail::obj(c, "resources")["limits"] = detail::toObject(limits);
     }
     containers.push_back(std::move(c));
     return *this;
   }
-  PodWrapper& add_init_container(const ResourceMap& requests,
-                                 std::optional<std::string_view> restart_policy) {
+  PodWrapper& addInitContainer(const ResourceMap& requests,
+                                 std::optional<std::string_view> restartPolicy) {
     boost::json::array& inits = detail::arr(spec(), "initContainers");
     boost::json::object c;
     c["name"] = "init" + std::to_string(inits.size());
     c["image"] = kPauseImage;
     if (!requests.empty()) {
-      detail::obj(c, "resources")["requests"] = detail::to_object(requests);
+      detail::obj(c, "resources")["requests"] = detail::toObject(requests);
     }
-    if (restart_policy) {
-      c["restartPolicy"] = *restart_policy;
+    if (restartPolicy) {
+      c["restartPolicy"] = *restartPolicy;
     }
     inits.push_back(std::move(c));
     return *this;
   }
-  boost::json::object& last_container() {
+  boost::json::object& lastContainer() {
     if (detail::arr(spec(), "containers").empty()) {
-      add_container({}, {});
+      addContainer({}, {});
     }
     return detail::arr(spec(), "containers").back().as_object();
   }
-  boost::json::object& node_affinity() {
+  boost::json::object& nodeAffinity() {
     return detail::obj(detail::obj(spec(), "affinity"), "nodeAffinity");
   }
-  PodWrapper& required_node_term(boost::json::object req) {
+  PodWrapper& requiredNodeTerm(boost::json::object req) {
     boost::json::object& required =
-        detail::obj(node_affinity(), "requiredDuringSchedulingIgnoredDuringExecution");
+        detail::obj(nodeAffinity(), "requiredDuringSchedulingIgnoredDuringExecution");
     boost::json::object term;
     detail::arr(term, "matchExpressions").push_back(std::move(req));
     detail::arr(required, "nodeSelectorTerms").push_back(std::move(term));
     return *this;
   }
-  PodWrapper& pod_affinity_term(std::string_view which, std::string_view label_key,
+  PodWrapper& podAffinityTerm(std::string_view which, std::string_view labelKey,
                                 std::string_view op, const std::vector<std::string>& values,
-                                std::string_view topology_key, AffinityKind kind) {
+                                std::string_view topologyKey, AffinityKind kind) {
     boost::json::object term;
     detail::arr(detail::obj(term, "labelSelector"), "matchExpressions")
-        .push_back(detail::requirement(label_key, op, values));
-    term["topologyKey"] = topology_key;
+        .push_back(detail::requirement(labelKey, op, values));
+    term["topologyKey"] = topologyKey;
     boost::json::object& aff = detail::obj(detail::obj(spec(), "affinity"), which);
     if (kind == AffinityKind::kRequired) {
       detail::arr(aff, "requiredDuringSchedulingIgnoredDuringExecution").push_back(std::move(term));
@@ -396,30 +396,30 @@ class PodWrapper {
   boost::json::object json_;
 };
 
-inline PodWrapper MakePod() { return PodWrapper(); }
+inline PodWrapper makePod() { return PodWrapper(); }
 
 class NodeWrapper {
  public:
   // Like upstream MakeNode(): capacity = allocatable = {pods: 32}.
   NodeWrapper() {
     detail::obj(json_, "metadata");
-    Capacity({});
+    capacity({});
   }
 
-  NodeWrapper& Name(std::string_view s) {
+  NodeWrapper& name(std::string_view s) {
     detail::obj(json_, "metadata")["name"] = s;
     return *this;
   }
-  NodeWrapper& UID(std::string_view s) {
+  NodeWrapper& uid(std::string_view s) {
     detail::obj(json_, "metadata")["uid"] = s;
     return *this;
   }
-  NodeWrapper& Label(std::string_view k, std::string_view v) {
+  NodeWrapper& label(std::string_view k, std::string_view v) {
     detail::obj(detail::obj(json_, "metadata"), "labels")[k] = v;
     return *this;
   }
   // Sets capacity and allocatable; "pods" defaults to 32 unless given.
-  NodeWrapper& Capacity(const ResourceMap& resources) {
+  NodeWrapper& capacity(const ResourceMap& resources) {
     boost::json::object res;
     res["pods"] = "32";
     for (const auto& [k, v] : resources) {
@@ -430,11 +430,11 @@ class NodeWrapper {
     return *this;
   }
   // Sets allocatable only.
-  NodeWrapper& Allocatable(const ResourceMap& resources) {
-    detail::obj(json_, "status")["allocatable"] = detail::to_object(resources);
+  NodeWrapper& allocatable(const ResourceMap& resources) {
+    detail::obj(json_, "status")["allocatable"] = detail::toObject(resources);
     return *this;
   }
-  NodeWrapper& Taint(std::string_view key, std::string_view value, std::string_view effect) {
+  NodeWrapper& taint(std::string_view key, std::string_view value, std::string_view effect) {
     boost::json::object t;
     t["key"] = key;
     t["value"] = value;
@@ -442,30 +442,30 @@ class NodeWrapper {
     detail::arr(detail::obj(json_, "spec"), "taints").push_back(std::move(t));
     return *this;
   }
-  NodeWrapper& Unschedulable(bool u) {
+  NodeWrapper& unschedulable(bool u) {
     detail::obj(json_, "spec")["unschedulable"] = u;
     return *this;
   }
   // One image entry per element, each with a single name.
-  NodeWrapper& Images(const std::vector<std::pair<std::string, int64_t>>& images) {
+  NodeWrapper& images(const std::vector<std::pair<std::string, int64_t>>& images) {
     for (const auto& [name, size] : images) {
-      Image({name}, size);
+      image({name}, size);
     }
     return *this;
   }
   // One image entry with several names.
-  NodeWrapper& Image(const std::vector<std::string>& names, int64_t size_bytes) {
+  NodeWrapper& image(const std::vector<std::string>& names, int64_t sizeBytes) {
     boost::json::object img;
-    img["names"] = detail::to_array(names);
-    img["sizeBytes"] = size_bytes;
+    img["names"] = detail::toArray(names);
+    img["sizeBytes"] = sizeBytes;
     detail::arr(detail::obj(json_, "status"), "images").push_back(std::move(img));
     return *this;
   }
 
-  boost::json::value Json() const { return json_; }
-  std::shared_ptr<const Node> Obj() const {
+  boost::json::value parseJson() const { return json_; }
+  std::shared_ptr<const Node> obj() const {
     std::string error;
-    auto node = parse_node(boost::json::value(json_), error);
+    auto node = parseNode(boost::json::value(json_), error);
     if (!node) {
       throw std::runtime_error("MakeNode: " + error);
     }
@@ -476,7 +476,7 @@ class NodeWrapper {
   boost::json::object json_;
 };
 
-inline NodeWrapper MakeNode() { return NodeWrapper(); }
+inline NodeWrapper makeNode() { return NodeWrapper(); }
 
 }  // namespace sh::model::testing
 
