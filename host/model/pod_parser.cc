@@ -253,7 +253,7 @@ class PodParser {
     v_.condition_count = static_cast<uint32_t>(out.size());
   }
 
-  ContainerResources container(const Cursor& c, bool isInit, bool host_network) {
+  ContainerResources container(const Cursor& c, bool isInit, bool hostNetwork) {
     ContainerResources out;
     out.name = std::string(c["name"].stringOr(""));
     out.restartable = isInit && c["restartPolicy"].stringOr("") == "Always";
@@ -270,11 +270,11 @@ class PodParser {
     }
     std::string_view image = c["image"].stringOr("");
     (isInit ? initImages_ : images_).push_back(intern(normalizedImageName(image)));
-    bool ports_count = !isInit || out.restartable;
+    bool portsCount = !isInit || out.restartable;
     c["ports"].eachObject([&](const Cursor& port) {
       int32_t hostPort = port["hostPort"].int32().value_or(0);
       int32_t containerPort = port["containerPort"].int32().value_or(0);
-      if (host_network && hostPort == 0) {
+      if (hostNetwork && hostPort == 0) {
         hostPort = containerPort;  // SetDefaults_Pod: host networking exposes every port
       }
       Cursor protoC = port["protocol"];
@@ -293,7 +293,7 @@ class PodParser {
       // Interned, so NodeInfo can keep the entry after this pod is gone.
       hp.host_ip = internStr(ip.empty() ? "0.0.0.0" : ip);
       hp.port = hostPort;
-      if (ports_count && hostPort > 0) {
+      if (portsCount && hostPort > 0) {
         (isInit ? initHostPorts_ : hostPorts_).push_back(hp);
       }
     });
