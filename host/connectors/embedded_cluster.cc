@@ -395,7 +395,7 @@ Status EmbeddedCluster::updatePod(const std::string& key, const PodCheck& check,
 Status EmbeddedCluster::bind(const model::Pod& pod, std::string_view nodeName) {
   const std::string key = podKey(pod);
   const std::string node(nodeName);
-  // The API server's checks (ecosystem §1.6), run on the stored pod.
+  // The API server's checks (docs/cluster-protocol.md), run on the stored pod.
   auto check = [&](const model::Pod& stored) -> Status {
     Status s = podPrecondition(pod, stored);
     if (!s.ok()) {

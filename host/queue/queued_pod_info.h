@@ -1,5 +1,5 @@
-// QueuedPodInfo: a pod plus what the queue knows about its scheduling attempts (reference §5.2,
-// upstream framework.QueuedPodInfo).
+// QueuedPodInfo: a pod plus what the queue knows about its scheduling attempts (upstream
+// framework/types.go: QueuedPodInfo).
 //
 // Ownership: exactly one place holds a QueuedPodInfo at a time — one of the sub-queues
 // (activeQ, backoffQ, unschedulablePods) or, between pop() and its return through
