@@ -25,11 +25,11 @@ BenchCluster::BenchCluster(const Workload& workload) : workload_(workload) {
     c.kind = connectors::ClusterChange::Kind::kNode;
     c.curNode = n;
     c.source = "workload";
-    changes_.push_back(std::move(c));
+    changes_.push(std::move(c));
   }
   for (const auto& p : workload.initPods) {
     pods_[uidOf(*p)] = p;
-    changes_.push_back(added(p));
+    changes_.push(added(p));
   }
   for (const auto& p : workload.measuredPods) {
     measured_[uidOf(*p)] = true;
@@ -45,22 +45,14 @@ void BenchCluster::releaseMeasuredLocked() {
   measureStart_ = Clock::now();
   for (const auto& p : workload_.measuredPods) {
     pods_[uidOf(*p)] = p;
-    changes_.push_back(added(p));
+    changes_.push(added(p));
   }
-  cv_.notify_all();
+  changes_.notify();
 }
 
 std::optional<connectors::ClusterChange> BenchCluster::next(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (changes_.empty() && timeout.count() > 0) {
-    cv_.wait_for(lock, timeout, [&] { return stopped_ || !changes_.empty(); });
-  }
-  if (stopped_ || changes_.empty()) {
-    return std::nullopt;
-  }
-  connectors::ClusterChange c = std::move(changes_.front());
-  changes_.pop_front();
-  return c;
+  return changes_.next(lock, timeout, stopped_);
 }
 
 bool BenchCluster::exhausted() const {
@@ -76,7 +68,7 @@ std::size_t BenchCluster::pending() const {
 void BenchCluster::stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stopped_ = true;
-  cv_.notify_all();
+  changes_.notify();
 }
 
 Status BenchCluster::bind(const model::Pod& pod, std::string_view nodeName) {
@@ -98,13 +90,13 @@ Status BenchCluster::bind(const model::Pod& pod, std::string_view nodeName) {
   c.curPod = bound;
   c.source = "binding";
   it->second = bound;
-  changes_.push_back(std::move(c));
+  changes_.push(std::move(c));
   if (measured_.count(uid) != 0) {
     bindTimes_.push_back(Clock::now());
   } else if (++initBound_ == workload_.initPods.size() && !released_) {
     releaseMeasuredLocked();
   }
-  cv_.notify_all();
+  changes_.notify();
   return Status();
 }
 
@@ -120,8 +112,8 @@ Status BenchCluster::deletePod(const model::Pod& pod, std::string_view) {
   c.oldPod = it->second;
   c.source = "deletion";
   pods_.erase(it);
-  changes_.push_back(std::move(c));
-  cv_.notify_all();
+  changes_.push(std::move(c));
+  changes_.notify();
   return Status();
 }
 

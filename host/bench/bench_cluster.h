@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "host/bench/workload.h"
+#include "host/connectors/change_queue.h"
 #include "host/connectors/connector.h"
 
 namespace sh::bench {
@@ -41,8 +42,7 @@ class BenchCluster : public connectors::Connector {
 
   const Workload& workload_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<connectors::ClusterChange> changes_;
+  connectors::ChangeQueue changes_;
   std::unordered_map<std::string, std::shared_ptr<const model::Pod>> pods_;  // by uid
   std::unordered_map<std::string, bool> measured_;                          // uid -> measured
   std::size_t initBound_ = 0;

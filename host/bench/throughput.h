@@ -1,4 +1,5 @@
-// Throughput the scheduler_perf way (reference benchmarks.md §2): 1 s ticks over the
+// Throughput the scheduler_perf way (upstream
+// test/integration/scheduler_perf: throughputCollector): 1 s ticks over the
 // binding times; the first non-zero tick is dropped; an empty tick is folded into the
 // next one, whose rate is then recorded once per elapsed tick. Average = mean of the
 // samples; percentiles are nearest-rank.

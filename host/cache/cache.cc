@@ -6,27 +6,18 @@
 #include <atomic>
 #include <utility>
 
+#include "host/model/pod_key.h"
+#include "host/model/quoted.h"
+
 namespace sh::cache {
 namespace {
 
 std::atomic<uint64_t> g_nextCacheId{1};
 
-std::string quoted(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '"';
-  out.append(s);
-  out += '"';
-  return out;
-}
+using model::quoted;
 
 // "namespace/name", quoted, as upstream's klog.KObj in messages.
-std::string podRef(const model::Pod& pod) {
-  std::string ref(pod.namespaceName());
-  ref += '/';
-  ref.append(pod.name());
-  return quoted(ref);
-}
+std::string podRef(const model::Pod& pod) { return quoted(model::podKey(pod)); }
 
 // The checks shared by every pod operation: a pod with a UID (the cache's key), and, where
 // the pod must sit on a node, a node name.

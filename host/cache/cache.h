@@ -1,7 +1,6 @@
-// Cache: the scheduler's view of the cluster between snapshots (reference §6), as
-// kube-scheduler's backend/cache. Event handlers feed it nodes and bound pods, the scheduling
-// cycle assumes pods into it, and updateSnapshot() copies what changed into the cycle's
-// Snapshot.
+// Cache: the scheduler's view of the cluster between snapshots, as kube-scheduler's backend/cache
+// (cache.go). Event handlers feed it nodes and bound pods, the scheduling cycle assumes pods into
+// it, and updateSnapshot() copies what changed into the cycle's Snapshot.
 //
 // State machine of a pod in the cache (keyed by UID):
 //
@@ -120,9 +119,9 @@ class Cache {
   // The cached pod (assumed or added), or nullptr.
   std::shared_ptr<const model::Pod> getPod(std::string_view uid) const;
 
-  // Brings `snapshot` up to date (reference §6.4). Only the nodes changed since the
-  // snapshot's generation are copied; the node order is rebuilt only when the node tree
-  // changed. A snapshot this cache has not updated before is rebuilt in full. When the
+  // Brings `snapshot` up to date (upstream backend/cache/cache.go: UpdateSnapshot). Only the nodes
+  // changed since the snapshot's generation are copied; the node order is rebuilt only when the
+  // node tree changed. A snapshot this cache has not updated before is rebuilt in full. When the
   // result is inconsistent it is rebuilt in full and an Error is returned, as upstream.
   Status updateSnapshot(Snapshot& snapshot);
 

@@ -1,4 +1,5 @@
-// CachedNode: one entry of the cache's node list (reference §6.4).
+// CachedNode: one entry of the cache's node list (upstream backend/cache/cache.go:
+// nodeInfoListItem).
 //
 // The entry outlives its node while pods still name it: after removeNode, or when a pod
 // arrives before its node, `info` has no node (a "ghost") and is never published.

@@ -1,4 +1,5 @@
-// ImageIndex: the cache's image states (reference §6.2, §3.3 ImageLocality).
+// ImageIndex: the cache's image states (upstream backend/cache/cache.go: imageStates;
+// framework/plugins/imagelocality).
 //
 // For each image name some node reports: the size first reported for it and the set of
 // nodes reporting it, kept up to date by node add / update / remove, so a snapshot update

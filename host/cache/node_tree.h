@@ -1,4 +1,4 @@
-// NodeTree: the order in which the snapshot lists nodes (reference §6.3).
+// NodeTree: the order in which the snapshot lists nodes (upstream backend/cache/node_tree.go).
 //
 // Nodes are grouped by zone (region + ":\x00:" + zone, beta labels winning), zones
 // and the nodes inside a zone in insertion order; list() walks the zones round-robin

@@ -1,5 +1,6 @@
-// Snapshot: the immutable view of the cluster one scheduling cycle works on
-// (reference §6.4). Plugins reach it through the host API as sh_snapshot.
+// Snapshot: the immutable view of the cluster one scheduling cycle works on (upstream
+// backend/cache/snapshot.go, filled by backend/cache/cache.go: UpdateSnapshot). Plugins reach it
+// through the host API as sh_snapshot.
 //
 // nodeInfos    in node-tree order (round-robin across zones)
 // byName       node name -> index into nodeInfos

@@ -15,6 +15,7 @@
 #include "host/cli/commands.h"
 #include "host/cli/json_file.h"
 #include "host/cli/json_print.h"
+#include "host/cli/load_profiles.h"
 #include "host/cycle/scheduler.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/profile/profile_set.h"
@@ -45,11 +46,7 @@ int runBench(const BenchArgs& args) {
 
   cycle::SchedulerServices services;
   config::Diagnostics diags;
-  profile::LoadRequest req;
-  req.hostConfigFile = args.config;
-  req.defaultPluginDirs = args.pluginDirs;
-  profile::ProfileSet set = profile::load(req, &services, diags);
-  std::cerr << diags.str();
+  profile::ProfileSet set = loadSchedulingProfiles(args.config, args.pluginDirs, &services, diags);
   if (diags.hasErrors()) {
     return 1;
   }

@@ -1,13 +1,8 @@
 #include "host/cli/json_file.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
-
 #include <boost/json.hpp>
+
+#include "host/connectors/object_file.h"
 
 namespace sh::cli {
 
@@ -41,20 +36,11 @@ std::optional<boost::json::value> parseJsonText(const std::string& text, const s
 }
 
 std::optional<boost::json::value> readJsonFile(const std::string& path, std::string& error) {
-  std::string text;
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      error = "cannot read [" + path + "]: " + std::strerror(errno);
-      return std::nullopt;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+  std::optional<std::string> text = connectors::readFileText(path, error);
+  if (!text) {
+    return std::nullopt;
   }
-  return parseJsonText(text, path == "-" ? "<stdin>" : path, error);
+  return parseJsonText(*text, connectors::displayName(path), error);
 }
 
 }  // namespace sh::cli

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "host/cli/commands.h"
+#include "host/cli/load_profiles.h"
 #include "host/connectors/decision_log.h"
 #include "host/connectors/embedded_cluster.h"
 #include "host/cycle/scheduler.h"
@@ -27,11 +28,7 @@ void onSignal(int) {
 int runRun(const RunArgs& args) {
   cycle::SchedulerServices services;
   config::Diagnostics diags;
-  profile::LoadRequest req;
-  req.hostConfigFile = args.config;
-  req.defaultPluginDirs = args.pluginDirs;
-  profile::ProfileSet set = profile::load(req, &services, diags);
-  std::cerr << diags.str();
+  profile::ProfileSet set = loadSchedulingProfiles(args.config, args.pluginDirs, &services, diags);
   if (diags.hasErrors()) {
     std::cerr << "schedhost run: " << diags.errorCount() << " configuration error(s)\n";
     return 1;

@@ -6,7 +6,7 @@ namespace sh::config {
 
 namespace {
 
-// Keep in step with reference/kube-scheduler-1.36.md §3.1.
+// Keep in step with upstream apis/config/v1/default_plugins.go: getDefaultPlugins.
 constexpr std::array<DefaultPlugin, 20> kDefaultMultiPoint = {{
     {"SchedulingGates", 0},
     {"PrioritySort", 0},

@@ -1,7 +1,8 @@
 // Profile resolution: from a ProfileConfig as written to the plugins each extension point runs.
 //
 // This is upstream kube-scheduler 1.36's logic, in the order upstream applies it
-// (reference/kube-scheduler-1.36.md §4.3, §1.3):
+// (upstream apis/config/v1/default_plugins.go: mergePlugins, mergePluginSet; and
+// framework/runtime/framework.go: NewFramework, RunScorePlugins):
 //   1. The default set is the MultiPoint list of default_plugins.h, less the plugins the catalog
 //      does not have (dropped silently, logged at debug).
 //   2. mergePluginSet, for each extension point and for MultiPoint: the default enabled list in

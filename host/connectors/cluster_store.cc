@@ -119,15 +119,6 @@ void keepPriority(boost::json::value& manifest, const model::Pod& stored) {
 
 bool isRawKind(std::string_view kind) { return findRawKind(kind) != nullptr; }
 
-std::string podKey(std::string_view ns, std::string_view name) {
-  std::string key;
-  key.reserve(ns.size() + 1 + name.size());
-  key.append(ns).append("/").append(name);
-  return key;
-}
-
-std::string podKey(const model::Pod& pod) { return podKey(pod.namespaceName(), pod.name()); }
-
 std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& object,
                                             std::string& error) {
   if (!object.is_object()) {

@@ -29,6 +29,7 @@
 #include <boost/json/value.hpp>
 
 #include "host/connectors/connector.h"
+#include "host/model/pod_key.h"
 
 namespace sh::connectors {
 
@@ -108,7 +109,6 @@ class ClusterStore {
 };
 
 // "namespace/name", the key of a pod.
-std::string podKey(std::string_view ns, std::string_view name);
-std::string podKey(const model::Pod& pod);
+using model::podKey;
 
 }  // namespace sh::connectors

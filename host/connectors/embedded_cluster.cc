@@ -133,7 +133,7 @@ Status EmbeddedCluster::start() {
   } else {
     std::lock_guard<std::mutex> lock(mu_);
     inputDone_ = true;
-    changed_.notify_all();
+    queue_.notify();
   }
   return Status::success();
 }
@@ -237,7 +237,7 @@ void EmbeddedCluster::readChanges() {
   }
   std::lock_guard<std::mutex> lock(mu_);
   inputDone_ = true;
-  changed_.notify_all();
+  queue_.notify();
 }
 
 void EmbeddedCluster::handleLine(std::string_view text, std::size_t lineNumber) {
@@ -313,19 +313,16 @@ void EmbeddedCluster::emit(Warnings& warnings) {
 }
 
 void EmbeddedCluster::pushLocked(ClusterChange change) {
-  queue_.push_back(std::move(change));
-  changed_.notify_all();
+  queue_.push(std::move(change));
+  queue_.notify();
 }
 
 std::optional<ClusterChange> EmbeddedCluster::next(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  changed_.wait_for(lock, timeout, [this] { return stopped_ || !queue_.empty(); });
-  if (stopped_ || queue_.empty()) {
-    return std::nullopt;
+  std::optional<ClusterChange> change = queue_.next(lock, timeout, stopped_);
+  if (change) {
+    readerWake_.notify_all();
   }
-  ClusterChange change = std::move(queue_.front());
-  queue_.pop_front();
-  readerWake_.notify_all();
   return change;
 }
 
@@ -342,7 +339,7 @@ std::size_t EmbeddedCluster::pending() const {
 void EmbeddedCluster::stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stopped_ = true;
-  changed_.notify_all();
+  queue_.notify();
   readerWake_.notify_all();
 }
 
@@ -395,7 +392,7 @@ Status EmbeddedCluster::updatePod(const std::string& key, const PodCheck& check,
 Status EmbeddedCluster::bind(const model::Pod& pod, std::string_view nodeName) {
   const std::string key = podKey(pod);
   const std::string node(nodeName);
-  // The API server's checks (ecosystem §1.6), run on the stored pod.
+  // The API server's checks (docs/cluster-protocol.md), run on the stored pod.
   auto check = [&](const model::Pod& stored) -> Status {
     Status s = podPrecondition(pod, stored);
     if (!s.ok()) {

@@ -56,6 +56,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include "host/connectors/change_queue.h"
 #include "host/connectors/cluster_store.h"
 #include "host/connectors/connector.h"
 
@@ -176,13 +177,12 @@ class EmbeddedCluster final : public Connector {
   const Options options_;
 
   mutable std::mutex mu_;
-  std::condition_variable changed_;     // the queue grew, the input ended, or stop()
   std::condition_variable readerWake_;  // the queue shrank, or stop()
   ClusterStore store_;
   // The last ClusterObjects built, and the store's raw generation it was built at.
   mutable std::shared_ptr<const model::ClusterObjects> objects_;
   mutable uint64_t objectsGeneration_ = ~uint64_t{0};
-  std::deque<ClusterChange> queue_;
+  ChangeQueue queue_;  // notify()ed when it grows, the input ends, or stop()
   bool started_ = false;
   bool inputDone_ = false;
   bool stopped_ = false;

@@ -1,7 +1,7 @@
-// The edits of a pod manifest the embedded cluster makes where an API server would: the
-// binding (spec.nodeName plus PodScheduled=True, ecosystem §1.6) and the scheduler's status
-// patch on failure (PodScheduled=False, status.nominatedNodeName, §1.7). The caller parses the
-// edited manifest into a new Pod; a Pod itself is never changed.
+// The edits of a pod manifest the embedded cluster makes where an API server would: the binding
+// (spec.nodeName plus PodScheduled=True) and the scheduler's status patch on failure
+// (PodScheduled=False, status.nominatedNodeName); docs/cluster-protocol.md lists them. The caller
+// parses the edited manifest into a new Pod; a Pod itself is never changed.
 #pragma once
 
 #include <cstddef>

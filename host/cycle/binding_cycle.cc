@@ -1,5 +1,5 @@
-// The binding cycle (reference §7.6): on the binding pool, so the next pod's scheduling
-// cycle starts at once.
+// The binding cycle (upstream schedule_one.go: bindingCycle): on the binding pool, so the next
+// pod's scheduling cycle starts at once.
 #include <spdlog/spdlog.h>
 
 #include "host/cycle/pod_text.h"

@@ -1,5 +1,6 @@
 // Parallelizer: runs fn(i) for i in [0, n) on a fixed pool of worker threads plus the
-// calling thread, in chunks (reference §7.8: chunk = clamp(sqrt(n), 1, n/parallelism+1)).
+// calling thread, in chunks (upstream
+// framework/parallelize/parallelism.go: chunkSizeFor, chunk = clamp(sqrt(n), 1, n/parallelism+1)).
 //
 // One job at a time (the scheduling cycle is serial); until() returns when every index
 // has run. Work is claimed from an atomic counter, so which thread runs which index is

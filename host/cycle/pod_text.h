@@ -6,10 +6,12 @@
 
 #include <schedhost/plugin.h>
 
+#include "host/model/pod_key.h"
+
 namespace sh::cycle {
 
 inline std::string str(sh_str s) { return std::string(s.ptr, s.len); }
 
-inline std::string podKey(const sh_pod& p) { return str(p.namespace_) + "/" + str(p.name); }
+using model::podKey;
 
 }  // namespace sh::cycle

@@ -1,5 +1,6 @@
-// What the scheduler offers a cycle's plugins for preemption (CycleHost, reference §7.4 and
-// §9 step 10): nominated pods, its workers, its seeded random source, and evictions.
+// What the scheduler offers a cycle's plugins for preemption (CycleHost; upstream
+// framework/runtime/framework.go and framework/preemption/executor.go): nominated pods, its
+// workers, its seeded random source, and evictions.
 //
 // Evictions run inside the PostFilter call, before the preemptor's failure is handled, so
 // the victims' deletions are already on their way when the preemptor goes back to the

@@ -1,4 +1,4 @@
-// The scheduling cycle (reference §7.1–§7.5, upstream schedule_one.go).
+// The scheduling cycle (upstream schedule_one.go: schedulingCycle).
 #include <algorithm>
 
 #include <spdlog/spdlog.h>

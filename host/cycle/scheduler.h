@@ -1,6 +1,6 @@
-// Scheduler: the running host. One scheduling loop pops pods and runs the scheduling
-// cycle (reference §7.1–§7.5); each pod that passes goes on to its binding cycle on the
-// binding pool (§7.6) while the loop moves on to the next pod.
+// Scheduler: the running host. One scheduling loop pops pods and runs the scheduling cycle
+// (upstream schedule_one.go: ScheduleOne, schedulingCycle); each pod that passes goes on to its
+// binding cycle on the binding pool (bindingCycle) while the loop moves on to the next pod.
 //
 //   connector --changes--> event handlers --> cache + queue
 //   queue --pop--> scheduling cycle (snapshot, PreFilter, Filter ∥, PreScore, Score ∥,

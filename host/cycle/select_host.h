@@ -1,4 +1,5 @@
-// How many nodes to examine, and which scored node wins (reference §7.2, §7.5).
+// How many nodes to examine, and which scored node wins (upstream schedule_one.go:
+// numFeasibleNodesToFind, selectHost).
 #pragma once
 
 #include <cstddef>

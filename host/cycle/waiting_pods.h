@@ -1,4 +1,4 @@
-// WaitingPods: pods held by Permit (reference §1.4).
+// WaitingPods: pods held by Permit (upstream framework/runtime/waiting_pods_map.go).
 //
 //   add(pod, {plugin -> timeout})  ->  WAITING  --allow(last plugin)-->  ALLOWED (Success)
 //                                        |--reject(plugin, msg)----->  REJECTED (Unschedulable)

@@ -13,6 +13,7 @@
 #include "host/framework/fit_error.h"
 #include "host/framework/framework.h"
 #include "host/framework/host_services.h"
+#include "host/model/pod_key.h"
 #include "host/plugin/registry.h"
 
 namespace sh::evaluate {
@@ -25,10 +26,7 @@ PluginStatus toPluginStatus(const Status& s) {
   return out;
 }
 
-std::string podKey(const sh_pod& p) {
-  return std::string(p.namespace_.ptr, p.namespace_.len) + "/" +
-         std::string(p.name.ptr, p.name.len);
-}
+using model::podKey;
 
 // Loads and creates the scenario's plugins: each at every point it implements, in the
 // order given, weight 1; PrioritySort and DefaultBinder implied.

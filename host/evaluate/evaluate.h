@@ -1,5 +1,5 @@
 // schedhost evaluate: one scheduling decision, explained plugin by plugin and node by node.
-// The contract of the input and output is ../shared/spec/scenario-format.md.
+// The contract of the input and output is docs/scenario-format.md.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Reading a scenario document (../shared/spec/scenario-format.md).
+// Reading a scenario document (docs/scenario-format.md).
 #include <boost/json.hpp>
 
 #include "host/evaluate/evaluate.h"

@@ -27,14 +27,16 @@ class CycleHost {
   virtual ~CycleHost() = default;
 
   // Pods nominated to `node` with priority >= pod's, other than `pod` itself: the pods a
-  // Filter run on that node must treat as present (reference §7.4).
+  // Filter run on that node must treat as present (upstream
+  // framework/runtime/framework.go: RunFilterPluginsWithNominatedPods).
   virtual std::vector<std::shared_ptr<const model::Pod>> nominatedPodsFor(
       std::string_view node, const sh_pod& pod) = 0;
   // Runs fn(i) for i in [0, n); may use several threads.
   virtual void parallelFor(std::size_t n, const std::function<void(std::size_t)>& fn) = 0;
   // The next number of the cycle's seeded generator.
   virtual uint64_t random() = 0;
-  // Evicts `victims` so that `preemptor` fits `node` (reference §9 step 10). Returns an
+  // Evicts `victims` so that `preemptor` fits `node` (upstream
+  // framework/preemption/executor.go: prepareCandidate). Returns an
   // Error status naming every eviction that failed.
   virtual Status preempt(const sh_pod& preemptor, std::string_view node,
                          const std::vector<const sh_pod*>& victims) = 0;

@@ -1,5 +1,5 @@
 // CycleState: what plugins carry from one extension point to the next within one
-// scheduling cycle (reference §2.1). Write-once in the serial phases (PreFilter,
+// scheduling cycle (upstream framework/cycle_state.go). Write-once in the serial phases (PreFilter,
 // PreScore, Reserve, Permit), read-many in the parallel ones (Filter, Score).
 //
 //   entries    key (interned id) -> plugin-owned data freed through its sh_state_ops

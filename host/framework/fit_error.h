@@ -1,4 +1,5 @@
-// Diagnosis and FitError: why a pod fit no node, in upstream's exact words (reference §2.3–§2.4).
+// Diagnosis and FitError: why a pod fit no node, in upstream's exact words (upstream
+// framework/types.go: Diagnosis, FitError.Error).
 #pragma once
 
 #include <cstddef>

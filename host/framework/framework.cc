@@ -7,6 +7,8 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "host/model/quoted.h"
+
 namespace sh {
 namespace {
 
@@ -22,7 +24,7 @@ auto callPlugin(const PluginInstance& p, Fn&& fn) {
   return fn();
 }
 
-std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+using model::quoted;
 
 // The status a plugin writes into on the per-node hot paths: one per thread, reused, so a
 // successful call allocates and frees nothing. Plugins never call back into the framework,

@@ -1,4 +1,4 @@
-// Framework: one profile's plugins, ready to run (reference §1–§2).
+// Framework: one profile's plugins, ready to run (upstream framework/runtime/framework.go).
 //
 // A Framework is immutable once built and shared by reference: a scheduling or
 // binding cycle holds the framework it started with, so a profile swap never changes
@@ -97,10 +97,10 @@ class Framework {
   // Filter on one node; thread-safe across nodes. The first failure ends it.
   Status runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_info& node,
                    std::vector<PluginTrace>* trace = nullptr) const;
-  // Filter on `node` as upstream's RunFilterPluginsWithNominatedPods (reference §7.4): with
-  // `nominated` (the pods nominated to the node with priority >= the pod's) added to a
-  // copy of the node and of the cycle state first, then, if that passed, without them.
-  // Without nominated pods it is runFilter. Thread-safe across nodes.
+  // Filter on `node` as upstream's RunFilterPluginsWithNominatedPods
+  // (framework/runtime/framework.go): with `nominated` (the pods nominated to the node with
+  // priority >= the pod's) added to a copy of the node and of the cycle state first, then, if that
+  // passed, without them. Without nominated pods it is runFilter. Thread-safe across nodes.
   Status runFilterWithNominatedPods(CycleState& cycle, const sh_pod& pod,
                                     const model::NodeInfo& node,
                                     const std::vector<std::shared_ptr<const model::Pod>>& nominated) const;

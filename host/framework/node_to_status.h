@@ -1,5 +1,5 @@
-// NodeToStatus: the Filter phase's verdict per node (reference §2.2). Nodes that
-// passed are absent; nodes never examined answer the "absent" status.
+// NodeToStatus: the Filter phase's verdict per node (upstream framework/types.go: NodeToStatus).
+// Nodes that passed are absent; nodes never examined answer the "absent" status.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,5 @@
-// sh_sim: a dry run on one node, for preemption (reference §9 step 7). It owns a copy of
+// sh_sim: a dry run on one node, for preemption (upstream
+// framework/preemption/preemption.go: SelectVictimsOnNode). It owns a copy of
 // the node's NodeInfo and of the cycle state; removing or adding a pod changes the copy
 // and runs the PreFilter plugins' RemovePod/AddPod extensions on the copied state, and
 // filter() runs the cycle's Filter plugins on the copy with the node's nominated pods, as

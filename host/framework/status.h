@@ -1,5 +1,5 @@
 // The host's Status: a code, its reasons and the plugin that produced it.
-// Mirrors kube-scheduler's framework.Status (reference §1.1).
+// Mirrors kube-scheduler's framework.Status (upstream framework/interface.go: Status, Code).
 #pragma once
 
 #include <schedhost/plugin.h>

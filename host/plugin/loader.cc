@@ -100,7 +100,7 @@ struct ResidentLibrary {
 };
 
 // Every library ever loaded, by (device, inode). Entries are never removed: unloading is
-// never forced (plugin-abi.md §9.10).
+// never forced (docs/plugin-loading.md).
 class ResidentLibraries {
  public:
   // Deliberately never destroyed, so nothing is dlclosed while the process exits.

@@ -19,7 +19,7 @@
 //                coherent.
 //
 // Residency: a library, once dlopened, stays loaded for the life of the process (the
-// "keep resident" policy of plugin-abi.md §9.10), whether or not it passed step 5. Loading
+// "keep resident" policy of docs/plugin-loading.md), whether or not it passed step 5. Loading
 // the same file again, by any path, reuses it: libraries are keyed by (device, inode), and a
 // file whose content changed under the same inode is refused. Every LoadedPlugin also holds
 // its library, so a later unload policy can never pull code from under a live plugin.

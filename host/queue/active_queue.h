@@ -1,5 +1,5 @@
-// ActiveQueue: the pods ready to be scheduled, and the pods being scheduled (reference §5.1,
-// §5.5; upstream backend/queue/active_queue.go).
+// ActiveQueue: the pods ready to be scheduled, and the pods being scheduled (upstream
+// backend/queue/active_queue.go, with its in-flight pods and events).
 //
 // activeQ is a heap ordered by the profiles' QueueSort Less and keyed by namespace/name. The
 // head is what pop() hands to the scheduling cycle next.

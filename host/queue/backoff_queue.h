@@ -1,5 +1,6 @@
-// BackoffQueue: pods waiting out their backoff before they may be retried (reference §5.3;
-// upstream backend/queue/backoff_queue.go, with SchedulerPopFromBackoffQ on as in 1.36).
+// BackoffQueue: pods waiting out their backoff before they may be retried (upstream
+// backend/queue/backoff_queue.go: calculateBackoffDuration, with SchedulerPopFromBackoffQ on as in
+// 1.36).
 //
 // Two heaps behind one interface:
 //   podBackoffQ       pods that were rejected by plugins, ordered by backoff expiry and,

@@ -1,5 +1,5 @@
-// ClusterEvent: a change in the cluster that may make rejected pods schedulable (reference
-// §1.6, upstream framework/events.go and kube-scheduler framework/types.go).
+// ClusterEvent: a change in the cluster that may make rejected pods schedulable (upstream
+// framework/events.go and kube-scheduler framework/types.go: ClusterEvent, QueueingHint).
 //
 // A plugin registers events {resource, actions} (sh_event_registration); the host turns every
 // informer change into incoming events and asks the queue to move pods whose rejector plugins

@@ -1,11 +1,12 @@
 // Nominator: pods nominated to run on a node, usually by preemption, before they are bound
-// (reference §5.6; upstream backend/queue/nominator.go, v1.36).
+// (upstream backend/queue/nominator.go, v1.36).
 //
 //   byNode:    nodeName -> [pod refs]   (insertion order)
 //   nodeByUid: uid -> nodeName
 //
 // A pod appears at most once. The scheduling cycle of another pod consults podsForNode() to
-// count nominated pods of equal or higher priority as already placed (reference §7.4).
+// count nominated pods of equal or higher priority as already placed (upstream
+// framework/runtime/framework.go: RunFilterPluginsWithNominatedPods).
 //
 // Not thread-safe: SchedulingQueue's mutex guards it (upstream's nLock is folded into it).
 #pragma once

@@ -1,5 +1,5 @@
-// QueuedPodInfo: a pod plus what the queue knows about its scheduling attempts (reference §5.2,
-// upstream framework.QueuedPodInfo).
+// QueuedPodInfo: a pod plus what the queue knows about its scheduling attempts (upstream
+// framework/types.go: QueuedPodInfo).
 //
 // Ownership: exactly one place holds a QueuedPodInfo at a time — one of the sub-queues
 // (activeQ, backoffQ, unschedulablePods) or, between pop() and its return through
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "host/model/pod.h"
+#include "host/model/pod_key.h"
 #include "host/queue/cluster_event.h"
 
 namespace sh::queue {
@@ -62,13 +63,7 @@ struct QueuedPodInfo {
   }
   std::string_view uid() const { return pod->uid(); }
   // "namespace/name", the key of every sub-queue.
-  std::string key() const { return podKey(*pod); }
-  static std::string podKey(const model::Pod& p) {
-    std::string k;
-    k.reserve(p.namespaceName().size() + 1 + p.name().size());
-    k.append(p.namespaceName()).append("/").append(p.name());
-    return k;
-  }
+  std::string key() const { return model::podKey(*pod); }
 
   // What QueueSort receives. Valid while this QueuedPodInfo and its pod live.
   sh_queued_pod view() const {

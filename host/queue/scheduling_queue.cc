@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "host/model/pod_key.h"
+
 namespace sh::queue {
 namespace {
 
@@ -414,7 +416,7 @@ void SchedulingQueue::movePods(const std::vector<QueuedPodInfo*>& pods, const Cl
 }
 
 bool SchedulingQueue::activateOne(const model::Pod& pod) {
-  const std::string key = QueuedPodInfo::podKey(pod);
+  const std::string key = model::podKey(pod);
   bool fromBackoffQ = false;
   QueuedPodInfoPtr info = unschedulable_.remove(key);
   const bool wasInUnschedulable = info != nullptr;
@@ -523,13 +525,13 @@ void SchedulingQueue::update(PodPtr oldPod, PodPtr newPod) {
     return;
   }
   if (oldPod != nullptr) {
-    const std::string key = QueuedPodInfo::podKey(*oldPod);
+    const std::string key = model::podKey(*oldPod);
     if (active_.update(key, newPod) || backoff_.update(key, newPod)) {
       nominator_.update(*oldPod, *newPod);
       return;
     }
   }
-  const std::string key = QueuedPodInfo::podKey(*newPod);
+  const std::string key = model::podKey(*newPod);
   if (QueuedPodInfoPtr info = unschedulable_.remove(key)) {
     info->pod = newPod;
     if (oldPod != nullptr) {
@@ -567,7 +569,7 @@ void SchedulingQueue::update(PodPtr oldPod, PodPtr newPod) {
 void SchedulingQueue::remove(const PodPtr& pod) {
   std::lock_guard<std::mutex> lock(mu_);
   nominator_.remove(*pod);
-  const std::string key = QueuedPodInfo::podKey(*pod);
+  const std::string key = model::podKey(*pod);
   QueuedPodInfoPtr info = active_.remove(key);
   if (info == nullptr) {
     info = backoff_.remove(key);
@@ -836,7 +838,7 @@ std::optional<SchedulingQueue::PodLookup> SchedulingQueue::lookupForTest(
     return PodLookup{PodLocation::kUnschedulable, *info};
   }
   for (const PodPtr& pod : active_.inFlightPods()) {
-    if (QueuedPodInfo::podKey(*pod) == key) {
+    if (model::podKey(*pod) == key) {
       QueuedPodInfo info;
       info.pod = pod;
       return PodLookup{PodLocation::kInFlight, std::move(info)};

@@ -1,5 +1,5 @@
 // SchedulingQueue: the pods waiting to be scheduled, and the rules that move them between
-// sub-queues (reference §5; upstream backend/queue/scheduling_queue.go, PriorityQueue, with
+// sub-queues (upstream backend/queue/scheduling_queue.go: PriorityQueue, with
 // v1.36 defaults: QueueingHints locked on, SchedulerPopFromBackoffQ on).
 //
 // A pod's states and the transitions between them:
@@ -101,7 +101,8 @@ struct PendingCounts {
   bool operator==(const PendingCounts&) const = default;
 };
 
-// The queue's metrics (reference §8), for host/metrics to export.
+// The queue's metrics (upstream metrics/metrics.go: pending_pods and the like), for
+// host/metrics to export.
 struct QueueMetrics {
   // scheduler_queue_incoming_pods_total{queue, event}; queue is active|backoff|unschedulable.
   std::map<std::pair<std::string, std::string>, uint64_t> incomingPods;

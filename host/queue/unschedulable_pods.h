@@ -1,6 +1,6 @@
 // UnschedulablePods: pods that were tried and found unschedulable, waiting for a cluster event
-// (or the 5 minute flush) to move them; and pods gated by a PreEnqueue plugin (reference §5.1;
-// upstream backend/queue/unschedulable_pods.go). A map keyed by namespace/name.
+// (or the 5 minute flush) to move them; and pods gated by a PreEnqueue plugin (upstream
+// backend/queue/unschedulable_pods.go). A map keyed by namespace/name.
 //
 // The pending_pods gauge splits the map in two: "gated" for pods with a gating plugin,
 // "unschedulable" for the rest. Each entry remembers which side it was counted on, so the two

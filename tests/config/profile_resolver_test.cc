@@ -48,7 +48,7 @@ TEST(ResolveDefaultsTest, ShippedPluginsReproduceUpstreamDefaultsLessMissing) {
   EXPECT_TRUE(p.names(ExtensionPoint::kPreBind).empty());
   EXPECT_EQ(p.names(ExtensionPoint::kBind), (Names{"DefaultBinder"}));
   EXPECT_TRUE(p.names(ExtensionPoint::kPostBind).empty());
-  // §1.3 / §3.1 weights.
+  // Default Score weights (upstream apis/config/v1/default_plugins.go: getDefaultPlugins).
   EXPECT_EQ(p.scoreWeight("TaintToleration"), 3);
   EXPECT_EQ(p.scoreWeight("NodeAffinity"), 2);
   EXPECT_EQ(p.scoreWeight("NodeResourcesFit"), 1);
@@ -60,7 +60,7 @@ TEST(ResolveDefaultsTest, ShippedPluginsReproduceUpstreamDefaultsLessMissing) {
 }
 
 TEST(ResolveDefaultsTest, FullCatalogMatchesUpstreamTable) {
-  // reference §3.2, the default list expanded per extension point.
+  // Upstream's default list (apis/config/v1/default_plugins.go) expanded per extension point.
   Diagnostics diags;
   const ResolvedProfile p = resolveText("", fullUpstreamCatalog(), diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.str();

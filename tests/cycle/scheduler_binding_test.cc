@@ -1,5 +1,5 @@
-// Binding-cycle failures (reference §7.6 step 7): TestBinder fails Bind the first N times
-// per pod, then skips so DefaultBinder binds. A failure must unreserve, forget the assumed
+// Binding-cycle failures (upstream schedule_one.go: bindingCycle): TestBinder fails Bind the first
+// N times per pod, then skips so DefaultBinder binds. A failure must unreserve, forget the assumed
 // pod, and requeue it with backoff; the retry must then succeed.
 #include "host/cycle/scheduler.h"
 

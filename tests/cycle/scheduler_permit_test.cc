@@ -1,7 +1,7 @@
-// Permit and WaitOnPermit end to end (reference §1.4, §7.6): a pod held by TestPermit is
-// allowed, rejected, timed out, allowed by the plugin through the host API, deleted while it
-// waits, or loses its node while it waits. The scheduler runs on its own thread throughout,
-// as `schedhost run --follow` does.
+// Permit and WaitOnPermit end to end (upstream schedule_one.go: bindingCycle): a pod held by
+// TestPermit is allowed, rejected, timed out, allowed by the plugin through the host API, deleted
+// while it waits, or loses its node while it waits. The scheduler runs on its own thread
+// throughout, as `schedhost run --follow` does.
 #include "host/cycle/scheduler.h"
 
 #include <gmock/gmock.h>

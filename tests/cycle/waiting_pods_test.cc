@@ -1,4 +1,5 @@
-// WaitingPod on its own (reference §1.4): several plugins waiting, allow, reject, timeouts.
+// WaitingPod on its own (upstream framework/runtime/waiting_pods_map.go): several plugins waiting,
+// allow, reject, timeouts.
 #include "host/cycle/waiting_pods.h"
 
 #include <gtest/gtest.h>

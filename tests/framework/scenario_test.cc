@@ -1,4 +1,4 @@
-// Reading scenario documents (../shared/spec/scenario-format.md): the optional object
+// Reading scenario documents (docs/scenario-format.md): the optional object
 // arrays, and pods that pass through priority admission before they are parsed.
 #include <gtest/gtest.h>
 

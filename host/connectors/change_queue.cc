@@ -1,0 +1,23 @@
+#include "host/connectors/change_queue.h"
+
+#include <utility>
+
+namespace sh::connectors {
+
+void ChangeQueue::push(ClusterChange change) { changes_.push_back(std::move(change)); }
+
+void ChangeQueue::notify() { grown_.notify_all(); }
+
+std::optional<ClusterChange> ChangeQueue::next(std::unique_lock<std::mutex>& lock,
+                                               std::chrono::milliseconds timeout,
+                                               const bool& stopped) {
+  grown_.wait_for(lock, timeout, [&] { return stopped || !changes_.empty(); });
+  if (stopped || changes_.empty()) {
+    return std::nullopt;
+  }
+  ClusterChange change = std::move(changes_.front());
+  changes_.pop_front();
+  return change;
+}
+
+}  // namespace sh::connectors

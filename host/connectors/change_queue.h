@@ -1,0 +1,36 @@
+// ChangeQueue: the cluster changes a connector has yet to hand to the scheduler through
+// Connector::next(), in order. It has no mutex of its own: its owner guards it, together with
+// the rest of the owner's state, with the owner's mutex, and every method must be called with
+// that mutex held.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <optional>
+
+#include "host/connectors/connector.h"
+
+namespace sh::connectors {
+
+class ChangeQueue {
+ public:
+  // Appends `change`; call notify() once the pushes are done.
+  void push(ClusterChange change);
+  // Wakes next(): the queue grew, the input ended, or the owner stopped.
+  void notify();
+  // The oldest change, waiting up to `timeout` for one while `stopped` is false. nullopt when
+  // none came or `stopped` is true. `lock` holds the owner's mutex.
+  std::optional<ClusterChange> next(std::unique_lock<std::mutex>& lock,
+                                    std::chrono::milliseconds timeout, const bool& stopped);
+  bool empty() const { return changes_.empty(); }
+  std::size_t size() const { return changes_.size(); }
+
+ private:
+  std::condition_variable grown_;
+  std::deque<ClusterChange> changes_;
+};
+
+}  // namespace sh::connectors
