@@ -8,6 +8,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev
   libspdlog-dev libfmt-dev libtoml11-dev libcli11-dev
   libgtest-dev libgmock-dev
+  clang-tidy clang-format
 )
 
 missing=()
