@@ -1,70 +1,12 @@
 #include "host/model/resource_list.h"
 
+#include <schedhost/helpers/names.hpp>
+
 #include <algorithm>
 
 #include "host/model/interner.h"
 
 namespace sh::model {
-namespace {
-
-bool startsWith(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
-
-bool alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-bool lowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-// validation.IsDNS1123Subdomain.
-bool isDns1123Subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) {
-    return false;
-  }
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = s.find('.', start);
-    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    if (label.empty() || !lowerAlnum(label.front()) || !lowerAlnum(label.back())) {
-      return false;
-    }
-    for (char c : label) {
-      if (!lowerAlnum(c) && c != '-') {
-        return false;
-      }
-    }
-    if (dot == std::string_view::npos) {
-      return true;
-    }
-    start = dot + 1;
-  }
-}
-
-// validation.IsQualifiedName: [prefix/]name, name <= 63 chars of [-A-Za-z0-9_.] with
-// alphanumeric ends, prefix a DNS-1123 subdomain.
-bool isQualifiedName(std::string_view s) {
-  std::string_view name = s;
-  std::size_t slash = s.find('/');
-  if (slash != std::string_view::npos) {
-    if (s.find('/', slash + 1) != std::string_view::npos) {
-      return false;
-    }
-    if (!isDns1123Subdomain(s.substr(0, slash))) {
-      return false;
-    }
-    name = s.substr(slash + 1);
-  }
-  if (name.empty() || name.size() > 63 || !alnum(name.front()) || !alnum(name.back())) {
-    return false;
-  }
-  for (char c : name) {
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') {
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 std::vector<ResourceList::Entry>::iterator ResourceList::lowerBound(sh_id name) {
   return std::lower_bound(entries_.begin(), entries_.end(), name,
                           [](const Entry& e, sh_id n) { return e.name < n; });
@@ -111,27 +53,15 @@ void ResourceList::maxWith(const ResourceList& other) {
   }
 }
 
-bool isHugepagesResource(std::string_view name) { return startsWith(name, "hugepages-"); }
+bool isHugepagesResource(std::string_view name) { return name.starts_with("hugepages-"); }
 
-bool isNativeResource(std::string_view name) {
-  return name.find('/') == std::string_view::npos ||
-         name.find("kubernetes.io/") != std::string_view::npos;
-}
+// The name rules are the SDK's (schedhost/helpers/names.hpp), so the host and the plugins
+// classify resources alike.
+bool isNativeResource(std::string_view name) { return schedhost::isNativeResourceName(name); }
 
-bool isExtendedResource(std::string_view name) {
-  if (isNativeResource(name) || startsWith(name, "requests.")) {
-    return false;
-  }
-  std::string quotaName = "requests.";
-  quotaName += name;
-  return isQualifiedName(quotaName);
-}
+bool isExtendedResource(std::string_view name) { return schedhost::isExtendedResourceName(name); }
 
-bool isScalarResource(std::string_view name) {
-  return isExtendedResource(name) || isHugepagesResource(name) ||
-         name.find("kubernetes.io/") != std::string_view::npos ||
-         startsWith(name, "attachable-volumes-");
-}
+bool isScalarResource(std::string_view name) { return schedhost::isScalarResourceName(name); }
 
 bool isSupportedPodLevelResource(std::string_view name) {
   return name == "cpu" || name == "memory" || isHugepagesResource(name);
