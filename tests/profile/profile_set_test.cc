@@ -1,0 +1,107 @@
+// profile::load: from a schedhost.toml to one immutable Framework per schedulerName, with the
+// default plugins this build produced.
+#include "host/profile/profile_set.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace sh::profile {
+namespace {
+
+// Profile loading never binds or waits; a host that refuses everything is enough.
+class NoServices : public HostServices {
+ public:
+  Status bindPod(const sh_pod&, std::string_view) override { return Status::error("no binding"); }
+  bool allowWaitingPod(std::string_view, std::string_view) override { return false; }
+  bool rejectWaitingPod(std::string_view, std::string_view, std::string_view) override {
+    return false;
+  }
+};
+
+class ProfileSetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("profile_set_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  ProfileSet load(const std::string& profiles, bool createPlugins = true) {
+    std::string file = (dir_ / "schedhost.toml").string();
+    std::ofstream(file) << "pluginDirs = [\"" << SCHEDHOST_TEST_PLUGIN_DIR << "\"]\n" << profiles;
+    LoadRequest req;
+    req.hostConfigFile = file;
+    req.createPlugins = createPlugins;
+    return profile::load(req, &services_, diags_);
+  }
+
+  std::vector<std::string> scorePlugins(const Framework& fw) {
+    std::vector<std::string> names;
+    for (const PluginPtr& p : fw.plugins(Point::kScore)) {
+      names.push_back(p->name());
+    }
+    return names;
+  }
+
+  std::filesystem::path dir_;
+  NoServices services_;
+  config::Diagnostics diags_;
+};
+
+constexpr const char* kTwoProfiles = R"(
+[[profiles]]
+schedulerName = "default-scheduler"
+
+[[profiles]]
+schedulerName = "binpack-scheduler"
+[profiles.plugins.score]
+disabled = [ { name = "*" } ]
+enabled = [ { name = "NodeResourcesFit", weight = 2 } ]
+)";
+
+TEST_F(ProfileSetTest, OneFrameworkPerSchedulerName) {
+  ProfileSet set = load(kTwoProfiles);
+  ASSERT_FALSE(diags_.hasErrors()) << diags_.str();
+  ASSERT_EQ(set.frameworks.size(), 2u);
+  const Framework* binpack = set.find("binpack-scheduler");
+  ASSERT_NE(binpack, nullptr);
+  EXPECT_EQ(binpack->profileName(), "binpack-scheduler");
+  EXPECT_EQ(scorePlugins(*binpack), std::vector<std::string>{"NodeResourcesFit"});
+  EXPECT_EQ(binpack->scoreWeights(), std::vector<int64_t>{2});
+  // A pod asking for another scheduler is not ours.
+  EXPECT_EQ(set.find("volcano"), nullptr);
+
+  const Framework* defaults = set.find("default-scheduler");
+  ASSERT_NE(defaults, nullptr);
+  EXPECT_GT(scorePlugins(*defaults).size(), 1u);
+  EXPECT_EQ(defaults->plugins(Point::kQueueSort).size(), 1u);
+  EXPECT_EQ(defaults->plugins(Point::kBind).size(), 1u);
+}
+
+TEST_F(ProfileSetTest, ResolvesWithoutCreatingWhenAsked) {
+  ProfileSet set = load(kTwoProfiles, /*createPlugins=*/false);
+  ASSERT_FALSE(diags_.hasErrors()) << diags_.str();
+  EXPECT_EQ(set.resolved.size(), 2u);
+  EXPECT_TRUE(set.frameworks.empty());
+}
+
+TEST_F(ProfileSetTest, AnUnknownPluginBuildsNothing) {
+  ProfileSet set = load(R"(
+[[profiles]]
+schedulerName = "default-scheduler"
+[profiles.plugins.filter]
+enabled = [ { name = "NoSuchPlugin" } ]
+)");
+  EXPECT_TRUE(diags_.hasErrors());
+  EXPECT_NE(diags_.str().find("NoSuchPlugin"), std::string::npos) << diags_.str();
+  EXPECT_TRUE(set.frameworks.empty());
+}
+
+}  // namespace
+}  // namespace sh::profile
