@@ -124,6 +124,13 @@ TEST(FrameworkTest, ScoreOutOfRangeIsAnError) {
             "[0, 100] after normalizing");
 }
 
+TEST(FrameworkTest, RawScoreOutOfRangeWithoutNormalizeIsAnError) {
+  // No NormalizeScore: the raw 1000 itself must lie in [0, 100].
+  EXPECT_EQ(runError(threeNodes(R"({"score":{"n1":1000}})")),
+            "plugin \"ScriptedA\" returns an invalid score 1000, it should in the range of "
+            "[0, 100] after normalizing");
+}
+
 TEST(FrameworkTest, ThrowingFilterBecomesAnErrorWithItsMessage) {
   EXPECT_EQ(runError(threeNodes(R"({"throwIn":"filter"})")),
             "running \"ScriptedA\" filter plugin: boom");

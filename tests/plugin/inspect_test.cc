@@ -9,7 +9,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "host/plugin/loader.h"
-#include "tests/loader/test_support.h"
+#include "tests/plugin/test_support.h"
 
 namespace sh::plugin {
 namespace {

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "host/plugin/sha256.h"
-#include "tests/loader/test_support.h"
+#include "tests/plugin/test_support.h"
 
 namespace sh::plugin {
 namespace {

@@ -12,7 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/loader/test_support.h"
+#include "tests/plugin/test_support.h"
 
 namespace sh::plugin {
 namespace {
