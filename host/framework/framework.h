@@ -17,11 +17,11 @@
 
 #include <schedhost/plugin.h>
 
+#include "host/common/status.h"
 #include "host/framework/cycle_state.h"
 #include "host/framework/extension_point.h"
 #include "host/framework/node_to_status.h"
 #include "host/framework/plugin_instance.h"
-#include "host/framework/status.h"
 #include "host/model/node_info.h"
 #include "host/model/pod.h"
 

@@ -67,8 +67,8 @@
 #include <utility>
 #include <vector>
 
+#include "host/common/status.h"
 #include "host/framework/framework.h"
-#include "host/framework/status.h"
 #include "host/queue/active_queue.h"
 #include "host/queue/backoff_queue.h"
 #include "host/queue/clock.h"
