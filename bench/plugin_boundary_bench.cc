@@ -26,8 +26,8 @@ extern "C" const sh_plugin_descriptor* bench_taint_entry(void);
 
 namespace {
 
-using sh::model::testing::MakeNode;
-using sh::model::testing::MakePod;
+using sh::model::testing::makeNode;
+using sh::model::testing::makePod;
 
 std::shared_ptr<const sh::plugin::LoadedPlugin> linkedIn(const sh_plugin_descriptor* d) {
   auto p = std::make_shared<sh::plugin::LoadedPlugin>();
@@ -50,7 +50,7 @@ std::shared_ptr<sh::Framework> frameworkOf(
   sh::config::Diagnostics diags;
   static std::vector<std::shared_ptr<sh::config::ArgNode>> keep;
   for (const auto& lib : libs) {
-    auto args = sh::config::ArgNode::from_json_text(
+    auto args = sh::config::ArgNode::fromJsonText(
         lib->descriptor->default_args_json ? lib->descriptor->default_args_json : "{}");
     keep.push_back(std::make_shared<sh::config::ArgNode>(std::move(*args)));
     auto inst = sh::PluginInstance::create(lib, *keep.back(), services, diags);
@@ -60,7 +60,7 @@ std::shared_ptr<sh::Framework> frameworkOf(
     }
     for (sh::Point p : sh::config::kAllExtensionPoints) {
       if ((inst->points() & sh::config::pointBit(p)) != 0) {
-        fc.plugins[sh::config::index_of(p)].push_back(inst);
+        fc.plugins[sh::config::indexOf(p)].push_back(inst);
         if (p == sh::Point::kScore) {
           fc.scoreWeights.push_back(1);
         }
@@ -119,22 +119,22 @@ int main(int argc, char** argv) {
   std::vector<std::shared_ptr<const sh::model::Pod>> pods;
   for (int i = 0; i < numNodes; ++i) {
     std::string name = "node-" + std::to_string(i);
-    auto b = MakeNode().Name(name).Capacity({{"cpu", "4"}, {"memory", "32Gi"}, {"pods", "110"}});
+    auto b = makeNode().name(name).capacity({{"cpu", "4"}, {"memory", "32Gi"}, {"pods", "110"}});
     if (i % 10 == 0) {
-      b.Taint("dedicated", "infra", "NoSchedule");
+      b.taint("dedicated", "infra", "NoSchedule");
     }
-    nodes.push_back(b.Obj());
+    nodes.push_back(b.obj());
     for (int j = 0; j < 2; ++j) {
-      pods.push_back(MakePod()
-                         .Name(name + "-p" + std::to_string(j))
-                         .UID(name + "-p" + std::to_string(j))
-                         .Node(name)
-                         .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
-                         .Obj());
+      pods.push_back(makePod()
+                         .name(name + "-p" + std::to_string(j))
+                         .uid(name + "-p" + std::to_string(j))
+                         .node(name)
+                         .req({{"cpu", "100m"}, {"memory", "500Mi"}})
+                         .obj());
     }
   }
   auto snap = sh::cache::buildSnapshot(nodes, pods);
-  auto pod = MakePod().Name("bench").UID("bench").Req({{"cpu", "100m"}, {"memory", "500Mi"}}).Obj();
+  auto pod = makePod().name("bench").uid("bench").req({{"cpu", "100m"}, {"memory", "500Mi"}}).obj();
 
   sh::NullHostServices services;
   sh::plugin::PluginRegistry registry;
