@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -130,6 +131,9 @@ class Framework {
  private:
   Config config_;
 };
+
+// The frameworks by schedulerName, one per profile.
+using Frameworks = std::map<std::string, std::shared_ptr<const Framework>, std::less<>>;
 
 // A plugin's answer, checked: an out-of-range code becomes an Error naming the plugin.
 Status checkedStatus(const PluginInstance& plugin, int code, sh_status& raw);

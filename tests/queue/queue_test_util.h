@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host/config/args_tree.h"
+#include "host/cycle/queue_profiles.h"
 #include "host/config/diagnostics.h"
 #include "host/framework/framework.h"
 #include "host/framework/host_services.h"
@@ -79,9 +80,9 @@ inline std::shared_ptr<const Framework> makeFramework(
   return std::make_shared<Framework>(std::move(config));
 }
 
-inline Profiles oneProfile(const std::vector<std::pair<Point, PluginPtr>>& plugins,
+inline Frameworks oneProfile(const std::vector<std::pair<Point, PluginPtr>>& plugins,
                            const std::string& name = "default-scheduler") {
-  Profiles out;
+  Frameworks out;
   out[name] = makeFramework(name, plugins);
   return out;
 }

@@ -400,7 +400,7 @@ TEST_F(SchedulingQueueHintsTest, PluginWithNoEventsOnlyWaitsForTheWildcard) {
 }
 
 TEST_F(SchedulingQueueHintsTest, EachProfileUsesItsOwnHints) {
-  Profiles profiles;
+  Frameworks profiles;
   profiles["queue-yes"] = testing::makeFramework(
       "queue-yes", {{Point::kFilter, scripted("QueueA", oneEvent("Node", R"("Add")", "Queue"))}});
   profiles["queue-no"] = testing::makeFramework(
