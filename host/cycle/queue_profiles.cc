@@ -9,8 +9,9 @@ namespace {
 
 // Only plugins at these points may requeue pods they rejected (upstream: the framework fills
 // EnqueueExtensions for PreEnqueue, PreFilter, Filter, Reserve and Permit plugins).
-constexpr Point kRejectorPoints[] = {Point::kPreEnqueue, Point::kPreFilter, Point::kFilter,
-                                     Point::kReserve, Point::kPermit};
+constexpr ExtensionPoint kRejectorPoints[] = {
+    ExtensionPoint::kPreEnqueue, ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
+    ExtensionPoint::kReserve, ExtensionPoint::kPermit};
 
 // Calls fn() holding the plugin's serializer when it asked for one.
 template <typename Fn>
@@ -35,18 +36,18 @@ Status runPreEnqueuePlugin(const PluginInstance& p, const sh_pod& pod) {
 queue::QueueProfile queueProfile(const std::shared_ptr<const Framework>& fw) {
   queue::QueueProfile out;
   out.owner = fw;
-  if (!fw->plugins(Point::kQueueSort).empty()) {
+  if (!fw->plugins(ExtensionPoint::kQueueSort).empty()) {
     out.less = [f = fw.get()](const sh_queued_pod& a, const sh_queued_pod& b) {
       return f->queueSortLess(a, b);
     };
   }
-  for (const PluginPtr& plugin : fw->plugins(Point::kPreEnqueue)) {
+  for (const PluginPtr& plugin : fw->plugins(ExtensionPoint::kPreEnqueue)) {
     out.preEnqueue.push_back(queue::PreEnqueuePlugin{
         plugin->name(),
         [p = plugin.get()](const sh_pod& pod) { return runPreEnqueuePlugin(*p, pod); }});
   }
   std::vector<const PluginInstance*> seen;
-  for (Point point : kRejectorPoints) {
+  for (ExtensionPoint point : kRejectorPoints) {
     for (const PluginPtr& plugin : fw->plugins(point)) {
       if (std::find(seen.begin(), seen.end(), plugin.get()) != seen.end()) {
         continue;

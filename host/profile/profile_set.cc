@@ -32,10 +32,10 @@ Frameworks buildFrameworks(
     }
     Framework::Config fc;
     fc.profileName = rp.schedulerName;
-    for (Point p : config::kAllExtensionPoints) {
+    for (ExtensionPoint p : kAllExtensionPoints) {
       for (const config::ResolvedPlugin& r : rp.at(p)) {
-        fc.plugins[config::indexOf(p)].push_back(instances.at(r.name));
-        if (p == Point::kScore) {
+        fc.plugins[indexOf(p)].push_back(instances.at(r.name));
+        if (p == ExtensionPoint::kScore) {
           fc.scoreWeights.push_back(r.weight);
         }
       }

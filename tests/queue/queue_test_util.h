@@ -12,14 +12,19 @@
 #include <vector>
 
 #include "host/config/args_tree.h"
-#include "host/cycle/queue_profiles.h"
 #include "host/config/diagnostics.h"
+#include "host/cycle/queue_profiles.h"
 #include "host/framework/framework.h"
 #include "host/framework/host_services.h"
 #include "host/framework/plugin_instance.h"
 #include "host/model/testing/wrappers.h"
 #include "host/plugin/registry.h"
 #include "host/queue/scheduling_queue.h"
+
+namespace sh::queue {
+// The extension points, short, in these tests.
+using Point = ExtensionPoint;
+}  // namespace sh::queue
 
 namespace sh::queue::testing {
 

@@ -346,7 +346,7 @@ TEST_F(SchedulingQueueHintsTest, OnlyRejectingPointsRegisterEvents) {
     }
     make(placed);
     EXPECT_EQ(q_->registeredEventsForTest("default-scheduler").size(), c.want)
-        << pointName(c.points[0]);
+        << typeName(c.points[0]);
   }
 }
 
