@@ -58,10 +58,10 @@ std::shared_ptr<sh::Framework> frameworkOf(
       std::fprintf(stderr, "%s", diags.str().c_str());
       std::exit(1);
     }
-    for (sh::Point p : sh::config::kAllExtensionPoints) {
-      if ((inst->points() & sh::config::pointBit(p)) != 0) {
-        fc.plugins[sh::config::indexOf(p)].push_back(inst);
-        if (p == sh::Point::kScore) {
+    for (sh::ExtensionPoint p : sh::kAllExtensionPoints) {
+      if ((inst->points() & sh::pointBit(p)) != 0) {
+        fc.plugins[sh::indexOf(p)].push_back(inst);
+        if (p == sh::ExtensionPoint::kScore) {
           fc.scoreWeights.push_back(1);
         }
       }

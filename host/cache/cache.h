@@ -61,7 +61,7 @@
 #include "host/cache/image_index.h"
 #include "host/cache/node_tree.h"
 #include "host/cache/snapshot.h"
-#include "host/framework/status.h"
+#include "host/common/status.h"
 #include "host/model/node.h"
 #include "host/model/node_info.h"
 #include "host/model/pod.h"

@@ -56,7 +56,7 @@ int runBench(const BenchArgs& args) {
   so.parallelism = args.parallelism >= 0 ? args.parallelism : set.host.parallelism;
   so.percentageOfNodesToScore = set.host.percentageOfNodesToScore;
   so.seed = args.seed;
-  cycle::FrameworkMap frameworks(set.frameworks.begin(), set.frameworks.end());
+  Frameworks frameworks(set.frameworks.begin(), set.frameworks.end());
   const auto wallStart = std::chrono::steady_clock::now();
   cycle::SchedulerStats stats;
   connectors::LatencySummary latency;

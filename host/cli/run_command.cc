@@ -52,7 +52,7 @@ int runRun(const RunArgs& args) {
   so.seed = args.seed;
   so.queue.initialBackoff = std::chrono::seconds(set.host.podInitialBackoffSeconds);
   so.queue.maxBackoff = std::chrono::seconds(set.host.podMaxBackoffSeconds);
-  cycle::FrameworkMap frameworks(set.frameworks.begin(), set.frameworks.end());
+  Frameworks frameworks(set.frameworks.begin(), set.frameworks.end());
   auto start = std::chrono::steady_clock::now();
   cycle::SchedulerStats stats;
   std::size_t pending = 0;

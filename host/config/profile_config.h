@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "host/common/extension_point.h"
 #include "host/config/args_tree.h"
 #include "host/config/diagnostics.h"
-#include "host/config/extension_point.h"
 
 namespace sh::config {
 

@@ -30,10 +30,10 @@
 #include <string_view>
 #include <vector>
 
+#include "host/common/extension_point.h"
 #include "host/config/args_tree.h"
 #include "host/config/catalog.h"
 #include "host/config/diagnostics.h"
-#include "host/config/extension_point.h"
 #include "host/config/profile_config.h"
 
 namespace sh::config {

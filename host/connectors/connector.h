@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "host/framework/status.h"
+#include "host/common/status.h"
 #include "host/model/cluster_objects.h"
 #include "host/model/node.h"
 #include "host/model/pod.h"

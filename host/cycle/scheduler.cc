@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "host/cycle/pod_text.h"
+#include "host/cycle/queue_profiles.h"
 #include "host/queue/cluster_event.h"
 
 namespace sh::cycle {
@@ -14,7 +15,7 @@ bool assigned(const model::Pod& p) { return p.view().node_name.len > 0; }
 
 }  // namespace
 
-Scheduler::Scheduler(FrameworkMap frameworks, connectors::Connector& connector,
+Scheduler::Scheduler(Frameworks frameworks, connectors::Connector& connector,
                      connectors::DecisionLog* log, SchedulerOptions options, queue::Clock* clock)
     : frameworks_(std::move(frameworks)),
       connector_(connector),
@@ -28,7 +29,8 @@ Scheduler::Scheduler(FrameworkMap frameworks, connectors::Connector& connector,
     clock_ = ownedClock_.get();
   }
   rngState_ = options_.seed;
-  queue_ = std::make_unique<queue::SchedulingQueue>(frameworks_, options_.queue, clock_);
+  queue_ = std::make_unique<queue::SchedulingQueue>(queueProfiles(frameworks_), options_.queue,
+                                                    clock_);
   int threads = std::max(1, options_.bindingThreads);
   for (int i = 0; i < threads; ++i) {
     bindThreads_.emplace_back([this] { bindingWorker(); });

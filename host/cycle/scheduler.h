@@ -41,8 +41,6 @@
 
 namespace sh::cycle {
 
-using FrameworkMap = std::map<std::string, std::shared_ptr<const Framework>, std::less<>>;
-
 struct SchedulerOptions {
   int parallelism = 16;               // Filter/Score workers; 0 = one per core
   int percentageOfNodesToScore = 0;   // 0 = adaptive
@@ -62,7 +60,7 @@ struct SchedulerStats {
 
 class Scheduler : private CycleHost {
  public:
-  Scheduler(FrameworkMap frameworks, connectors::Connector& connector,
+  Scheduler(Frameworks frameworks, connectors::Connector& connector,
             connectors::DecisionLog* log, SchedulerOptions options,
             queue::Clock* clock = nullptr);
   ~Scheduler();
@@ -80,7 +78,7 @@ class Scheduler : private CycleHost {
   // Waits until every binding cycle started so far has finished.
   void waitForBindingsForTest();
 
-  const FrameworkMap& frameworks() const { return frameworks_; }
+  const Frameworks& frameworks() const { return frameworks_; }
   cache::Cache& cache() { return cache_; }
   queue::SchedulingQueue& queue() { return *queue_; }
   WaitingPods& waitingPods() { return waitingPods_; }
@@ -147,7 +145,7 @@ class Scheduler : private CycleHost {
   bool finished(bool follow) const;
   int64_t nowNanos() const;
 
-  FrameworkMap frameworks_;
+  Frameworks frameworks_;
   connectors::Connector& connector_;
   connectors::DecisionLog* log_;
   SchedulerOptions options_;

@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "host/framework/status.h"
+#include "host/common/status.h"
 
 namespace sh::cycle {
 

@@ -84,8 +84,8 @@ std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
     if (inst == nullptr) {
       continue;
     }
-    for (std::size_t p = 0; p < kPointCount; ++p) {
-      if ((inst->points() & pointBit(static_cast<Point>(p))) != 0) {
+    for (std::size_t p = 0; p < kExtensionPointCount; ++p) {
+      if ((inst->points() & pointBit(static_cast<ExtensionPoint>(p))) != 0) {
         config.plugins[p].push_back(inst);
       }
     }
@@ -93,7 +93,8 @@ std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
   if (diags.hasErrors()) {
     throw std::runtime_error(diags.str());
   }
-  config.scoreWeights.assign(config.plugins[static_cast<std::size_t>(Point::kScore)].size(), 1);
+  config.scoreWeights.assign(
+      config.plugins[static_cast<std::size_t>(ExtensionPoint::kScore)].size(), 1);
   return std::make_shared<Framework>(std::move(config));
 }
 
@@ -255,7 +256,7 @@ Result run(const Scenario& scenario, const Options& options) {
   if (!ss.ok()) {
     throw std::runtime_error(ss.message());
   }
-  const auto& scorers = fw->plugins(Point::kScore);
+  const auto& scorers = fw->plugins(ExtensionPoint::kScore);
   for (std::size_t n = 0; n < scores.size(); ++n) {
     const NodeScore& ns = scores[n];
     NodeResult& nr = result.nodes[std::string(ns.node->node->name.ptr, ns.node->node->name.len)];

@@ -17,7 +17,7 @@
 
 #include <schedhost/plugin.h>
 
-#include "host/framework/status.h"
+#include "host/common/status.h"
 #include "host/model/pod.h"
 
 namespace sh {

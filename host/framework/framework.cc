@@ -68,7 +68,7 @@ Status checkedStatus(const PluginInstance& plugin, int code, sh_status& raw) {
 
 Framework::Framework(Config config) : config_(std::move(config)) {
   auto& weights = config_.scoreWeights;
-  weights.resize(plugins(Point::kScore).size(), 1);
+  weights.resize(plugins(ExtensionPoint::kScore).size(), 1);
   for (int64_t& w : weights) {
     if (w <= 0) {
       w = 1;
@@ -90,7 +90,7 @@ std::vector<PluginPtr> Framework::allPlugins() const {
 }
 
 Status Framework::runPreEnqueue(const sh_pod& pod) const {
-  for (const PluginPtr& p : plugins(Point::kPreEnqueue)) {
+  for (const PluginPtr& p : plugins(ExtensionPoint::kPreEnqueue)) {
     sh_status raw;
     int code = callPlugin(*p, [&] { return p->vtable().pre_enqueue(p->self(), &pod, &raw); });
     Status s = checkedStatus(*p, code, raw);
@@ -103,7 +103,7 @@ Status Framework::runPreEnqueue(const sh_pod& pod) const {
 }
 
 bool Framework::queueSortLess(const sh_queued_pod& a, const sh_queued_pod& b) const {
-  const auto& qs = plugins(Point::kQueueSort);
+  const auto& qs = plugins(ExtensionPoint::kQueueSort);
   if (qs.empty()) {
     return false;
   }
@@ -113,7 +113,7 @@ bool Framework::queueSortLess(const sh_queued_pod& a, const sh_queued_pod& b) co
 
 Status Framework::runPreFilter(CycleState& cycle, const sh_pod& pod, PreFilterOutcome& outcome,
                                std::vector<PluginTrace>* trace) const {
-  const auto& list = plugins(Point::kPreFilter);
+  const auto& list = plugins(ExtensionPoint::kPreFilter);
   outcome = PreFilterOutcome();
   std::set<std::string> merged;
   Status returnStatus;
@@ -176,7 +176,7 @@ Status Framework::runPreFilter(CycleState& cycle, const sh_pod& pod, PreFilterOu
   outcome.nodeNames.assign(merged.begin(), merged.end());
 
   cycle.skipFilterPlugins = skipped;
-  const auto& filters = plugins(Point::kFilter);
+  const auto& filters = plugins(ExtensionPoint::kFilter);
   cycle.skipFilterMask.assign(filters.size(), 0);
   for (std::size_t i = 0; i < filters.size(); ++i) {
     cycle.skipFilterMask[i] = skipped.count(filters[i]->name()) != 0 ? 1 : 0;
@@ -186,7 +186,7 @@ Status Framework::runPreFilter(CycleState& cycle, const sh_pod& pod, PreFilterOu
 
 Status Framework::runPreFilterAddPod(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
                                      const sh_node_info& node) const {
-  for (const PluginPtr& p : plugins(Point::kPreFilter)) {
+  for (const PluginPtr& p : plugins(ExtensionPoint::kPreFilter)) {
     if (p->vtable().pre_filter_add_pod == nullptr || cycle.skipFilterPlugins.count(p->name())) {
       continue;
     }
@@ -206,7 +206,7 @@ Status Framework::runPreFilterAddPod(CycleState& cycle, const sh_pod& pod, const
 
 Status Framework::runPreFilterRemovePod(CycleState& cycle, const sh_pod& pod,
                                         const sh_pod& other, const sh_node_info& node) const {
-  for (const PluginPtr& p : plugins(Point::kPreFilter)) {
+  for (const PluginPtr& p : plugins(ExtensionPoint::kPreFilter)) {
     if (p->vtable().pre_filter_remove_pod == nullptr ||
         cycle.skipFilterPlugins.count(p->name())) {
       continue;
@@ -227,7 +227,7 @@ Status Framework::runPreFilterRemovePod(CycleState& cycle, const sh_pod& pod,
 
 Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_info& node,
                             std::vector<PluginTrace>* trace) const {
-  const auto& list = plugins(Point::kFilter);
+  const auto& list = plugins(ExtensionPoint::kFilter);
   const bool haveMask = cycle.skipFilterMask.size() == list.size();
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (haveMask && cycle.skipFilterMask[i] != 0) {
@@ -294,7 +294,7 @@ Status Framework::runPostFilter(CycleState& cycle, const sh_pod& pod,
   std::vector<std::string> reasons;
   std::string rejector;
   std::optional<std::string> lastNomination;
-  for (const PluginPtr& p : plugins(Point::kPostFilter)) {
+  for (const PluginPtr& p : plugins(ExtensionPoint::kPostFilter)) {
     cycle.nominatedNode.reset();
     sh_status raw;
     int code =
@@ -341,7 +341,7 @@ Status Framework::runPostFilter(CycleState& cycle, const sh_pod& pod,
 Status Framework::runPreScore(CycleState& cycle, const sh_pod& pod,
                               const std::vector<const sh_node_info*>& nodes) const {
   std::set<std::string> skipped;
-  for (const PluginPtr& p : plugins(Point::kPreScore)) {
+  for (const PluginPtr& p : plugins(ExtensionPoint::kPreScore)) {
     sh_status raw;
     int code = callPlugin(*p, [&] {
       return p->vtable().pre_score(p->self(), &cycle, &pod, nodes.data(), nodes.size(), &raw);
@@ -359,7 +359,7 @@ Status Framework::runPreScore(CycleState& cycle, const sh_pod& pod,
     }
   }
   cycle.skipScorePlugins = skipped;
-  const auto& scorers = plugins(Point::kScore);
+  const auto& scorers = plugins(ExtensionPoint::kScore);
   cycle.skipScoreMask.assign(scorers.size(), 0);
   for (std::size_t i = 0; i < scorers.size(); ++i) {
     cycle.skipScoreMask[i] = skipped.count(scorers[i]->name()) != 0 ? 1 : 0;
@@ -372,7 +372,7 @@ Status Framework::runScore(
     std::vector<NodeScore>& scores, ScoreTable* table,
     const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& forEach)
     const {
-  const auto& scorers = plugins(Point::kScore);
+  const auto& scorers = plugins(ExtensionPoint::kScore);
   const std::size_t np = scorers.size();
   const std::size_t nn = nodes.size();
   const bool haveMask = cycle.skipScoreMask.size() == np;
@@ -471,7 +471,7 @@ Status Framework::runScore(
 Status Framework::runReserve(CycleState& cycle, const sh_pod& pod,
                              const std::string& node) const {
   sh_str name{node.data(), node.size()};
-  for (const PluginPtr& p : plugins(Point::kReserve)) {
+  for (const PluginPtr& p : plugins(ExtensionPoint::kReserve)) {
     sh_status raw;
     int code = callPlugin(
         *p, [&] { return p->vtable().reserve(p->self(), &cycle, &pod, name, &raw); });
@@ -490,7 +490,7 @@ Status Framework::runReserve(CycleState& cycle, const sh_pod& pod,
 
 void Framework::runUnreserve(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
   sh_str name{node.data(), node.size()};
-  const auto& list = plugins(Point::kReserve);
+  const auto& list = plugins(ExtensionPoint::kReserve);
   for (auto it = list.rbegin(); it != list.rend(); ++it) {
     const PluginPtr& p = *it;
     if (p->vtable().unreserve != nullptr) {
@@ -506,7 +506,7 @@ Status Framework::runPermit(CycleState& cycle, const sh_pod& pod, const std::str
                             std::vector<std::pair<std::string, int64_t>>* waits) const {
   sh_str name{node.data(), node.size()};
   bool anyWait = false;
-  for (const PluginPtr& p : plugins(Point::kPermit)) {
+  for (const PluginPtr& p : plugins(ExtensionPoint::kPermit)) {
     sh_status raw;
     int64_t timeoutMs = 0;
     int code = callPlugin(*p, [&] {
@@ -542,7 +542,7 @@ Status Framework::runPermit(CycleState& cycle, const sh_pod& pod, const std::str
 Status Framework::runPreBind(CycleState& cycle, const sh_pod& pod,
                              const std::string& node) const {
   sh_str name{node.data(), node.size()};
-  for (const PluginPtr& p : plugins(Point::kPreBind)) {
+  for (const PluginPtr& p : plugins(ExtensionPoint::kPreBind)) {
     sh_status raw;
     int code = callPlugin(
         *p, [&] { return p->vtable().pre_bind(p->self(), &cycle, &pod, name, &raw); });
@@ -562,7 +562,7 @@ Status Framework::runPreBind(CycleState& cycle, const sh_pod& pod,
 
 Status Framework::runBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
   sh_str name{node.data(), node.size()};
-  const auto& list = plugins(Point::kBind);
+  const auto& list = plugins(ExtensionPoint::kBind);
   if (list.empty()) {
     return Status(SH_SKIP);
   }
@@ -588,7 +588,7 @@ Status Framework::runBind(CycleState& cycle, const sh_pod& pod, const std::strin
 
 void Framework::runPostBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
   sh_str name{node.data(), node.size()};
-  for (const PluginPtr& p : plugins(Point::kPostBind)) {
+  for (const PluginPtr& p : plugins(ExtensionPoint::kPostBind)) {
     callPlugin(*p, [&] {
       p->vtable().post_bind(p->self(), &cycle, &pod, name);
       return 0;

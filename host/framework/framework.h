@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,11 +18,11 @@
 
 #include <schedhost/plugin.h>
 
+#include "host/common/extension_point.h"
+#include "host/common/status.h"
 #include "host/framework/cycle_state.h"
-#include "host/framework/extension_point.h"
 #include "host/framework/node_to_status.h"
 #include "host/framework/plugin_instance.h"
-#include "host/framework/status.h"
 #include "host/model/node_info.h"
 #include "host/model/pod.h"
 
@@ -73,14 +74,14 @@ class Framework {
   explicit Framework(Config config);
 
   const std::string& profileName() const { return config_.profileName; }
-  const std::vector<PluginPtr>& plugins(Point p) const {
+  const std::vector<PluginPtr>& plugins(ExtensionPoint p) const {
     return config_.plugins[static_cast<std::size_t>(p)];
   }
   const std::vector<int64_t>& scoreWeights() const { return config_.scoreWeights; }
   int percentageOfNodesToScore() const { return config_.percentageOfNodesToScore; }
-  bool hasFilterPlugins() const { return !plugins(Point::kFilter).empty(); }
-  bool hasScorePlugins() const { return !plugins(Point::kScore).empty(); }
-  bool hasPostFilterPlugins() const { return !plugins(Point::kPostFilter).empty(); }
+  bool hasFilterPlugins() const { return !plugins(ExtensionPoint::kFilter).empty(); }
+  bool hasScorePlugins() const { return !plugins(ExtensionPoint::kScore).empty(); }
+  bool hasPostFilterPlugins() const { return !plugins(ExtensionPoint::kPostFilter).empty(); }
   // Every distinct plugin of the profile, in first-seen order.
   std::vector<PluginPtr> allPlugins() const;
 
@@ -130,6 +131,9 @@ class Framework {
  private:
   Config config_;
 };
+
+// The frameworks by schedulerName, one per profile.
+using Frameworks = std::map<std::string, std::shared_ptr<const Framework>, std::less<>>;
 
 // A plugin's answer, checked: an out-of-range code becomes an Error naming the plugin.
 Status checkedStatus(const PluginInstance& plugin, int code, sh_status& raw);

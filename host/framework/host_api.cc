@@ -8,13 +8,13 @@
 #include <spdlog/spdlog.h>
 
 #include "host/cache/snapshot.h"
+#include "host/common/status.h"
 #include "host/config/args_tree.h"
 #include "host/framework/cycle_host.h"
 #include "host/framework/cycle_state.h"
-#include "host/framework/simulation.h"
 #include "host/framework/node_to_status.h"
 #include "host/framework/plugin_instance.h"
-#include "host/framework/status.h"
+#include "host/framework/simulation.h"
 #include "host/model/interner.h"
 
 namespace sh {

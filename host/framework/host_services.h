@@ -7,7 +7,7 @@
 
 #include <string_view>
 
-#include "host/framework/status.h"
+#include "host/common/status.h"
 
 namespace sh {
 

@@ -13,8 +13,8 @@
 
 #include <schedhost/plugin.h>
 
+#include "host/common/status.h"
 #include "host/framework/cycle_state.h"
-#include "host/framework/status.h"
 #include "host/model/node_info.h"
 
 struct sh_sim {

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "host/common/extension_point.h"
+
 namespace sh::plugin {
 namespace {
 
@@ -12,20 +14,14 @@ struct NamedBit {
   std::string_view name;
 };
 
-constexpr std::array<NamedBit, 12> kPoints = {{
-    {SH_POINT_PRE_ENQUEUE, "PreEnqueue"},
-    {SH_POINT_QUEUE_SORT, "QueueSort"},
-    {SH_POINT_PRE_FILTER, "PreFilter"},
-    {SH_POINT_FILTER, "Filter"},
-    {SH_POINT_POST_FILTER, "PostFilter"},
-    {SH_POINT_PRE_SCORE, "PreScore"},
-    {SH_POINT_SCORE, "Score"},
-    {SH_POINT_RESERVE, "Reserve"},
-    {SH_POINT_PERMIT, "Permit"},
-    {SH_POINT_PRE_BIND, "PreBind"},
-    {SH_POINT_BIND, "Bind"},
-    {SH_POINT_POST_BIND, "PostBind"},
-}};
+// The points in enum order, named from the one table (host/common/extension_point.h).
+std::array<NamedBit, kExtensionPointCount> pointTable() {
+  std::array<NamedBit, kExtensionPointCount> out{};
+  for (ExtensionPoint point : kAllExtensionPoints) {
+    out[indexOf(point)] = NamedBit{pointBit(point), typeName(point)};
+  }
+  return out;
+}
 
 constexpr std::array<NamedBit, 1> kFlags = {{
     {SH_PLUGIN_SERIALIZE, "Serialize"},
@@ -86,7 +82,7 @@ std::uint32_t pointsFromVtable(const sh_plugin_vtable& v) {
 }
 
 std::vector<std::string> pointNames(std::uint32_t points) {
-  return names(points, kPoints);
+  return names(points, pointTable());
 }
 
 std::string pointsToString(std::uint32_t points) {

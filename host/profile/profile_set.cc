@@ -5,10 +5,10 @@
 
 namespace sh::profile {
 
-std::map<std::string, std::shared_ptr<const Framework>, std::less<>> buildFrameworks(
+Frameworks buildFrameworks(
     const std::vector<config::ResolvedProfile>& profiles, const plugin::PluginRegistry& registry,
     HostServices* services, config::Diagnostics& diags) {
-  std::map<std::string, std::shared_ptr<const Framework>, std::less<>> out;
+  Frameworks out;
   for (const config::ResolvedProfile& rp : profiles) {
     // One instance per plugin per profile, as upstream builds one framework per profile.
     std::map<std::string, PluginPtr, std::less<>> instances;
@@ -32,10 +32,10 @@ std::map<std::string, std::shared_ptr<const Framework>, std::less<>> buildFramew
     }
     Framework::Config fc;
     fc.profileName = rp.schedulerName;
-    for (Point p : config::kAllExtensionPoints) {
+    for (ExtensionPoint p : kAllExtensionPoints) {
       for (const config::ResolvedPlugin& r : rp.at(p)) {
-        fc.plugins[config::indexOf(p)].push_back(instances.at(r.name));
-        if (p == Point::kScore) {
+        fc.plugins[indexOf(p)].push_back(instances.at(r.name));
+        if (p == ExtensionPoint::kScore) {
           fc.scoreWeights.push_back(r.weight);
         }
       }

@@ -25,7 +25,7 @@ struct ProfileSet {
   config::HostConfig host;
   std::shared_ptr<plugin::PluginRegistry> registry;
   std::vector<config::ResolvedProfile> resolved;
-  std::map<std::string, std::shared_ptr<const Framework>, std::less<>> frameworks;
+  Frameworks frameworks;
 
   // The framework for a pod's schedulerName, or nullptr when the pod is not ours.
   const Framework* find(std::string_view schedulerName) const {
@@ -48,7 +48,7 @@ struct LoadRequest {
 ProfileSet load(const LoadRequest& request, HostServices* services, config::Diagnostics& diags);
 
 // Builds the frameworks of already-resolved profiles.
-std::map<std::string, std::shared_ptr<const Framework>, std::less<>> buildFrameworks(
+Frameworks buildFrameworks(
     const std::vector<config::ResolvedProfile>& profiles, const plugin::PluginRegistry& registry,
     HostServices* services, config::Diagnostics& diags);
 

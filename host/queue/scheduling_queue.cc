@@ -31,34 +31,9 @@ constexpr sh_event_resource kAllResources[] = {
     SH_RESOURCE_DEVICE_CLASS,
 };
 
-// Only plugins at these points may requeue pods they rejected (upstream: the framework fills
-// EnqueueExtensions for PreEnqueue, PreFilter, Filter, Reserve and Permit plugins).
-constexpr Point kRejectorPoints[] = {Point::kPreEnqueue, Point::kPreFilter, Point::kFilter,
-                                     Point::kReserve, Point::kPermit};
-
 std::string_view schedulerName(const model::Pod& pod) {
   const sh_str& s = pod.view().scheduler_name;
   return {s.ptr, s.len};
-}
-
-// Calls fn() holding the plugin's serializer when it asked for one.
-template <typename Fn>
-auto withSerializer(const PluginInstance& p, Fn&& fn) {
-  if (std::mutex* m = p.serializer()) {
-    std::lock_guard<std::mutex> lock(*m);
-    return fn();
-  }
-  return fn();
-}
-
-Status runPreEnqueuePlugin(const PluginInstance& p, const sh_pod& pod) {
-  auto fn = p.vtable().pre_enqueue;
-  if (fn == nullptr) {
-    return Status();
-  }
-  sh_status raw;
-  int code = withSerializer(p, [&] { return static_cast<int>(fn(p.self(), &pod, &raw)); });
-  return checkedStatus(p, code, raw);
 }
 
 // A pod with only a name, a namespace and a uid (upstream podRef.toPod()).
@@ -78,31 +53,29 @@ PodPtr podFromRef(const PodRef& ref) {
 // ---------------------------------------------------------------------------------------------
 // Construction
 
-SchedulingQueue::SchedulingQueue(Profiles profiles, QueueOptions options, const Clock* clock)
+SchedulingQueue::SchedulingQueue(QueueProfiles profiles, QueueOptions options, const Clock* clock)
     : options_(std::move(options)),
       ownClock_(clock == nullptr ? std::make_unique<SteadyClock>() : nullptr),
       clock_(clock == nullptr ? ownClock_.get() : clock),
-      sortFramework_([&]() -> std::shared_ptr<const Framework> {
-        for (const auto& [name, fw] : profiles) {
-          if (fw != nullptr && !fw->plugins(Point::kQueueSort).empty()) {
-            return fw;
+      less_([&]() -> LessFunc {
+        for (const auto& [name, profile] : profiles) {
+          if (profile.less) {
+            return profile.less;
           }
         }
         return nullptr;
       }()),
-      active_([fw = sortFramework_.get()](const QueuedPodInfo& a, const QueuedPodInfo& b) {
-        return fw != nullptr && fw->queueSortLess(a.view(), b.view());
+      active_([less = &less_](const QueuedPodInfo& a, const QueuedPodInfo& b) {
+        return *less && (*less)(a.view(), b.view());
       }),
       backoff_(*clock_, options_.initialBackoff, options_.maxBackoff,
-               [fw = sortFramework_.get()](const QueuedPodInfo& a, const QueuedPodInfo& b) {
-                 return fw != nullptr && fw->queueSortLess(a.view(), b.view());
+               [less = &less_](const QueuedPodInfo& a, const QueuedPodInfo& b) {
+                 return *less && (*less)(a.view(), b.view());
                }),
       nominator_(options_.podLister) {
   profiles_.reserve(profiles.size());
-  for (auto& [name, fw] : profiles) {
-    if (fw != nullptr) {
-      profiles_.push_back(Profile{name, std::move(fw), {}});
-    }
+  for (auto& [name, profile] : profiles) {
+    profiles_.push_back(Profile{name, std::move(profile), {}});
   }
   buildHints();
 }
@@ -111,45 +84,39 @@ SchedulingQueue::~SchedulingQueue() { close(); }
 
 void SchedulingQueue::buildHints() {
   for (Profile& profile : profiles_) {
-    std::vector<const PluginInstance*> seen;
-    for (Point point : kRejectorPoints) {
-      for (const PluginPtr& plugin : profile.framework->plugins(point)) {
-        if (std::find(seen.begin(), seen.end(), plugin.get()) != seen.end()) {
-          continue;
+    for (const EventPlugin& eventPlugin : profile.plugins.eventPlugins) {
+      const EventPlugin* plugin = &eventPlugin;
+      const std::string& name = plugin->name;
+      auto addEntry = [&](ClusterEvent event, int64_t index) {
+        pluginEvents_[name].push_back(event);
+        profile.hints.push_back(HintEntry{std::move(event), name, plugin, index});
+      };
+      if (!plugin->hasEventsToRegister) {
+        // No EnqueueExtensions: every resource, every action, always Queue.
+        for (sh_event_resource r : kAllResources) {
+          addEntry(ClusterEvent{r, SH_ACTION_ALL, {}}, -1);
         }
-        seen.push_back(plugin.get());
-        const std::string& name = plugin->name();
-        auto addEntry = [&](ClusterEvent event, int64_t index) {
-          pluginEvents_[name].push_back(event);
-          profile.hints.push_back(HintEntry{std::move(event), name, plugin, index});
-        };
-        if (!plugin->hasEventsToRegister()) {
-          // No EnqueueExtensions: every resource, every action, always Queue.
-          for (sh_event_resource r : kAllResources) {
-            addEntry(ClusterEvent{r, SH_ACTION_ALL, {}}, -1);
-          }
-          continue;
+        continue;
+      }
+      // Registered nothing: the plugin's rejections are resolved only by the pod's own
+      // updates (e.g. SchedulingGates in older releases); nothing to add.
+      bool nodeAdd = false;
+      bool nodeTaint = false;
+      const auto& regs = plugin->events;
+      for (std::size_t i = 0; i < regs.size(); ++i) {
+        const sh_event_registration& reg = regs[i];
+        auto resource = static_cast<sh_event_resource>(reg.resource);
+        if (resource == SH_RESOURCE_NODE) {
+          nodeAdd = nodeAdd || (reg.actions & SH_ACTION_ADD) != 0;
+          nodeTaint = nodeTaint || (reg.actions & SH_ACTION_UPDATE_NODE_TAINT) != 0;
         }
-        // Registered nothing: the plugin's rejections are resolved only by the pod's own
-        // updates (e.g. SchedulingGates in older releases); nothing to add.
-        bool nodeAdd = false;
-        bool nodeTaint = false;
-        const auto& regs = plugin->events();
-        for (std::size_t i = 0; i < regs.size(); ++i) {
-          const sh_event_registration& reg = regs[i];
-          auto resource = static_cast<sh_event_resource>(reg.resource);
-          if (resource == SH_RESOURCE_NODE) {
-            nodeAdd = nodeAdd || (reg.actions & SH_ACTION_ADD) != 0;
-            nodeTaint = nodeTaint || (reg.actions & SH_ACTION_UPDATE_NODE_TAINT) != 0;
-          }
-          addEntry(ClusterEvent{resource, reg.actions, {}},
-                   reg.has_hint != 0 ? static_cast<int64_t>(i) : -1);
-        }
-        if (nodeAdd && !nodeTaint) {
-          // Upstream's compatibility rule (issue 109437): Node/Add implies Node/UpdateNodeTaint,
-          // always Queue.
-          addEntry(ClusterEvent{SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_TAINT, {}}, -1);
-        }
+        addEntry(ClusterEvent{resource, reg.actions, {}},
+                 reg.has_hint != 0 ? static_cast<int64_t>(i) : -1);
+      }
+      if (nodeAdd && !nodeTaint) {
+        // Upstream's compatibility rule (issue 109437): Node/Add implies Node/UpdateNodeTaint,
+        // always Queue.
+        addEntry(ClusterEvent{SH_RESOURCE_NODE, SH_ACTION_UPDATE_NODE_TAINT, {}}, -1);
       }
     }
   }
@@ -181,40 +148,40 @@ void SchedulingQueue::runPreEnqueuePlugins(QueuedPodInfo& info) {
     return;
   }
   const sh_pod& pod = info.pod->view();
-  const auto& plugins = profile->framework->plugins(Point::kPreEnqueue);
-  auto gate = [&](const PluginInstance& p, const Status& s) {
-    info.unschedulablePlugins.insert(p.name());
-    bumpUnschedulableGauge(p.name(), *info.pod, 1);
-    info.gatingPlugin = p.name();
-    auto events = pluginEvents_.find(p.name());
+  const auto& plugins = profile->plugins.preEnqueue;
+  auto gate = [&](const PreEnqueuePlugin& p, const Status& s) {
+    info.unschedulablePlugins.insert(p.name);
+    bumpUnschedulableGauge(p.name, *info.pod, 1);
+    info.gatingPlugin = p.name;
+    auto events = pluginEvents_.find(p.name);
     info.gatingPluginEvents =
         events == pluginEvents_.end() ? std::vector<ClusterEvent>{} : events->second;
     if (s.code() == SH_ERROR) {
-      spdlog::error("PreEnqueue plugin {} failed for pod {}/{}: {}", p.name(),
+      spdlog::error("PreEnqueue plugin {} failed for pod {}/{}: {}", p.name,
                     info.pod->namespaceName(), info.pod->name(), s.message());
     }
   };
   // The plugin that gated the pod last time runs first: it is the likeliest to gate again.
   const std::string previous = info.gatingPlugin;
   if (!previous.empty()) {
-    for (const PluginPtr& p : plugins) {
-      if (p->name() == previous) {
-        Status s = runPreEnqueuePlugin(*p, pod);
+    for (const PreEnqueuePlugin& p : plugins) {
+      if (p.name == previous) {
+        Status s = p.run(pod);
         if (!s.ok()) {
-          gate(*p, s);
+          gate(p, s);
           return;
         }
         break;
       }
     }
   }
-  for (const PluginPtr& p : plugins) {
-    if (!previous.empty() && p->name() == previous) {
+  for (const PreEnqueuePlugin& p : plugins) {
+    if (!previous.empty() && p.name == previous) {
       continue;
     }
-    Status s = runPreEnqueuePlugin(*p, pod);
+    Status s = p.run(pod);
     if (!s.ok()) {
-      gate(*p, s);
+      gate(p, s);
       return;
     }
   }
@@ -315,15 +282,13 @@ SchedulingQueue::Strategy SchedulingQueue::isPodWorthRequeuing(const QueuedPodIn
       continue;
     }
     sh_queueing_hint hint = SH_QUEUE;
-    const PluginInstance* plugin = entry.instance.get();
-    if (entry.index >= 0 && plugin != nullptr && plugin->vtable().queueing_hint != nullptr) {
+    const EventPlugin* plugin = entry.instance;
+    if (entry.index >= 0 && plugin != nullptr && plugin->hint) {
       if (!objects) {
         objects = toAbi(event, oldObj, newObj);
       }
-      auto fn = plugin->vtable().queueing_hint;
-      const sh_pod* pod = &info.pod->view();
       auto index = static_cast<std::size_t>(entry.index);
-      hint = withSerializer(*plugin, [&] { return fn(plugin->self(), index, pod, &*objects); });
+      hint = plugin->hint(index, info.pod->view(), *objects);
       // Anything but an explicit QueueSkip counts as Queue, as an error does upstream.
       hint = hint == SH_QUEUE_SKIP ? SH_QUEUE_SKIP : SH_QUEUE;
     }

@@ -67,20 +67,17 @@
 #include <utility>
 #include <vector>
 
-#include "host/framework/framework.h"
-#include "host/framework/status.h"
+#include "host/common/status.h"
 #include "host/queue/active_queue.h"
 #include "host/queue/backoff_queue.h"
 #include "host/queue/clock.h"
 #include "host/queue/cluster_event.h"
 #include "host/queue/nominator.h"
+#include "host/queue/queue_profile.h"
 #include "host/queue/queued_pod_info.h"
 #include "host/queue/unschedulable_pods.h"
 
 namespace sh::queue {
-
-// The frameworks by schedulerName (profile::ProfileSet::frameworks).
-using Profiles = std::map<std::string, std::shared_ptr<const Framework>, std::less<>>;
 
 struct QueueOptions {
   // podInitialBackoffSeconds / podMaxBackoffSeconds; a max of 0 disables backoff.
@@ -121,7 +118,7 @@ class SchedulingQueue {
  public:
   // `clock` must outlive the queue; nullptr: a SteadyClock of the queue's own. QueueSort is
   // taken from the first profile that has one (profiles must agree on it).
-  SchedulingQueue(Profiles profiles, QueueOptions options = {}, const Clock* clock = nullptr);
+  SchedulingQueue(QueueProfiles profiles, QueueOptions options = {}, const Clock* clock = nullptr);
   // Closes the queue and joins the flusher thread.
   ~SchedulingQueue();
   SchedulingQueue(const SchedulingQueue&) = delete;
@@ -221,12 +218,12 @@ class SchedulingQueue {
   struct HintEntry {
     ClusterEvent event;
     std::string plugin;
-    PluginPtr instance;  // nullptr: always Queue
+    const EventPlugin* instance = nullptr;  // nullptr: always Queue
     int64_t index = -1;  // registration index passed to queueing_hint; -1: always Queue
   };
   struct Profile {
     std::string name;
-    std::shared_ptr<const Framework> framework;
+    QueueProfile plugins;
     std::vector<HintEntry> hints;
   };
   struct StringHash {
@@ -270,7 +267,7 @@ class SchedulingQueue {
   // Upstream pluginToEventsMap: every event a plugin registered, across profiles.
   std::unordered_map<std::string, std::vector<ClusterEvent>, StringHash, std::equal_to<>>
       pluginEvents_;
-  std::shared_ptr<const Framework> sortFramework_;
+  LessFunc less_;
 
   mutable std::mutex mu_;
   std::condition_variable popCond_;

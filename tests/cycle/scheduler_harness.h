@@ -199,7 +199,7 @@ class SchedulerHarness {
     so.bindingThreads = options_.bindingThreads;
     so.queue.initialBackoff = options_.initialBackoff;
     so.queue.maxBackoff = options_.maxBackoff;
-    FrameworkMap frameworks(set_.frameworks.begin(), set_.frameworks.end());
+    Frameworks frameworks(set_.frameworks.begin(), set_.frameworks.end());
     scheduler_ = std::make_unique<Scheduler>(std::move(frameworks), *cluster_, log_.get(), so);
     services_.attach(cluster_.get(), &scheduler_->waitingPods());
   }

@@ -146,13 +146,13 @@ class LoadedPlugin {
     }
     sh::Framework::Config config;
     config.profileName = "test";
-    for (std::size_t p = 0; p < sh::kPointCount; ++p) {
-      if ((instance_->points() & sh::config::pointBit(static_cast<sh::Point>(p))) != 0) {
+    for (std::size_t p = 0; p < sh::kExtensionPointCount; ++p) {
+      if ((instance_->points() & sh::pointBit(static_cast<sh::ExtensionPoint>(p))) != 0) {
         config.plugins[p].push_back(instance_);
       }
     }
-    config.scoreWeights.assign(config.plugins[static_cast<std::size_t>(sh::Point::kScore)].size(),
-                               1);
+    config.scoreWeights.assign(
+        config.plugins[static_cast<std::size_t>(sh::ExtensionPoint::kScore)].size(), 1);
     framework_ = std::make_unique<sh::Framework>(std::move(config));
   }
 

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "host/cache/snapshot.h"
+#include "host/common/status.h"
 #include "host/framework/cycle_state.h"
-#include "host/framework/status.h"
 #include "host/model/node_info.h"
 #include "tests/plugins/plugin_test_util.h"
 

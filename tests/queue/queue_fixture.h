@@ -15,8 +15,9 @@ namespace sh::queue::testing {
 
 class QueueFixture : public ::testing::Test {
  protected:
-  void makeWithProfiles(Profiles profiles, QueueOptions options = {}) {
-    q_ = std::make_unique<SchedulingQueue>(std::move(profiles), std::move(options), &clock_);
+  void makeWithProfiles(const Frameworks& profiles, QueueOptions options = {}) {
+    q_ = std::make_unique<SchedulingQueue>(cycle::queueProfiles(profiles), std::move(options),
+                                           &clock_);
   }
   void make(const std::vector<std::pair<Point, PluginPtr>>& plugins, QueueOptions options = {}) {
     makeWithProfiles(oneProfile(plugins), std::move(options));

@@ -13,12 +13,18 @@
 
 #include "host/config/args_tree.h"
 #include "host/config/diagnostics.h"
+#include "host/cycle/queue_profiles.h"
 #include "host/framework/framework.h"
 #include "host/framework/host_services.h"
 #include "host/framework/plugin_instance.h"
 #include "host/model/testing/wrappers.h"
 #include "host/plugin/registry.h"
 #include "host/queue/scheduling_queue.h"
+
+namespace sh::queue {
+// The extension points, short, in these tests.
+using Point = ExtensionPoint;
+}  // namespace sh::queue
 
 namespace sh::queue::testing {
 
@@ -79,9 +85,9 @@ inline std::shared_ptr<const Framework> makeFramework(
   return std::make_shared<Framework>(std::move(config));
 }
 
-inline Profiles oneProfile(const std::vector<std::pair<Point, PluginPtr>>& plugins,
+inline Frameworks oneProfile(const std::vector<std::pair<Point, PluginPtr>>& plugins,
                            const std::string& name = "default-scheduler") {
-  Profiles out;
+  Frameworks out;
   out[name] = makeFramework(name, plugins);
   return out;
 }

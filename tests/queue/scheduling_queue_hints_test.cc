@@ -346,7 +346,7 @@ TEST_F(SchedulingQueueHintsTest, OnlyRejectingPointsRegisterEvents) {
     }
     make(placed);
     EXPECT_EQ(q_->registeredEventsForTest("default-scheduler").size(), c.want)
-        << pointName(c.points[0]);
+        << typeName(c.points[0]);
   }
 }
 
@@ -400,7 +400,7 @@ TEST_F(SchedulingQueueHintsTest, PluginWithNoEventsOnlyWaitsForTheWildcard) {
 }
 
 TEST_F(SchedulingQueueHintsTest, EachProfileUsesItsOwnHints) {
-  Profiles profiles;
+  Frameworks profiles;
   profiles["queue-yes"] = testing::makeFramework(
       "queue-yes", {{Point::kFilter, scripted("QueueA", oneEvent("Node", R"("Add")", "Queue"))}});
   profiles["queue-no"] = testing::makeFramework(

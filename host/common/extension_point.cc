@@ -1,8 +1,8 @@
-#include "host/config/extension_point.h"
+#include "host/common/extension_point.h"
 
 #include <schedhost/plugin.h>
 
-namespace sh::config {
+namespace sh {
 
 namespace {
 
@@ -44,4 +44,4 @@ std::optional<ExtensionPoint> pointFromConfigKey(std::string_view key) {
   return std::nullopt;
 }
 
-}  // namespace sh::config
+}  // namespace sh

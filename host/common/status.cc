@@ -1,4 +1,4 @@
-#include "host/framework/status.h"
+#include "host/common/status.h"
 
 namespace sh {
 

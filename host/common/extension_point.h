@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-namespace sh::config {
+namespace sh {
 
 // The twelve extension points, in the order the scheduler runs them (and upstream's
 // getExtensionPoints order).
@@ -52,4 +52,8 @@ std::optional<ExtensionPoint> pointFromConfigKey(std::string_view key);
 // The key of the MultiPoint plugin set under [plugins].
 inline constexpr std::string_view kMultiPointKey = "multiPoint";
 
-}  // namespace sh::config
+// One T per extension point, indexed by indexOf().
+template <typename T>
+using PerPoint = std::array<T, kExtensionPointCount>;
+
+}  // namespace sh

@@ -1,0 +1,85 @@
+#include "host/cycle/queue_profiles.h"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+namespace sh::cycle {
+namespace {
+
+// Only plugins at these points may requeue pods they rejected (upstream: the framework fills
+// EnqueueExtensions for PreEnqueue, PreFilter, Filter, Reserve and Permit plugins).
+constexpr ExtensionPoint kRejectorPoints[] = {
+    ExtensionPoint::kPreEnqueue, ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
+    ExtensionPoint::kReserve, ExtensionPoint::kPermit};
+
+// Calls fn() holding the plugin's serializer when it asked for one.
+template <typename Fn>
+auto withSerializer(const PluginInstance& p, Fn&& fn) {
+  if (std::mutex* m = p.serializer()) {
+    std::lock_guard<std::mutex> lock(*m);
+    return fn();
+  }
+  return fn();
+}
+
+Status runPreEnqueuePlugin(const PluginInstance& p, const sh_pod& pod) {
+  auto fn = p.vtable().pre_enqueue;
+  if (fn == nullptr) {
+    return Status();
+  }
+  sh_status raw;
+  int code = withSerializer(p, [&] { return static_cast<int>(fn(p.self(), &pod, &raw)); });
+  return checkedStatus(p, code, raw);
+}
+
+queue::QueueProfile queueProfile(const std::shared_ptr<const Framework>& fw) {
+  queue::QueueProfile out;
+  out.owner = fw;
+  if (!fw->plugins(ExtensionPoint::kQueueSort).empty()) {
+    out.less = [f = fw.get()](const sh_queued_pod& a, const sh_queued_pod& b) {
+      return f->queueSortLess(a, b);
+    };
+  }
+  for (const PluginPtr& plugin : fw->plugins(ExtensionPoint::kPreEnqueue)) {
+    out.preEnqueue.push_back(queue::PreEnqueuePlugin{
+        plugin->name(),
+        [p = plugin.get()](const sh_pod& pod) { return runPreEnqueuePlugin(*p, pod); }});
+  }
+  std::vector<const PluginInstance*> seen;
+  for (ExtensionPoint point : kRejectorPoints) {
+    for (const PluginPtr& plugin : fw->plugins(point)) {
+      if (std::find(seen.begin(), seen.end(), plugin.get()) != seen.end()) {
+        continue;
+      }
+      seen.push_back(plugin.get());
+      queue::EventPlugin entry;
+      entry.name = plugin->name();
+      entry.hasEventsToRegister = plugin->hasEventsToRegister();
+      entry.events = plugin->events();
+      if (plugin->vtable().queueing_hint != nullptr) {
+        entry.hint = [p = plugin.get()](std::size_t index, const sh_pod& pod,
+                                        const sh_event_objects& objects) {
+          auto fn = p->vtable().queueing_hint;
+          return withSerializer(*p, [&] { return fn(p->self(), index, &pod, &objects); });
+        };
+      }
+      out.eventPlugins.push_back(std::move(entry));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+queue::QueueProfiles queueProfiles(const Frameworks& frameworks) {
+  queue::QueueProfiles out;
+  for (const auto& [name, fw] : frameworks) {
+    if (fw != nullptr) {
+      out.emplace(name, queueProfile(fw));
+    }
+  }
+  return out;
+}
+
+}  // namespace sh::cycle

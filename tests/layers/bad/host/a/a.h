@@ -1,0 +1,5 @@
+#pragma once
+
+#include "host/b/b.h"
+
+inline int a() { return 1; }

@@ -1,0 +1,3 @@
+#pragma once
+
+inline int p() { return 3; }
