@@ -43,7 +43,7 @@ class ProfileSetTest : public ::testing::Test {
 
   std::vector<std::string> scorePlugins(const Framework& fw) {
     std::vector<std::string> names;
-    for (const PluginPtr& p : fw.plugins(Point::kScore)) {
+    for (const PluginPtr& p : fw.plugins(ExtensionPoint::kScore)) {
       names.push_back(p->name());
     }
     return names;
@@ -80,8 +80,8 @@ TEST_F(ProfileSetTest, OneFrameworkPerSchedulerName) {
   const Framework* defaults = set.find("default-scheduler");
   ASSERT_NE(defaults, nullptr);
   EXPECT_GT(scorePlugins(*defaults).size(), 1u);
-  EXPECT_EQ(defaults->plugins(Point::kQueueSort).size(), 1u);
-  EXPECT_EQ(defaults->plugins(Point::kBind).size(), 1u);
+  EXPECT_EQ(defaults->plugins(ExtensionPoint::kQueueSort).size(), 1u);
+  EXPECT_EQ(defaults->plugins(ExtensionPoint::kBind).size(), 1u);
 }
 
 TEST_F(ProfileSetTest, ResolvesWithoutCreatingWhenAsked) {
