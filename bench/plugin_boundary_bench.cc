@@ -138,10 +138,13 @@ int main(int argc, char** argv) {
 
   sh::NullHostServices services;
   sh::plugin::PluginRegistry registry;
-  auto fitSo = registry.add(std::string(SCHEDHOST_BENCH_PLUGIN_DIR) + "/libplugin_noderesourcesfit.so");
-  auto taintSo = registry.add(std::string(SCHEDHOST_BENCH_PLUGIN_DIR) + "/libplugin_tainttoleration.so");
+  auto fitSo =
+      registry.add(std::string(SCHEDHOST_BENCH_PLUGIN_DIR) + "/libplugin_noderesourcesfit.so");
+  auto taintSo =
+      registry.add(std::string(SCHEDHOST_BENCH_PLUGIN_DIR) + "/libplugin_tainttoleration.so");
   auto viaSo = frameworkOf({fitSo, taintSo}, &services);
-  auto linked = frameworkOf({linkedIn(bench_fit_entry()), linkedIn(bench_taint_entry())}, &services);
+  auto linked =
+      frameworkOf({linkedIn(bench_fit_entry()), linkedIn(bench_taint_entry())}, &services);
 
   int64_t sumSo = 0;
   int64_t sumLinked = 0;

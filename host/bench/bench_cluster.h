@@ -44,7 +44,7 @@ class BenchCluster : public connectors::Connector {
   mutable std::mutex mu_;
   connectors::ChangeQueue changes_;
   std::unordered_map<std::string, std::shared_ptr<const model::Pod>> pods_;  // by uid
-  std::unordered_map<std::string, bool> measured_;                          // uid -> measured
+  std::unordered_map<std::string, bool> measured_;                           // uid -> measured
   std::size_t initBound_ = 0;
   bool released_ = false;
   bool stopped_ = false;

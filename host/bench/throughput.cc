@@ -33,7 +33,8 @@ Throughput throughputOf(std::chrono::steady_clock::time_point start,
     if (!skippedFirst) {
       skippedFirst = true;  // the start-up outlier
     } else {
-      double seconds = std::chrono::duration<double>(tick).count() * static_cast<double>(foldedTicks);
+      double seconds =
+          std::chrono::duration<double>(tick).count() * static_cast<double>(foldedTicks);
       if (final) {
         // The last interval ends at the last binding, not at the tick edge.
         seconds -= std::chrono::duration<double>(edge - last).count();

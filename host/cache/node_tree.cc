@@ -26,8 +26,8 @@ std::string_view firstSet(const sh_node& node, std::string_view beta, std::strin
 std::string zoneKey(const sh_node& node) {
   std::string_view zone =
       firstSet(node, "failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone");
-  std::string_view region = firstSet(node, "failure-domain.beta.kubernetes.io/region",
-                                     "topology.kubernetes.io/region");
+  std::string_view region =
+      firstSet(node, "failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region");
   if (zone.empty() && region.empty()) {
     return {};
   }

@@ -7,14 +7,12 @@
 
 namespace {
 
-std::string_view nodeName(const sh_node_info& v) {
-  return {v.node->name.ptr, v.node->name.len};
-}
+std::string_view nodeName(const sh_node_info& v) { return {v.node->name.ptr, v.node->name.len}; }
 
 // Keeps `list` (with its parallel, ascending `index`) equal to the subsequence of nodeInfos
 // whose views have the property, after position i changed from `hadIt` to `hasIt`.
-void patchList(std::vector<const sh_node_info*>& list, std::vector<uint32_t>& index,
-               uint32_t i, bool hadIt, bool hasIt, const sh_node_info* view) {
+void patchList(std::vector<const sh_node_info*>& list, std::vector<uint32_t>& index, uint32_t i,
+               bool hadIt, bool hasIt, const sh_node_info* view) {
   if (!hadIt && !hasIt) {
     return;
   }

@@ -86,14 +86,15 @@ int runBench(const BenchArgs& args) {
   }
   const auto binds = cluster.measuredBindTimes();
   bench::Throughput tp = bench::throughputOf(cluster.measureStart(), binds);
-  double elapsed = binds.empty() ? 0
-                                 : std::chrono::duration<double>(
-                                       *std::max_element(binds.begin(), binds.end()) -
-                                       cluster.measureStart())
-                                       .count();
+  double elapsed = binds.empty()
+                       ? 0
+                       : std::chrono::duration<double>(
+                             *std::max_element(binds.begin(), binds.end()) - cluster.measureStart())
+                             .count();
   double plain = elapsed > 0 ? static_cast<double>(binds.size()) / elapsed : 0;
   double rss = peakRssMiB();
-  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+  double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
   if (args.json) {
     boost::json::object o;
@@ -124,13 +125,14 @@ int runBench(const BenchArgs& args) {
                 workload->measuredPods.size());
     std::printf("parallelism: %d, cores: %u, seed: %llu\n", so.parallelism,
                 std::thread::hardware_concurrency(), static_cast<unsigned long long>(args.seed));
-    std::printf("throughput (scheduler_perf): average %.0f pods/s, p50 %.0f, p90 %.0f, p99 %.0f "
-                "over %zu samples\n",
-                tp.average, tp.p50, tp.p90, tp.p99, tp.samples.size());
+    std::printf(
+        "throughput (scheduler_perf): average %.0f pods/s, p50 %.0f, p90 %.0f, p99 %.0f "
+        "over %zu samples\n",
+        tp.average, tp.p50, tp.p90, tp.p99, tp.samples.size());
     std::printf("measured pods / elapsed:    %.0f pods/s (%zu pods in %.3f s)\n", plain,
                 binds.size(), elapsed);
-    std::printf("attempt latency:            p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
-                latency.p50, latency.p99, latency.max);
+    std::printf("attempt latency:            p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", latency.p50,
+                latency.p99, latency.max);
     std::printf("peak RSS:                   %.1f MiB\n", rss);
     std::printf("scheduled %llu, failed attempts %llu, wall %.2f s%s\n",
                 static_cast<unsigned long long>(stats.scheduled),

@@ -1,9 +1,9 @@
 // schedhost: a Kubernetes-compatible pod scheduler whose plugins are shared objects.
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "host/cli/commands.h"
 #include "host/cli/plugin_dirs.h"
@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", logLevel, "trace, debug, info, warn, error")->capture_default_str();
 
   sh::cli::EvaluateArgs ev;
-  auto* evaluate = app.add_subcommand("evaluate", "explain one scheduling decision (scenario file)");
+  auto* evaluate =
+      app.add_subcommand("evaluate", "explain one scheduling decision (scenario file)");
   evaluate->add_option("--scenario", ev.scenario, "scenario JSON file ('-' for stdin)")->required();
   evaluate->add_option("--plugin-dir", ev.pluginDirs, "where plugin .so files are found");
   evaluate->add_option("--seed", ev.seed, "seed for tie-breaking")->capture_default_str();
@@ -55,7 +56,8 @@ int main(int argc, char** argv) {
 
   sh::cli::BenchArgs bench;
   auto* benchCmd = app.add_subcommand("bench", "measure scheduling throughput on a workload");
-  benchCmd->add_option("--workload", bench.workload, "workload JSON (bench/workloads/)")->required();
+  benchCmd->add_option("--workload", bench.workload, "workload JSON (bench/workloads/)")
+      ->required();
   benchCmd->add_option("--config", bench.config, "schedhost.toml (default: the default profile)");
   benchCmd->add_option("--plugin-dir", bench.pluginDirs, "where plugin .so files are found");
   benchCmd->add_option("--scale", bench.scale, "multiply every count")->capture_default_str();

@@ -72,8 +72,7 @@ int runRun(const RunArgs& args) {
     services.attach(nullptr, nullptr);
   }
   cluster.stop();
-  double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   connectors::RunSummary summary;
   summary.scheduled = stats.scheduled;
   // Pending pods that were tried and failed, and those never tried (gated).

@@ -4,8 +4,8 @@ namespace sh {
 
 std::string_view codeName(sh_code code) {
   static constexpr std::string_view kNames[SH_CODE_COUNT] = {
-      "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable", "Wait", "Skip",
-      "Pending"};
+      "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
+      "Wait",    "Skip",  "Pending"};
   auto i = static_cast<int>(code);
   if (i < 0 || i >= SH_CODE_COUNT) {
     return "Unknown";

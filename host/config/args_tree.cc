@@ -177,7 +177,7 @@ ArgNode::ArgNode(const boost::json::value& value, std::string path, SourceLocati
 }
 
 std::optional<ArgNode> ArgNode::fromJsonText(std::string_view text, std::string path,
-                                               SourceLocation where, std::string* error) {
+                                             SourceLocation where, std::string* error) {
   boost::system::error_code ec;
   boost::json::value value = boost::json::parse(text, ec);
   if (ec) {
@@ -334,8 +334,7 @@ ArgNode mergeDefaults(const ArgNode& defaults, const ArgNode& user) {
     if (const ArgNode* userValue = user.get(key)) {
       out.addChild(key, mergeDefaults(defaultValue, *userValue));
     } else {
-      out.addChild(key,
-                    defaultValue.cloneAt(ArgNode::memberPath(user.path(), key), fromDefaults));
+      out.addChild(key, defaultValue.cloneAt(ArgNode::memberPath(user.path(), key), fromDefaults));
     }
   }
   for (std::size_t i = 0; i < user.size(); ++i) {

@@ -58,8 +58,8 @@ class ArgNode {
   // Parses JSON text, e.g. a plugin's default_args_json. On a syntax error returns nullopt and,
   // when `error` is given, stores a one-line reason there.
   static std::optional<ArgNode> fromJsonText(std::string_view text, std::string path = {},
-                                               SourceLocation where = {},
-                                               std::string* error = nullptr);
+                                             SourceLocation where = {},
+                                             std::string* error = nullptr);
 
   ArgNode(ArgNode&&) noexcept = default;
   ArgNode& operator=(ArgNode&&) noexcept = default;

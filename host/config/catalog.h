@@ -14,7 +14,7 @@ namespace sh::config {
 
 struct CatalogEntry {
   std::string name;
-  uint32_t points = 0;            // SH_POINT_* bits from schedhost/plugin.h
+  uint32_t points = 0;          // SH_POINT_* bits from schedhost/plugin.h
   std::string defaultArgsJson;  // "" when the plugin takes no args
 };
 

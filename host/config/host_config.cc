@@ -17,7 +17,7 @@ namespace {
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
 std::vector<std::filesystem::path> readDirs(TableReader& reader, std::string_view field,
-                                             const std::filesystem::path& base) {
+                                            const std::filesystem::path& base) {
   std::vector<std::filesystem::path> out;
   if (const auto dirs = reader.stringArray(field)) {
     for (const std::string& dir : *dirs) {
@@ -42,7 +42,7 @@ void readTopLevel(TableReader& reader, HostConfig& config, Diagnostics& diags) {
   if (const auto v = reader.integer("percentageOfNodesToScore")) {
     if (*v < 0 || *v > 100) {
       errorAt("percentageOfNodesToScore",
-               "must be in the range [0, 100], got " + std::to_string(*v));
+              "must be in the range [0, 100], got " + std::to_string(*v));
     } else {
       config.percentageOfNodesToScore = static_cast<int32_t>(*v);
     }
@@ -67,9 +67,9 @@ void readTopLevel(TableReader& reader, HostConfig& config, Diagnostics& diags) {
       errorAt("podMaxBackoffSeconds", message);
     } else {
       errorAt("podInitialBackoffSeconds", "must be less than or equal to podMaxBackoffSeconds (" +
-                                               std::to_string(config.podMaxBackoffSeconds) +
-                                               "), got " +
-                                               std::to_string(config.podInitialBackoffSeconds));
+                                              std::to_string(config.podMaxBackoffSeconds) +
+                                              "), got " +
+                                              std::to_string(config.podInitialBackoffSeconds));
     }
   }
 }
@@ -77,8 +77,8 @@ void readTopLevel(TableReader& reader, HostConfig& config, Diagnostics& diags) {
 }  // namespace
 
 std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path& dir,
-                                                      const SourceLocation& where,
-                                                      const std::string& key, Diagnostics& diags) {
+                                                    const SourceLocation& where,
+                                                    const std::string& key, Diagnostics& diags) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   std::filesystem::directory_iterator it(dir, ec);
@@ -98,8 +98,7 @@ std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path&
   return files;
 }
 
-HostConfig parseHostConfig(std::string_view text, const std::string& fileName,
-                             Diagnostics& diags) {
+HostConfig parseHostConfig(std::string_view text, const std::string& fileName, Diagnostics& diags) {
   HostConfig config;
   config.file = fileName;
   const SourceLocation fileStart{fileName, 1, 1};
@@ -133,7 +132,7 @@ HostConfig parseHostConfig(std::string_view text, const std::string& fileName,
       const std::filesystem::path dir(items[i].as_string().str);
       const std::filesystem::path resolved = dir.is_absolute() || base.empty() ? dir : base / dir;
       for (const auto& file : listProfileFiles(resolved, locationOf(items[i]),
-                                                 ArgNode::elementPath("profileDirs", i), diags)) {
+                                               ArgNode::elementPath("profileDirs", i), diags)) {
         if (auto profile = loadProfileFile(file, diags)) {
           config.profiles.push_back(std::move(*profile));
         }

@@ -14,8 +14,8 @@
 namespace sh::config {
 
 struct HostConfig {
-  std::string file;                          // the file it was read from
-  int32_t parallelism = 16;                  // 0 = one worker per core
+  std::string file;                      // the file it was read from
+  int32_t parallelism = 16;              // 0 = one worker per core
   int32_t percentageOfNodesToScore = 0;  // 0 = adaptive
   int64_t podInitialBackoffSeconds = 1;
   int64_t podMaxBackoffSeconds = 10;
@@ -32,13 +32,12 @@ struct HostConfig {
 HostConfig loadHostConfig(const std::filesystem::path& path, Diagnostics& diags);
 // The same for text in memory; `file_name` is what diagnostics name and what relative
 // directories are resolved against.
-HostConfig parseHostConfig(std::string_view text, const std::string& fileName,
-                             Diagnostics& diags);
+HostConfig parseHostConfig(std::string_view text, const std::string& fileName, Diagnostics& diags);
 
 // Every *.toml directly inside `dir`, sorted by file name. A missing or unreadable directory
 // is a diagnostic at `where`/`key`.
 std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path& dir,
-                                                      const SourceLocation& where,
-                                                      const std::string& key, Diagnostics& diags);
+                                                    const SourceLocation& where,
+                                                    const std::string& key, Diagnostics& diags);
 
 }  // namespace sh::config

@@ -22,7 +22,7 @@ bool isHex64(std::string_view s) {
 
 // One { name = "...", weight = N } entry; nullopt when it has no usable name.
 std::optional<PluginRef> parsePluginRef(const TomlValue& value, const std::string& key,
-                                          Diagnostics& diags) {
+                                        Diagnostics& diags) {
   if (!value.is_table()) {
     TableReader::wrongType(diags, value, key, "a table { name = \"...\", weight = N }");
     return std::nullopt;
@@ -59,7 +59,7 @@ std::optional<PluginRef> parsePluginRef(const TomlValue& value, const std::strin
 }
 
 std::vector<PluginRef> parsePluginList(TableReader& set, std::string_view list,
-                                         Diagnostics& diags) {
+                                       Diagnostics& diags) {
   std::vector<PluginRef> out;
   const TomlValue* value = set.array(list);
   if (value == nullptr) {
@@ -249,7 +249,7 @@ ProfileConfig parseProfile(const TomlValue& table, const std::string& key, Diagn
 }
 
 std::optional<ProfileConfig> loadProfileFile(const std::filesystem::path& path,
-                                               Diagnostics& diags) {
+                                             Diagnostics& diags) {
   std::optional<TomlValue> root = parseTomlFile(path, diags);
   if (!root) {
     return std::nullopt;
@@ -260,7 +260,7 @@ std::optional<ProfileConfig> loadProfileFile(const std::filesystem::path& path,
 }
 
 std::optional<ProfileConfig> parseProfileText(std::string_view text, const std::string& fileName,
-                                                Diagnostics& diags) {
+                                              Diagnostics& diags) {
   std::optional<TomlValue> root = parseToml(text, fileName, diags);
   if (!root) {
     return std::nullopt;
@@ -271,7 +271,7 @@ std::optional<ProfileConfig> parseProfileText(std::string_view text, const std::
 }
 
 void finalizeProfiles(std::vector<ProfileConfig>& profiles, const SourceLocation& where,
-                       Diagnostics& diags) {
+                      Diagnostics& diags) {
   if (profiles.empty()) {
     ProfileConfig profile;
     profile.schedulerName = std::string(kDefaultSchedulerName);

@@ -81,11 +81,10 @@ struct ProfileConfig {
 ProfileConfig parseProfile(const TomlValue& table, const std::string& key, Diagnostics& diags);
 
 // Reads a standalone profile file. nullopt when the file cannot be read or is not valid TOML.
-std::optional<ProfileConfig> loadProfileFile(const std::filesystem::path& path,
-                                               Diagnostics& diags);
+std::optional<ProfileConfig> loadProfileFile(const std::filesystem::path& path, Diagnostics& diags);
 // The same for text in memory; `file_name` is what diagnostics name.
 std::optional<ProfileConfig> parseProfileText(std::string_view text, const std::string& fileName,
-                                                Diagnostics& diags);
+                                              Diagnostics& diags);
 
 // Upstream's profile defaulting and name checks, over all profiles of a configuration:
 //   - no profile at all: one profile named "default-scheduler" (located at `where`);
@@ -93,6 +92,6 @@ std::optional<ProfileConfig> parseProfileText(std::string_view text, const std::
 //   - otherwise every profile needs a schedulerName, and names must be unique (the error names
 //     both places).
 void finalizeProfiles(std::vector<ProfileConfig>& profiles, const SourceLocation& where,
-                       Diagnostics& diags);
+                      Diagnostics& diags);
 
 }  // namespace sh::config

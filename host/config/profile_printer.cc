@@ -13,8 +13,8 @@ std::string describe(const ResolvedProfile& profile) {
   }
   std::string out = "profile \"" + profile.schedulerName + "\"\n";
   if (profile.percentageOfNodesToScore) {
-    out += "  percentageOfNodesToScore: " + std::to_string(*profile.percentageOfNodesToScore) +
-           "\n";
+    out +=
+        "  percentageOfNodesToScore: " + std::to_string(*profile.percentageOfNodesToScore) + "\n";
   }
   for (const LibraryRef& library : profile.libraries) {
     out += "  library: " + library.path;

@@ -394,7 +394,7 @@ ResolvedProfile resolve(const ProfileConfig& profile, const PluginCatalog& catal
 }
 
 std::vector<ResolvedProfile> resolveAll(const std::vector<ProfileConfig>& profiles,
-                                         const PluginCatalog& catalog, Diagnostics& diags) {
+                                        const PluginCatalog& catalog, Diagnostics& diags) {
   std::vector<ResolvedProfile> out;
   out.reserve(profiles.size());
   for (const ProfileConfig& profile : profiles) {

@@ -93,7 +93,7 @@ ResolvedProfile resolve(const ProfileConfig& profile, const PluginCatalog& catal
 
 // resolve() for every profile, then validate_profiles(): the whole check of a configuration.
 std::vector<ResolvedProfile> resolveAll(const std::vector<ProfileConfig>& profiles,
-                                         const PluginCatalog& catalog, Diagnostics& diags);
+                                        const PluginCatalog& catalog, Diagnostics& diags);
 
 // Checks across profiles: every profile must use the same QueueSort plugin with the same args
 // (the error names both schedulerNames).

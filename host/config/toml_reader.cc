@@ -98,7 +98,7 @@ Diagnostic syntaxErrorDiagnostic(const std::string& what, const SourceLocation& 
 }
 
 std::optional<TomlValue> parseToml(std::string_view text, const std::string& fileName,
-                                    Diagnostics& diags) {
+                                   Diagnostics& diags) {
   std::istringstream in{std::string(text)};
   try {
     return toml::parse<toml::discard_comments, OrderedTable, std::vector>(in, fileName);
@@ -162,7 +162,7 @@ std::string TableReader::pathOf(std::string_view key) const {
 }
 
 void TableReader::wrongType(Diagnostics& diags, const TomlValue& value, const std::string& path,
-                             std::string_view what) {
+                            std::string_view what) {
   diags.error(locationOf(value), path,
               "expected " + std::string(what) + ", got " + tomlTypeName(value));
 }

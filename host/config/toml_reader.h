@@ -17,7 +17,7 @@ namespace sh::config {
 // Parses TOML text. On a syntax error adds one diagnostic (see syntax_error_diagnostic) and
 // returns nullopt. `file_name` is what locations and diagnostics will name.
 std::optional<TomlValue> parseToml(std::string_view text, const std::string& fileName,
-                                    Diagnostics& diags);
+                                   Diagnostics& diags);
 // Reads and parses a file; an unreadable file is a diagnostic too.
 std::optional<TomlValue> parseTomlFile(const std::filesystem::path& path, Diagnostics& diags);
 
@@ -61,7 +61,7 @@ class TableReader {
 
   // Adds "expected <what>, got <type>" for `value` at `path`.
   static void wrongType(Diagnostics& diags, const TomlValue& value, const std::string& path,
-                         std::string_view what);
+                        std::string_view what);
 
  private:
   const TomlValue& table_;

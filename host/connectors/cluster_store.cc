@@ -264,8 +264,7 @@ ClusterStore::Result ClusterStore::applyPod(PreparedChange&& c) {
     if (!was.empty() && c.pod->nodeName() != was) {
       r.rejected = true;
       r.warning = describe(c.kind, c.key) + ": spec.nodeName: may not change from \"" +
-                  std::string(was) + "\" to \"" + std::string(c.pod->nodeName()) +
-                  "\" once set";
+                  std::string(was) + "\" to \"" + std::string(c.pod->nodeName()) + "\" once set";
       return r;
     }
   }

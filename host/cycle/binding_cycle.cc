@@ -8,16 +8,16 @@
 namespace sh::cycle {
 
 void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
-                                  std::unique_ptr<CycleState> cycle,
-                                  queue::QueuedPodInfoPtr info,
+                                  std::unique_ptr<CycleState> cycle, queue::QueuedPodInfoPtr info,
                                   std::shared_ptr<const model::Pod> assumed, std::string host,
                                   int64_t startNanos, std::shared_ptr<WaitingPod> waiting) {
   // The cycle state outlives the scheduling cycle; the snapshot it points at does not.
   cycle->snapshot = nullptr;
   const bool waits = waiting != nullptr;
   auto job = [this, fw = std::move(fw), cycle = std::shared_ptr<CycleState>(std::move(cycle)),
-              info = std::shared_ptr<queue::QueuedPodInfo>(std::move(info)), assumed = std::move(assumed), host = std::move(host),
-              startNanos, waiting = std::move(waiting)]() {
+              info = std::shared_ptr<queue::QueuedPodInfo>(std::move(info)),
+              assumed = std::move(assumed), host = std::move(host), startNanos,
+              waiting = std::move(waiting)]() {
     bindingCycle(fw, *cycle, info, assumed, host, startNanos, waiting);
   };
   std::lock_guard<std::mutex> lock(bindMu_);
@@ -37,13 +37,12 @@ void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
     return true;
   });
   auto finished = std::make_shared<std::atomic<bool>>(false);
-  permitWaiters_.push_back(
-      {std::thread([this, job = std::move(job), finished] {
-         job();
-         bindingFinished();
-         finished->store(true);
-       }),
-       finished});
+  permitWaiters_.push_back({std::thread([this, job = std::move(job), finished] {
+                              job();
+                              bindingFinished();
+                              finished->store(true);
+                            }),
+                            finished});
 }
 
 void Scheduler::bindingFinished() {

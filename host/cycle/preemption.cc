@@ -67,8 +67,8 @@ Status Scheduler::preempt(const sh_pod& preemptor, std::string_view node,
   }
 
   Status out;
-  const std::string message = str(preemptor.scheduler_name) +
-                              ": preempting to accommodate a higher priority pod";
+  const std::string message =
+      str(preemptor.scheduler_name) + ": preempting to accommodate a higher priority pod";
   for (const sh_pod* v : victims) {
     const model::Pod* victim = model::Pod::fromView(v);
     const std::string key = podKey(*v);
@@ -76,8 +76,8 @@ Status Scheduler::preempt(const sh_pod& preemptor, std::string_view node,
     // A victim still waiting on Permit has not reached the cluster: reject it in memory.
     if (auto waiting = waitingPods_.get(str(v->uid)); waiting != nullptr) {
       waiting->reject("DefaultPreemption", "preempted");
-      connector_.recordEvent({"Normal", "Preempted", "Preempting",
-                              event + " (in kube-scheduler memory).", key});
+      connector_.recordEvent(
+          {"Normal", "Preempted", "Preempting", event + " (in kube-scheduler memory).", key});
       continue;
     }
     Status s = connector_.preemptPod(*victim, message);

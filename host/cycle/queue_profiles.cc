@@ -9,9 +9,9 @@ namespace {
 
 // Only plugins at these points may requeue pods they rejected (upstream: the framework fills
 // EnqueueExtensions for PreEnqueue, PreFilter, Filter, Reserve and Permit plugins).
-constexpr ExtensionPoint kRejectorPoints[] = {
-    ExtensionPoint::kPreEnqueue, ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
-    ExtensionPoint::kReserve, ExtensionPoint::kPermit};
+constexpr ExtensionPoint kRejectorPoints[] = {ExtensionPoint::kPreEnqueue,
+                                              ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
+                                              ExtensionPoint::kReserve, ExtensionPoint::kPermit};
 
 // Calls fn() holding the plugin's serializer when it asked for one.
 template <typename Fn>

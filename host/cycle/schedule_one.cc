@@ -209,9 +209,8 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
   if (n == 0) {
     return {};
   }
-  std::size_t numToFind =
-      numFeasibleNodesToFind(options_.percentageOfNodesToScore, fw.percentageOfNodesToScore(),
-                             all.size());
+  std::size_t numToFind = numFeasibleNodesToFind(options_.percentageOfNodesToScore,
+                                                 fw.percentageOfNodesToScore(), all.size());
   if (!fw.hasScorePlugins()) {
     numToFind = 1;
   }

@@ -29,8 +29,8 @@ Scheduler::Scheduler(Frameworks frameworks, connectors::Connector& connector,
     clock_ = ownedClock_.get();
   }
   rngState_ = options_.seed;
-  queue_ = std::make_unique<queue::SchedulingQueue>(queueProfiles(frameworks_), options_.queue,
-                                                    clock_);
+  queue_ =
+      std::make_unique<queue::SchedulingQueue>(queueProfiles(frameworks_), options_.queue, clock_);
   int threads = std::max(1, options_.bindingThreads);
   for (int i = 0; i < threads; ++i) {
     bindThreads_.emplace_back([this] { bindingWorker(); });
@@ -155,16 +155,28 @@ void Scheduler::handleChange(const connectors::ClusterChange& c) {
   using Type = connectors::ClusterChange::Type;
   if (c.kind == connectors::ClusterChange::Kind::kNode) {
     switch (c.type) {
-      case Type::kAdded: onNodeAdd(c.curNode); break;
-      case Type::kModified: onNodeUpdate(c.oldNode, c.curNode); break;
-      case Type::kDeleted: onNodeDelete(c.oldNode); break;
+      case Type::kAdded:
+        onNodeAdd(c.curNode);
+        break;
+      case Type::kModified:
+        onNodeUpdate(c.oldNode, c.curNode);
+        break;
+      case Type::kDeleted:
+        onNodeDelete(c.oldNode);
+        break;
     }
     return;
   }
   switch (c.type) {
-    case Type::kAdded: onPodAdd(c.curPod); break;
-    case Type::kModified: onPodUpdate(c.oldPod, c.curPod); break;
-    case Type::kDeleted: onPodDelete(c.oldPod); break;
+    case Type::kAdded:
+      onPodAdd(c.curPod);
+      break;
+    case Type::kModified:
+      onPodUpdate(c.oldPod, c.curPod);
+      break;
+    case Type::kDeleted:
+      onPodDelete(c.oldPod);
+      break;
   }
 }
 
@@ -189,8 +201,8 @@ void Scheduler::onNodeUpdate(const std::shared_ptr<const model::Node>& old,
 }
 
 void Scheduler::onNodeDelete(const std::shared_ptr<const model::Node>& node) {
-  queue_->moveAllToActiveOrBackoffQueue(
-      queue::ClusterEvent{SH_RESOURCE_NODE, SH_ACTION_DELETE, {}}, node, nullptr);
+  queue_->moveAllToActiveOrBackoffQueue(queue::ClusterEvent{SH_RESOURCE_NODE, SH_ACTION_DELETE, {}},
+                                        node, nullptr);
   Status s = cache_.removeNode(*node);
   if (!s.ok()) {
     spdlog::warn("cache: {}", s.message());

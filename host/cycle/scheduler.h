@@ -42,9 +42,9 @@
 namespace sh::cycle {
 
 struct SchedulerOptions {
-  int parallelism = 16;               // Filter/Score workers; 0 = one per core
-  int percentageOfNodesToScore = 0;   // 0 = adaptive
-  uint64_t seed = 0;                  // tie-break seed
+  int parallelism = 16;              // Filter/Score workers; 0 = one per core
+  int percentageOfNodesToScore = 0;  // 0 = adaptive
+  uint64_t seed = 0;                 // tie-break seed
   int bindingThreads = 1;
   queue::QueueOptions queue;
 };
@@ -54,15 +54,14 @@ struct SchedulerStats {
   uint64_t unschedulable = 0;  // failed attempts (a pod may fail several times)
   uint64_t errors = 0;
   uint64_t attempts = 0;
-  uint64_t preemptions = 0;      // PostFilter decisions carried out (preempt_victims calls)
+  uint64_t preemptions = 0;  // PostFilter decisions carried out (preempt_victims calls)
   uint64_t preemptionVictims = 0;
 };
 
 class Scheduler : private CycleHost {
  public:
-  Scheduler(Frameworks frameworks, connectors::Connector& connector,
-            connectors::DecisionLog* log, SchedulerOptions options,
-            queue::Clock* clock = nullptr);
+  Scheduler(Frameworks frameworks, connectors::Connector& connector, connectors::DecisionLog* log,
+            SchedulerOptions options, queue::Clock* clock = nullptr);
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -131,9 +130,8 @@ class Scheduler : private CycleHost {
 
   // The binding cycle (binding_cycle.cc), on the binding pool.
   void startBindingCycle(std::shared_ptr<const Framework> fw, std::unique_ptr<CycleState> cycle,
-                         queue::QueuedPodInfoPtr info,
-                         std::shared_ptr<const model::Pod> assumed, std::string host,
-                         int64_t startNanos, std::shared_ptr<WaitingPod> waiting);
+                         queue::QueuedPodInfoPtr info, std::shared_ptr<const model::Pod> assumed,
+                         std::string host, int64_t startNanos, std::shared_ptr<WaitingPod> waiting);
   void bindingCycle(const std::shared_ptr<const Framework>& fw, CycleState& cycle,
                     const std::shared_ptr<queue::QueuedPodInfo>& info,
                     const std::shared_ptr<const model::Pod>& assumed, const std::string& host,

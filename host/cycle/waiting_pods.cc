@@ -35,8 +35,7 @@ std::string goDuration(int64_t ms) {
 
 }  // namespace
 
-WaitingPod::WaitingPod(std::string uid,
-                       const std::vector<std::pair<std::string, int64_t>>& waits)
+WaitingPod::WaitingPod(std::string uid, const std::vector<std::pair<std::string, int64_t>>& waits)
     : uid_(std::move(uid)) {
   const auto now = Clock::now();
   for (const auto& [plugin, ms] : waits) {

@@ -67,7 +67,8 @@ std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
         lib->descriptor->default_args_json != nullptr ? lib->descriptor->default_args_json : "{}",
         path + ".args", {}, &err);
     if (!defaults) {
-      diags.error({}, path + ".args", "plugin \"" + spec.name + "\" has invalid default args: " + err);
+      diags.error({}, path + ".args",
+                  "plugin \"" + spec.name + "\" has invalid default args: " + err);
       continue;
     }
     config::ArgNode args = defaults->clone();
@@ -114,7 +115,8 @@ class EvaluateCycleHost : public CycleHost {
     }
   }
   uint64_t random() override { return cycle::splitmix64(rng_); }
-  Status preempt(const sh_pod&, std::string_view, const std::vector<const sh_pod*>& victims) override {
+  Status preempt(const sh_pod&, std::string_view,
+                 const std::vector<const sh_pod*>& victims) override {
     for (const sh_pod* v : victims) {
       victims_.push_back(podKey(*v));
     }
@@ -135,7 +137,8 @@ Result run(const Scenario& scenario, const Options& options) {
     std::vector<plugin::ScanError> loadErrors;
     scanned.scanDirs(options.pluginDirs, loadErrors);
   }
-  const plugin::PluginRegistry& registry = options.registry != nullptr ? *options.registry : scanned;
+  const plugin::PluginRegistry& registry =
+      options.registry != nullptr ? *options.registry : scanned;
   NullHostServices services;
   std::shared_ptr<Framework> fw = buildFramework(scenario, registry, &services);
 
@@ -201,8 +204,8 @@ Result run(const Scenario& scenario, const Options& options) {
     } else {
       candidates = snapshot->views;
     }
-    std::size_t wanted = cycle::numFeasibleNodesToFind(scenario.percentageOfNodesToScore, -1,
-                                                       numAll);
+    std::size_t wanted =
+        cycle::numFeasibleNodesToFind(scenario.percentageOfNodesToScore, -1, numAll);
     for (const sh_node_info* ni : candidates) {
       if (feasible.size() >= wanted) {
         break;

@@ -30,7 +30,7 @@ struct Scenario {
   std::string name;
   std::vector<std::shared_ptr<const model::Node>> nodes;
   std::vector<std::shared_ptr<const model::Pod>> pods;  // already placed
-  std::shared_ptr<const model::Pod> pod;                 // the pending pod
+  std::shared_ptr<const model::Pod> pod;                // the pending pod
   std::vector<PluginSpec> plugins;
   int percentageOfNodesToScore = 100;
   // namespaces, services, replicaSets, statefulSets, replicationControllers,

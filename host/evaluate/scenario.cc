@@ -10,9 +10,13 @@ namespace sh::evaluate {
 namespace {
 
 // The optional arrays of other objects, by scenario field name.
-constexpr const char* kObjectFields[] = {
-    "namespaces", "services", "replicaSets", "statefulSets", "replicationControllers",
-    "podDisruptionBudgets", "priorityClasses"};
+constexpr const char* kObjectFields[] = {"namespaces",
+                                         "services",
+                                         "replicaSets",
+                                         "statefulSets",
+                                         "replicationControllers",
+                                         "podDisruptionBudgets",
+                                         "priorityClasses"};
 
 // A pod as the API server would have stored it: through priority admission (against the
 // scenario's PriorityClasses), then parsed. `at` names it in errors ("pods[1]", "pod").

@@ -29,8 +29,8 @@ class CycleHost {
   // Pods nominated to `node` with priority >= pod's, other than `pod` itself: the pods a
   // Filter run on that node must treat as present (upstream
   // framework/runtime/framework.go: RunFilterPluginsWithNominatedPods).
-  virtual std::vector<std::shared_ptr<const model::Pod>> nominatedPodsFor(
-      std::string_view node, const sh_pod& pod) = 0;
+  virtual std::vector<std::shared_ptr<const model::Pod>> nominatedPodsFor(std::string_view node,
+                                                                          const sh_pod& pod) = 0;
   // Runs fn(i) for i in [0, n); may use several threads.
   virtual void parallelFor(std::size_t n, const std::function<void(std::size_t)>& fn) = 0;
   // The next number of the cycle's seeded generator.

@@ -24,7 +24,7 @@ namespace sh {
 class CycleHost;
 class Framework;
 class NodeToStatus;
-}
+}  // namespace sh
 
 struct sh_cycle {
  public:

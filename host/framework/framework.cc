@@ -204,11 +204,10 @@ Status Framework::runPreFilterAddPod(CycleState& cycle, const sh_pod& pod, const
   return Status();
 }
 
-Status Framework::runPreFilterRemovePod(CycleState& cycle, const sh_pod& pod,
-                                        const sh_pod& other, const sh_node_info& node) const {
+Status Framework::runPreFilterRemovePod(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
+                                        const sh_node_info& node) const {
   for (const PluginPtr& p : plugins(ExtensionPoint::kPreFilter)) {
-    if (p->vtable().pre_filter_remove_pod == nullptr ||
-        cycle.skipFilterPlugins.count(p->name())) {
+    if (p->vtable().pre_filter_remove_pod == nullptr || cycle.skipFilterPlugins.count(p->name())) {
       continue;
     }
     sh_status raw;
@@ -235,8 +234,8 @@ Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_
     }
     const PluginPtr& p = list[i];
     sh_status& raw = scratchStatus();
-    int code = callPlugin(
-        *p, [&] { return p->vtable().filter(p->self(), &cycle, &pod, &node, &raw); });
+    int code =
+        callPlugin(*p, [&] { return p->vtable().filter(p->self(), &cycle, &pod, &node, &raw); });
     if (code == SH_SUCCESS && raw.status.reasons().empty()) {
       if (trace != nullptr) {
         trace->push_back(PluginTrace{p->name(), Status(), {}});
@@ -287,8 +286,7 @@ Status Framework::runFilterWithNominatedPods(
   return runFilter(cycle, pod, node.view());
 }
 
-Status Framework::runPostFilter(CycleState& cycle, const sh_pod& pod,
-                                const NodeToStatus& statuses,
+Status Framework::runPostFilter(CycleState& cycle, const sh_pod& pod, const NodeToStatus& statuses,
                                 std::optional<std::string>* nominated) const {
   cycle.nodeStatuses = &statuses;
   std::vector<std::string> reasons;
@@ -397,9 +395,8 @@ Status Framework::runScore(
       const PluginPtr& p = scorers[i];
       sh_status& raw = scratchStatus();
       int64_t value = 0;
-      int code = callPlugin(*p, [&] {
-        return p->vtable().score(p->self(), &cycle, &pod, nodes[n], &value, &raw);
-      });
+      int code = callPlugin(
+          *p, [&] { return p->vtable().score(p->self(), &cycle, &pod, nodes[n], &value, &raw); });
       if (code != SH_SUCCESS || !raw.status.reasons().empty()) {
         Status s = checkedStatus(*p, code, raw);
         if (!s.ok()) {
@@ -468,13 +465,12 @@ Status Framework::runScore(
   return Status();
 }
 
-Status Framework::runReserve(CycleState& cycle, const sh_pod& pod,
-                             const std::string& node) const {
+Status Framework::runReserve(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
   sh_str name{node.data(), node.size()};
   for (const PluginPtr& p : plugins(ExtensionPoint::kReserve)) {
     sh_status raw;
-    int code = callPlugin(
-        *p, [&] { return p->vtable().reserve(p->self(), &cycle, &pod, name, &raw); });
+    int code =
+        callPlugin(*p, [&] { return p->vtable().reserve(p->self(), &cycle, &pod, name, &raw); });
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       s.setPlugin(p->name());
@@ -509,9 +505,8 @@ Status Framework::runPermit(CycleState& cycle, const sh_pod& pod, const std::str
   for (const PluginPtr& p : plugins(ExtensionPoint::kPermit)) {
     sh_status raw;
     int64_t timeoutMs = 0;
-    int code = callPlugin(*p, [&] {
-      return p->vtable().permit(p->self(), &cycle, &pod, name, &timeoutMs, &raw);
-    });
+    int code = callPlugin(
+        *p, [&] { return p->vtable().permit(p->self(), &cycle, &pod, name, &timeoutMs, &raw); });
     Status s = checkedStatus(*p, code, raw);
     if (s.ok()) {
       continue;
@@ -539,13 +534,12 @@ Status Framework::runPermit(CycleState& cycle, const sh_pod& pod, const std::str
   return Status();
 }
 
-Status Framework::runPreBind(CycleState& cycle, const sh_pod& pod,
-                             const std::string& node) const {
+Status Framework::runPreBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
   sh_str name{node.data(), node.size()};
   for (const PluginPtr& p : plugins(ExtensionPoint::kPreBind)) {
     sh_status raw;
-    int code = callPlugin(
-        *p, [&] { return p->vtable().pre_bind(p->self(), &cycle, &pod, name, &raw); });
+    int code =
+        callPlugin(*p, [&] { return p->vtable().pre_bind(p->self(), &cycle, &pod, name, &raw); });
     Status s = checkedStatus(*p, code, raw);
     if (s.ok() || s.isSkip()) {
       continue;

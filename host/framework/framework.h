@@ -102,9 +102,9 @@ class Framework {
   // (framework/runtime/framework.go): with `nominated` (the pods nominated to the node with
   // priority >= the pod's) added to a copy of the node and of the cycle state first, then, if that
   // passed, without them. Without nominated pods it is runFilter. Thread-safe across nodes.
-  Status runFilterWithNominatedPods(CycleState& cycle, const sh_pod& pod,
-                                    const model::NodeInfo& node,
-                                    const std::vector<std::shared_ptr<const model::Pod>>& nominated) const;
+  Status runFilterWithNominatedPods(
+      CycleState& cycle, const sh_pod& pod, const model::NodeInfo& node,
+      const std::vector<std::shared_ptr<const model::Pod>>& nominated) const;
   // PostFilter after the pod fit nowhere; *nominated is set when a plugin nominated.
   Status runPostFilter(CycleState& cycle, const sh_pod& pod, const NodeToStatus& statuses,
                        std::optional<std::string>* nominated) const;

@@ -22,17 +22,29 @@ namespace {
 
 using config::ArgNode;
 
-std::string_view sv(const char* p, size_t n) { return n == 0 ? std::string_view() : std::string_view(p, n); }
+std::string_view sv(const char* p, size_t n) {
+  return n == 0 ? std::string_view() : std::string_view(p, n);
+}
 
 void apiLog(sh_host* host, int level, const char* msg, size_t len) {
   const std::string& who = host != nullptr ? host->pluginName : std::string();
   auto lvl = spdlog::level::info;
   switch (level) {
-    case SH_LOG_TRACE: lvl = spdlog::level::trace; break;
-    case SH_LOG_DEBUG: lvl = spdlog::level::debug; break;
-    case SH_LOG_INFO: lvl = spdlog::level::info; break;
-    case SH_LOG_WARN: lvl = spdlog::level::warn; break;
-    default: lvl = spdlog::level::err; break;
+    case SH_LOG_TRACE:
+      lvl = spdlog::level::trace;
+      break;
+    case SH_LOG_DEBUG:
+      lvl = spdlog::level::debug;
+      break;
+    case SH_LOG_INFO:
+      lvl = spdlog::level::info;
+      break;
+    case SH_LOG_WARN:
+      lvl = spdlog::level::warn;
+      break;
+    default:
+      lvl = spdlog::level::err;
+      break;
   }
   spdlog::log(lvl, "plugin {}: {}", who, sv(msg, len));
 }
@@ -60,13 +72,20 @@ int apiArgsType(const sh_args* a) {
     return SH_ARGS_NULL;
   }
   switch (n->kind()) {
-    case ArgNode::Kind::kNull: return SH_ARGS_NULL;
-    case ArgNode::Kind::kBool: return SH_ARGS_BOOL;
-    case ArgNode::Kind::kInt: return SH_ARGS_INT;
-    case ArgNode::Kind::kDouble: return SH_ARGS_DOUBLE;
-    case ArgNode::Kind::kString: return SH_ARGS_STRING;
-    case ArgNode::Kind::kArray: return SH_ARGS_ARRAY;
-    case ArgNode::Kind::kObject: return SH_ARGS_OBJECT;
+    case ArgNode::Kind::kNull:
+      return SH_ARGS_NULL;
+    case ArgNode::Kind::kBool:
+      return SH_ARGS_BOOL;
+    case ArgNode::Kind::kInt:
+      return SH_ARGS_INT;
+    case ArgNode::Kind::kDouble:
+      return SH_ARGS_DOUBLE;
+    case ArgNode::Kind::kString:
+      return SH_ARGS_STRING;
+    case ArgNode::Kind::kArray:
+      return SH_ARGS_ARRAY;
+    case ArgNode::Kind::kObject:
+      return SH_ARGS_OBJECT;
   }
   return SH_ARGS_NULL;
 }
@@ -231,8 +250,7 @@ size_t apiWorkloadSelectors(sh_cycle* c, const sh_pod* pod, const sh_label_selec
   thread_local std::vector<const sh_label_selector*> selectors;
   selectors.clear();
   *out = nullptr;
-  if (c == nullptr || pod == nullptr || c->snapshot == nullptr ||
-      c->snapshot->objects == nullptr) {
+  if (c == nullptr || pod == nullptr || c->snapshot == nullptr || c->snapshot->objects == nullptr) {
     return 0;
   }
   c->snapshot->objects->workloadSelectors(*pod, selectors);

@@ -23,8 +23,9 @@ std::shared_ptr<PluginInstance> PluginInstance::create(
   }
   if (self == nullptr) {
     if (!argErrors.hasErrors()) {
-      diags.error(args.where(), args.path(),
-                  "plugin \"" + inst->library_->name + "\" refused to start (create returned NULL)");
+      diags.error(
+          args.where(), args.path(),
+          "plugin \"" + inst->library_->name + "\" refused to start (create returned NULL)");
     }
     return nullptr;
   }

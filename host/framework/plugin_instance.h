@@ -29,9 +29,9 @@ class PluginInstance {
  public:
   // Creates the plugin with `args` (already merged over its defaults). Errors the plugin
   // reports about its args, or its refusal to start, go to `diags`; returns nullptr then.
-  static std::shared_ptr<PluginInstance> create(
-      std::shared_ptr<const plugin::LoadedPlugin> library, const config::ArgNode& args,
-      HostServices* services, config::Diagnostics& diags);
+  static std::shared_ptr<PluginInstance> create(std::shared_ptr<const plugin::LoadedPlugin> library,
+                                                const config::ArgNode& args, HostServices* services,
+                                                config::Diagnostics& diags);
 
   ~PluginInstance();
   PluginInstance(const PluginInstance&) = delete;

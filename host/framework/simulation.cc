@@ -21,9 +21,9 @@ sh::Status sh_sim::removePod(const sh_pod& other) {
     }
   }
   if (keep == nullptr || !node.removePod(uid)) {
-    return sh::Status(SH_UNSCHEDULABLE, "pod " + std::string(uid) + " is not on node " +
-                                            std::string(node.view().node->name.ptr,
-                                                        node.view().node->name.len));
+    return sh::Status(SH_UNSCHEDULABLE,
+                      "pod " + std::string(uid) + " is not on node " +
+                          std::string(node.view().node->name.ptr, node.view().node->name.len));
   }
   if (state->framework == nullptr) {
     return sh::Status();

@@ -18,8 +18,8 @@ bool mapSelects(const std::vector<sh_label>& selector, const sh_label* labels, u
   }
   for (const sh_label& want : selector) {
     const sh_label* end = labels + count;
-    const sh_label* it = std::lower_bound(
-        labels, end, want.key, [](const sh_label& l, sh_id key) { return l.key < key; });
+    const sh_label* it = std::lower_bound(labels, end, want.key,
+                                          [](const sh_label& l, sh_id key) { return l.key < key; });
     if (it == end || it->key != want.key || it->value != want.value) {
       return false;
     }
@@ -198,8 +198,8 @@ void ClusterObjects::workloadSelectors(const sh_pod& pod,
     if (ref.controller == 0) {
       continue;
     }
-    auto it = controllers_.find({std::string(ns), std::string(sv(ref.kind)),
-                                 std::string(sv(ref.name))});
+    auto it =
+        controllers_.find({std::string(ns), std::string(sv(ref.kind)), std::string(sv(ref.name))});
     if (it != controllers_.end()) {
       out.push_back(it->second);
     }

@@ -72,9 +72,7 @@ class Cursor {
   bool object() const;
   // Present strings; absent (and an error if present) otherwise.
   std::optional<std::string_view> string() const;
-  std::string_view stringOr(std::string_view fallback) const {
-    return string().value_or(fallback);
-  }
+  std::string_view stringOr(std::string_view fallback) const { return string().value_or(fallback); }
   // A non-empty string; "required" error when missing or empty.
   std::string_view requiredString() const;
   std::optional<bool> boolean() const;

@@ -64,8 +64,7 @@ class NodeParser {
 
     Cursor status = root["status"];
     Cursor allocatable = status["allocatable"];
-    ResourceList list =
-        parseResourceList(allocatable.present() ? allocatable : status["capacity"]);
+    ResourceList list = parseResourceList(allocatable.present() ? allocatable : status["capacity"]);
     ResourceValues values = toResourceValues(list, true);
     v_.allocatable.milli_cpu = values.milliCpu;
     v_.allocatable.memory = values.memory;

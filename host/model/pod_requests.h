@@ -43,10 +43,10 @@ struct ContainerResources {
 struct PodResourcesInput {
   std::vector<ContainerResources> containers;
   std::vector<ContainerResources> initContainers;
-  bool hasPodResources = false;  // spec.resources present
+  bool hasPodResources = false;   // spec.resources present
   ResourceList podRequests;       // spec.resources.requests
   ResourceList podLimits;         // spec.resources.limits
-  ResourceList overhead;           // spec.overhead
+  ResourceList overhead;          // spec.overhead
   bool resizeInfeasible = false;  // condition PodResizePending with reason Infeasible
 };
 
@@ -61,7 +61,7 @@ ResourceList podRequests(const PodResourcesInput& in, const ResourceList* nonMis
 
 struct PodRequestSummary {
   ResourceList requests;  // PodRequests
-  ResourceList nonZero;  // PodRequests with the non-missing defaults
+  ResourceList nonZero;   // PodRequests with the non-missing defaults
   int64_t nonZeroMilliCpu = 0;
   int64_t nonZeroMemory = 0;
 };

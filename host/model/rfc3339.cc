@@ -98,8 +98,8 @@ std::optional<int64_t> parseRfc3339Nanos(std::string_view s) {
   if (pos != s.size()) {
     return std::nullopt;
   }
-  int64_t secs = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second -
-                 offsetSeconds;
+  int64_t secs =
+      daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds;
   return saturateInt64(int128_t{secs} * 1'000'000'000 + fracNanos);
 }
 

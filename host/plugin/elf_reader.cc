@@ -427,8 +427,6 @@ std::string machineName(std::uint16_t machine) {
   }
 }
 
-std::uint16_t hostMachine() {
-  return kHostMachine;
-}
+std::uint16_t hostMachine() { return kHostMachine; }
 
 }  // namespace sh::plugin

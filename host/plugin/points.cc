@@ -81,20 +81,12 @@ std::uint32_t pointsFromVtable(const sh_plugin_vtable& v) {
   return points;
 }
 
-std::vector<std::string> pointNames(std::uint32_t points) {
-  return names(points, pointTable());
-}
+std::vector<std::string> pointNames(std::uint32_t points) { return names(points, pointTable()); }
 
-std::string pointsToString(std::uint32_t points) {
-  return join(pointNames(points));
-}
+std::string pointsToString(std::uint32_t points) { return join(pointNames(points)); }
 
-std::vector<std::string> flagNames(std::uint32_t flags) {
-  return names(flags, kFlags);
-}
+std::vector<std::string> flagNames(std::uint32_t flags) { return names(flags, kFlags); }
 
-std::string flagsToString(std::uint32_t flags) {
-  return join(flagNames(flags));
-}
+std::string flagsToString(std::uint32_t flags) { return join(flagNames(flags)); }
 
 }  // namespace sh::plugin

@@ -17,9 +17,7 @@ constexpr std::array<std::uint32_t, 64> kRound = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
-constexpr std::uint32_t rotr(std::uint32_t x, int n) {
-  return (x >> n) | (x << (32 - n));
-}
+constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
 }  // namespace
 
@@ -116,9 +114,7 @@ Sha256::Digest Sha256::digest() {
   return out;
 }
 
-std::string Sha256::hexDigest() {
-  return toHex(digest());
-}
+std::string Sha256::hexDigest() { return toHex(digest()); }
 
 std::string Sha256::toHex(const Digest& digest) {
   static constexpr char kHex[] = "0123456789abcdef";

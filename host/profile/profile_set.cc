@@ -5,9 +5,9 @@
 
 namespace sh::profile {
 
-Frameworks buildFrameworks(
-    const std::vector<config::ResolvedProfile>& profiles, const plugin::PluginRegistry& registry,
-    HostServices* services, config::Diagnostics& diags) {
+Frameworks buildFrameworks(const std::vector<config::ResolvedProfile>& profiles,
+                           const plugin::PluginRegistry& registry, HostServices* services,
+                           config::Diagnostics& diags) {
   Frameworks out;
   for (const config::ResolvedProfile& rp : profiles) {
     // One instance per plugin per profile, as upstream builds one framework per profile.
@@ -40,8 +40,7 @@ Frameworks buildFrameworks(
         }
       }
     }
-    fc.percentageOfNodesToScore =
-        rp.percentageOfNodesToScore ? *rp.percentageOfNodesToScore : -1;
+    fc.percentageOfNodesToScore = rp.percentageOfNodesToScore ? *rp.percentageOfNodesToScore : -1;
     out.emplace(rp.schedulerName, std::make_shared<const Framework>(std::move(fc)));
   }
   return out;

@@ -48,8 +48,8 @@ struct LoadRequest {
 ProfileSet load(const LoadRequest& request, HostServices* services, config::Diagnostics& diags);
 
 // Builds the frameworks of already-resolved profiles.
-Frameworks buildFrameworks(
-    const std::vector<config::ResolvedProfile>& profiles, const plugin::PluginRegistry& registry,
-    HostServices* services, config::Diagnostics& diags);
+Frameworks buildFrameworks(const std::vector<config::ResolvedProfile>& profiles,
+                           const plugin::PluginRegistry& registry, HostServices* services,
+                           config::Diagnostics& diags);
 
 }  // namespace sh::profile

@@ -55,8 +55,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <map>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -248,8 +248,7 @@ class SchedulingQueue {
   Strategy strategyForInFlightPod(const QueuedPodInfo& info) const;
   bool isEventOfInterest(const ClusterEvent& event) const;
   void movePods(const std::vector<QueuedPodInfo*>& pods, const ClusterEvent& event,
-                const PreCheck& preCheck,
-                const EventObject& oldObj, const EventObject& newObj);
+                const PreCheck& preCheck, const EventObject& oldObj, const EventObject& newObj);
   bool activateOne(const model::Pod& pod);
   QueuedPodInfoPtr popLocked();
   void flushBackoffQCompletedLocked();

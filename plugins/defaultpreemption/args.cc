@@ -48,9 +48,9 @@ DefaultPreemptionArgs parseArgs(const Args& args) {
     okPercentage = false;
   }
   if (okAbsolute && out.minCandidateNodesAbsolute < 0) {
-    errorAt(args, "minCandidateNodesAbsolute",
-            invalidValue(std::to_string(out.minCandidateNodesAbsolute),
-                         "not in valid range [0, inf)"));
+    errorAt(
+        args, "minCandidateNodesAbsolute",
+        invalidValue(std::to_string(out.minCandidateNodesAbsolute), "not in valid range [0, inf)"));
     okAbsolute = false;
   }
   if (okPercentage && okAbsolute && out.minCandidateNodesPercentage == 0 &&

@@ -137,8 +137,8 @@ std::vector<Candidate> DefaultPreemption::dryRun(const Preemption& preemption, c
                                                  Status& error, int64_t now) const {
   const std::size_t n = potential.size();
   const std::size_t offset = static_cast<std::size_t>(preemption.random() % n);
-  const std::size_t wanted = static_cast<std::size_t>(
-      numCandidates(args_, static_cast<int32_t>(std::min<std::size_t>(n, std::numeric_limits<int32_t>::max()))));
+  const std::size_t wanted = static_cast<std::size_t>(numCandidates(
+      args_, static_cast<int32_t>(std::min<std::size_t>(n, std::numeric_limits<int32_t>::max()))));
   std::vector<Candidate> nonViolating;
   std::vector<Candidate> violating;
   // Nodes are tried in rounds, in parallel within a round, and read back in order, so the

@@ -1,5 +1,6 @@
 // Choosing among the preemption candidates (upstream preemption.go:
-// pickOneNodeForPreemption): keep the candidates best at each criterion in turn, stop when one is left.
+// pickOneNodeForPreemption): keep the candidates best at each criterion in turn, stop when one is
+// left.
 //   1. fewest PDB violations
 //   2. lowest priority of the most important victim
 //   3. lowest sum of (priority + 2^31) over the victims

@@ -6,7 +6,6 @@
 #include <schedhost/helpers.hpp>
 #include <schedhost/plugin.hpp>
 
-
 namespace schedhost::plugins::imagelocality {
 
 constexpr const char* kName = "ImageLocality";

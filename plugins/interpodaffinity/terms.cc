@@ -222,8 +222,8 @@ bool incomingTermMatches(const sh_pod_affinity_term& term, std::string_view owne
         // The selector is resolved against the namespaces that exist: a pod in an unknown
         // namespace is never selected, whatever the selector.
         NsLabels l = namespaces.get(ns);
-        nsOk = l.labels != nullptr &&
-               matchLabelSelector(term.namespace_selector, l.labels, l.count);
+        nsOk =
+            l.labels != nullptr && matchLabelSelector(term.namespace_selector, l.labels, l.count);
       }
     }
   }
@@ -233,11 +233,11 @@ bool incomingTermMatches(const sh_pod_affinity_term& term, std::string_view owne
 bool termMatches(const sh_pod_affinity_term& term, std::string_view ownerNs, const sh_pod& pod,
                  const NsLabels& podNsLabels) noexcept {
   std::string_view ns = view(pod.namespace_);
-  bool nsOk = ownNamespaceOnly(term)
-                  ? ns == ownerNs
-                  : inNamespaces(term, ns) || matchLabelSelector(term.namespace_selector,
-                                                                 podNsLabels.labels,
-                                                                 podNsLabels.count);
+  bool nsOk =
+      ownNamespaceOnly(term)
+          ? ns == ownerNs
+          : inNamespaces(term, ns) ||
+                matchLabelSelector(term.namespace_selector, podNsLabels.labels, podNsLabels.count);
   return nsOk && matchLabelSelector(term.label_selector, pod.labels, pod.label_count);
 }
 

@@ -3,8 +3,8 @@
 #ifndef SCHEDHOST_PLUGINS_INTERPODAFFINITY_TERMS_H
 #define SCHEDHOST_PLUGINS_INTERPODAFFINITY_TERMS_H
 
-#include <schedhost/helpers.hpp>
 #include <schedhost/plugin.h>
+#include <schedhost/helpers.hpp>
 #include <schedhost/plugin.hpp>
 
 #include <cstdint>

@@ -61,9 +61,9 @@ PodTopologySpreadArgs parseArgs(const Host& host, const Args& args) {
       if (!expectObject(c)) {
         continue;
       }
-      rejectUnknownFields(c, {"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector",
-                              "minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy",
-                              "matchLabelKeys"});
+      rejectUnknownFields(
+          c, {"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains",
+              "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys"});
       DefaultConstraint d;
       Args maxSkew = c["maxSkew"];
       if (maxSkew.present() && !maxSkew.isInt()) {

@@ -5,7 +5,6 @@
 // Upstream: pkg/scheduler/framework/plugins/queuesort/priority_sort.go (v1.36).
 #include <schedhost/plugin.hpp>
 
-
 namespace schedhost::plugins::prioritysort {
 
 constexpr const char* kName = "PrioritySort";

@@ -400,7 +400,8 @@ TEST(CacheTest, CorruptionIsRepairedCountedAndReported) {
   // A Delete carrying no node name (a missed event) is not corruption.
   ASSERT_TRUE(cache.addPod(onA).ok());
   ASSERT_TRUE(
-      cache.removePod(*makePod().name("p").inNamespace("node_info_cache_test").uid("p").obj()).ok());
+      cache.removePod(*makePod().name("p").inNamespace("node_info_cache_test").uid("p").obj())
+          .ok());
   EXPECT_EQ(cache.getPod("p"), nullptr);
   EXPECT_EQ(cache.corruptionCount(), 2u);
 

@@ -31,8 +31,9 @@ TEST(StatusTest, MessageJoinsReasonsAndWrapKeepsOne) {
   EXPECT_EQ(s.message(), "Insufficient cpu, Insufficient memory");
   s.wrap("running \"NodeResourcesFit\" filter plugin: ");
   ASSERT_EQ(s.reasons().size(), 1u);
-  EXPECT_EQ(s.message(), "running \"NodeResourcesFit\" filter plugin: Insufficient cpu, "
-                         "Insufficient memory");
+  EXPECT_EQ(s.message(),
+            "running \"NodeResourcesFit\" filter plugin: Insufficient cpu, "
+            "Insufficient memory");
   EXPECT_EQ(s.code(), SH_UNSCHEDULABLE);
 }
 

@@ -93,13 +93,13 @@ TEST(ArgNodeTest, MergeDefaultsDeepMergesObjectsAndReplacesArrays) {
     "scoringStrategy": {"type": "LeastAllocated",
       "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]},
     "hardPodAffinityWeight": 1})",
-                                     "defaults");
+                                    "defaults");
   const ArgNode user = fromToml(R"(extra = true
 hardPodAffinityWeight = 5
 [scoringStrategy]
 resources = [ { name = "gpu", weight = 3 } ]
 )",
-                                 "pluginConfig[0].args");
+                                "pluginConfig[0].args");
   const ArgNode merged = mergeDefaults(defaults, user);
   EXPECT_EQ(boost::json::serialize(merged.toJson()),
             R"({"ignoredResources":[],"scoringStrategy":{"type":"LeastAllocated",)"

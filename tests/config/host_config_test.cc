@@ -239,7 +239,7 @@ name = "NodeResourcesFit"
 [pluginConfig.args.scoringStrategy]
 type = "MostAllocated"
 )",
-                                                                  "batch.toml", diags);
+                                                                "batch.toml", diags);
   ASSERT_TRUE(profile.has_value());
   EXPECT_TRUE(diags.empty()) << diags.str();
   EXPECT_EQ(profile->schedulerName, "batch");
@@ -269,7 +269,7 @@ args = {}
 [[pluginConfig]]
 name = "A"
 )",
-                     "p.toml", diags);
+                   "p.toml", diags);
   EXPECT_EQ(diags.str(),
             "p.toml:2:13: plugins.score.enabled[0].name: required field \"name\" is missing\n"
             "p.toml:2:38: plugins.score.enabled[1].name: plugin name must not be empty\n"

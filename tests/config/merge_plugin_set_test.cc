@@ -57,7 +57,7 @@ TEST_P(MergePluginSetTest, Merges) {
   const MergeCase& c = GetParam();
   const PluginSet merged =
       mergePluginSet(PluginSet{refs(c.defaultEnabled), refs(c.defaultDisabled)},
-                       PluginSet{refs(c.customEnabled), refs(c.customDisabled)});
+                     PluginSet{refs(c.customEnabled), refs(c.customDisabled)});
   EXPECT_EQ(specs(merged.enabled), c.wantEnabled);
   EXPECT_EQ(specs(merged.disabled), c.wantDisabled);
 }

@@ -58,7 +58,7 @@ enabled = [ { name = "PrioritySort" }, { name = "DefaultBinder" },
 name = "DefaultBinder"
 args = { timeout = 3 }
 )",
-                                                  testing::upstreamCatalog(), diags);
+                                                 testing::upstreamCatalog(), diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(boost::json::serialize(toJson(p)),
             R"({"schedulerName":"s","percentageOfNodesToScore":30,)"

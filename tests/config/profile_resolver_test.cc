@@ -100,7 +100,7 @@ TEST(ResolveTest, DisableAllScoreThenEnableTwo) {
 disabled = [ { name = "*" } ]
 enabled = [ { name = "NodeResourcesFit", weight = 2 }, { name = "ImageLocality", weight = 3 } ]
 )",
-                                         upstreamCatalog(), diags);
+                                        upstreamCatalog(), diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kScore), (Names{"NodeResourcesFit", "ImageLocality"}));
   EXPECT_EQ(p.scoreWeight("NodeResourcesFit"), 2);
@@ -115,7 +115,7 @@ TEST(ResolveTest, ReplaceInPlaceKeepsDefaultPositionWithCustomWeight) {
 [plugins.multiPoint]
 enabled = [ { name = "NodeAffinity", weight = 7 } ]
 )",
-                                         upstreamCatalog(), diags);
+                                        upstreamCatalog(), diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kScore),
             (Names{"TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
@@ -129,7 +129,7 @@ TEST(ResolveTest, PerPointWeightBeatsMultiPointWeight) {
 [plugins.score]
 enabled = [ { name = "TaintToleration", weight = 9 } ]
 )",
-                                         upstreamCatalog(), diags);
+                                        upstreamCatalog(), diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.scoreWeight("TaintToleration"), 9);
   // An explicit listing at the point is an override: it keeps its place at the front.
@@ -143,7 +143,7 @@ TEST(ResolveTest, OverrideMovesPluginToFront) {
 [plugins.score]
 enabled = [ { name = "ImageLocality", weight = 4 } ]
 )",
-                                         upstreamCatalog(), diags);
+                                        upstreamCatalog(), diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kScore),
             (Names{"ImageLocality", "TaintToleration", "NodeAffinity", "NodeResourcesFit",
@@ -157,7 +157,7 @@ TEST(ResolveTest, WeightZeroBecomesOne) {
 [plugins.multiPoint]
 enabled = [ { name = "TaintToleration", weight = 0 } ]
 )",
-                                         upstreamCatalog(), diags);
+                                        upstreamCatalog(), diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.scoreWeight("TaintToleration"), 1);
 }
@@ -171,7 +171,7 @@ disabled = [ { name = "NodeAffinity" } ]
 disabled = [ { name = "*" } ]
 enabled = [ { name = "NodeName" } ]
 )",
-                                         upstreamCatalog(), diags);
+                                        upstreamCatalog(), diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kPreScore),
             (Names{"TaintToleration", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity",
@@ -186,7 +186,7 @@ TEST(ResolveTest, DisabledInMultiPointRemovesEverywhere) {
 [plugins.multiPoint]
 disabled = [ { name = "ImageLocality" }, { name = "TaintToleration" } ]
 )",
-                                         upstreamCatalog(), diags);
+                                        upstreamCatalog(), diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.str();
   EXPECT_EQ(p.names(ExtensionPoint::kScore),
             (Names{"NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity",
@@ -197,8 +197,7 @@ disabled = [ { name = "ImageLocality" }, { name = "TaintToleration" } ]
 
 TEST(ResolveTest, UnknownPluginIsErrorWithLocation) {
   Diagnostics diags;
-  resolveText("[plugins.filter]\nenabled = [ { name = \"NoSuch\" } ]\n", upstreamCatalog(),
-               diags);
+  resolveText("[plugins.filter]\nenabled = [ { name = \"NoSuch\" } ]\n", upstreamCatalog(), diags);
   ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].str(),
             "p.toml:2:13: plugins.filter.enabled[0].name: plugin \"NoSuch\" does not exist");
@@ -206,8 +205,7 @@ TEST(ResolveTest, UnknownPluginIsErrorWithLocation) {
 
 TEST(ResolveTest, PluginAtPointItDoesNotImplement) {
   Diagnostics diags;
-  resolveText("[plugins.score]\nenabled = [ { name = \"NodeName\" } ]\n", upstreamCatalog(),
-               diags);
+  resolveText("[plugins.score]\nenabled = [ { name = \"NodeName\" } ]\n", upstreamCatalog(), diags);
   ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].message, "plugin \"NodeName\" does not extend ScorePlugin");
 }
@@ -215,7 +213,7 @@ TEST(ResolveTest, PluginAtPointItDoesNotImplement) {
 TEST(ResolveTest, DuplicateAtPoint) {
   Diagnostics diags;
   resolveText("[plugins.filter]\nenabled = [ { name = \"NodeName\" }, { name = \"NodeName\" } ]\n",
-               upstreamCatalog(), diags);
+              upstreamCatalog(), diags);
   ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].message, "plugin \"NodeName\" already registered as \"FilterPlugin\"");
   EXPECT_EQ(diags.items()[0].key, "plugins.filter.enabled[1].name");
@@ -229,7 +227,7 @@ disabled = [ { name = "*" } ]
 enabled = [ { name = "PrioritySort" }, { name = "DefaultBinder" },
             { name = "NodeResourcesFit" }, { name = "NodeResourcesFit" } ]
 )",
-               upstreamCatalog(), diags);
+              upstreamCatalog(), diags);
   ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].message,
             "plugin \"NodeResourcesFit\" already registered as \"PreFilterPlugin\"");
@@ -244,7 +242,7 @@ disabled = [ { name = "*" } ]
 [plugins.bind]
 disabled = [ { name = "*" } ]
 )",
-               upstreamCatalog(), diags);
+              upstreamCatalog(), diags);
   ASSERT_EQ(diags.errorCount(), 2u) << diags.str();
   EXPECT_EQ(diags.items()[0].str(),
             "p.toml:2:17: schedulerName: exactly one queueSort plugin is required for profile "
@@ -272,7 +270,7 @@ TEST(ResolveTest, ScoreWeightOverflow) {
 enabled = [ { name = "ImageLocality", weight = 50000000000000000 },
             { name = "NodeAffinity", weight = 50000000000000000 } ]
 )",
-               upstreamCatalog(), diags);
+              upstreamCatalog(), diags);
   ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
   EXPECT_EQ(diags.items()[0].message, "total score of Score plugins could overflow");
   EXPECT_EQ(diags.items()[0].key, "plugins.score.enabled[1].weight");
@@ -286,14 +284,14 @@ enabled = [ { name = "Nope1" }, { name = "ImageLocality" } ]
 [plugins.score]
 enabled = [ { name = "Nope2" } ]
 )",
-               upstreamCatalog(), diags);
+              upstreamCatalog(), diags);
   EXPECT_EQ(diags.errorCount(), 3u) << diags.str();
 }
 
 TEST(ResolveTest, DisablingUnknownPluginIsFine) {
   Diagnostics diags;
   resolveText("[plugins.multiPoint]\ndisabled = [ { name = \"VolumeBinding\" } ]\n",
-               upstreamCatalog(), diags);
+              upstreamCatalog(), diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
 }
 
@@ -308,7 +306,7 @@ name = "NodeResourcesFit"
 [pluginConfig.args.scoringStrategy]
 type = "MostAllocated"
 )",
-                                         upstreamCatalog(), diags);
+                                        upstreamCatalog(), diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.str();
   const ArgNode* args = p.args("NodeResourcesFit");
   ASSERT_NE(args, nullptr);
@@ -347,7 +345,7 @@ args = { foo = 1 }
 [[pluginConfig]]
 name = "NotAPlugin"
 )",
-                                         upstreamCatalog(), diags);
+                                        upstreamCatalog(), diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
   EXPECT_EQ(p.args("ImageLocality"), nullptr);
 }

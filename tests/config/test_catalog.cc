@@ -94,7 +94,7 @@ ProfileConfig profileFrom(std::string_view text, const std::string& fileName) {
 }
 
 ResolvedProfile resolveText(std::string_view text, const PluginCatalog& catalog,
-                             Diagnostics& diags) {
+                            Diagnostics& diags) {
   return resolve(profileFrom(text), catalog, diags);
 }
 

@@ -31,6 +31,6 @@ ProfileConfig profileFrom(std::string_view text, const std::string& fileName = "
 
 // Parses and resolves `text` as one profile file; diagnostics go to `diags`.
 ResolvedProfile resolveText(std::string_view text, const PluginCatalog& catalog,
-                             Diagnostics& diags);
+                            Diagnostics& diags);
 
 }  // namespace sh::config::testing

@@ -142,9 +142,9 @@ TEST(EmbeddedClusterObjectsTest, StreamedPodsSeeTheClassesStoredSoFar) {
 
 TEST(EmbeddedClusterObjectsTest, BudgetsAndClassesReachClusterObjects) {
   TempDir dir;
-  std::string path = dir.write("state.jsonl", text(pdb("ns", "web", 1)) + "\n" +
-                                                  text(pdb("a", "db", 0)) + "\n" +
-                                                  text(priorityClass("high", 1000)) + "\n");
+  std::string path =
+      dir.write("state.jsonl", text(pdb("ns", "web", 1)) + "\n" + text(pdb("a", "db", 0)) + "\n" +
+                                   text(priorityClass("high", 1000)) + "\n");
   std::string changes = dir.write("changes.jsonl", event("ADDED", pdb("ns", "api", 2)));
   Warnings w;
   auto o = options(w);

@@ -196,8 +196,10 @@ TEST_F(WriteTest, DeletePodEmitsDeleted) {
 
 TEST_F(WriteTest, PreemptPodMarksTheVictimThenDeletesIt) {
   auto victim = pod("r");
-  ASSERT_TRUE(cluster_->preemptPod(*victim, "default-scheduler: preempting to accommodate a "
-                                            "higher priority pod")
+  ASSERT_TRUE(cluster_
+                  ->preemptPod(*victim,
+                               "default-scheduler: preempting to accommodate a "
+                               "higher priority pod")
                   .ok());
   auto change = cluster_->next(std::chrono::seconds(1));
   ASSERT_TRUE(change.has_value());

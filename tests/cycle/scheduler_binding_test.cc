@@ -62,8 +62,8 @@ TEST(SchedulerTest, BindFailureUnreservesForgetsBacksOffAndSucceedsLater) {
   // First attempt: scheduled onto n1, Bind fails.
   ASSERT_TRUE(s.stepForTest());
   s.waitForBindingsForTest();
-  EXPECT_THAT(lines(log), ElementsAre("reserve ns/p n1", "bind ns/p n1 failed",
-                                      "unreserve ns/p n1"));
+  EXPECT_THAT(lines(log),
+              ElementsAre("reserve ns/p n1", "bind ns/p n1 failed", "unreserve ns/p n1"));
   EXPECT_EQ(s.cache().getPod(uidOf("p")), nullptr);
   {
     const cache::CacheDump dump = s.cache().dumpForTest();
@@ -100,9 +100,8 @@ TEST(SchedulerTest, BindFailureUnreservesForgetsBacksOffAndSucceedsLater) {
   s.waitForBindingsForTest();
   EXPECT_FALSE(s.stepForTest());  // applies the binding
   EXPECT_EQ(h.nodeOf("p"), "n1");
-  EXPECT_THAT(lines(log), ElementsAre("reserve ns/p n1", "bind ns/p n1 failed",
-                                      "unreserve ns/p n1", "reserve ns/p n1",
-                                      "bind ns/p n1 skipped"));
+  EXPECT_THAT(lines(log), ElementsAre("reserve ns/p n1", "bind ns/p n1 failed", "unreserve ns/p n1",
+                                      "reserve ns/p n1", "bind ns/p n1 skipped"));
   EXPECT_NE(s.cache().getPod(uidOf("p")), nullptr);
   EXPECT_FALSE(s.cache().isAssumedPod(uidOf("p")));
   EXPECT_EQ(s.cache().dumpForTest().nodeInfos.at("n1").view().requested.milli_cpu, 1000);

@@ -51,9 +51,8 @@ inline boost::json::value withKind(boost::json::value v, std::string_view kind) 
 }
 
 // A node with these allocatable resources, in `zone` when one is given.
-inline boost::json::value node(std::string_view name, std::string_view cpu,
-                               std::string_view memory, std::string_view pods = "110",
-                               std::string_view zone = "") {
+inline boost::json::value node(std::string_view name, std::string_view cpu, std::string_view memory,
+                               std::string_view pods = "110", std::string_view zone = "") {
   auto w = model::testing::makeNode().name(name).capacity(
       {{"cpu", std::string(cpu)}, {"memory", std::string(memory)}, {"pods", std::string(pods)}});
   if (!zone.empty()) {
@@ -63,8 +62,8 @@ inline boost::json::value node(std::string_view name, std::string_view cpu,
 }
 
 // A pending pod of `ns` with these requests, for `schedulerName` when one is given.
-inline boost::json::value pod(std::string_view name, std::string_view cpu,
-                              std::string_view memory, std::string_view schedulerName = "") {
+inline boost::json::value pod(std::string_view name, std::string_view cpu, std::string_view memory,
+                              std::string_view schedulerName = "") {
   auto w = model::testing::makePod()
                .name(name)
                .inNamespace(kNamespace)

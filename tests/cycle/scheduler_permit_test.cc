@@ -34,7 +34,8 @@ schedulerName = "default-scheduler"
 enabled = [ { name = "TestPermit" } ]
 [[profiles.pluginConfig]]
 name = "TestPermit"
-args = )" + args + "\n";
+args = )" +
+         args + "\n";
 }
 
 // A pod `name` waiting on Permit, or nullptr.
@@ -180,9 +181,9 @@ TEST(SchedulerTest, PermitTimeoutRejectsThePod) {
 TEST(SchedulerTest, PluginAllowsWaitingPodsThroughTheHostApi) {
   // A gang of three: the first two wait; the third one's Permit allows them (from the
   // scheduling thread, through Host::allowWaitingPod) and passes itself.
-  SchedulerHarness h({.profiles = permitProfile(
-                          R"({ timeoutMs = 20000, quorum = 3, podPrefix = "gang-" })"),
-                      .follow = true});
+  SchedulerHarness h(
+      {.profiles = permitProfile(R"({ timeoutMs = 20000, quorum = 3, podPrefix = "gang-" })"),
+       .follow = true});
   h.add(node("n1", "4", "32Gi"));
   h.add(node("n2", "4", "32Gi"));
   h.add(pod("gang-0", "1", "1Gi"));
@@ -251,9 +252,14 @@ TEST(SchedulerTest, ConcurrentPermitDecisionsLeaveCacheAndClusterConsistent) {
         continue;
       }
       switch (i % 3) {
-        case 0: EXPECT_TRUE(waitingPod(h, name)->allow("TestPermit")) << name; break;
-        case 1: EXPECT_TRUE(waitingPod(h, name)->reject("TestPermit", "no")) << name; break;
-        default: EXPECT_TRUE(h.cluster().deletePod(*h.storedPod(name), "test").ok()) << name;
+        case 0:
+          EXPECT_TRUE(waitingPod(h, name)->allow("TestPermit")) << name;
+          break;
+        case 1:
+          EXPECT_TRUE(waitingPod(h, name)->reject("TestPermit", "no")) << name;
+          break;
+        default:
+          EXPECT_TRUE(h.cluster().deletePod(*h.storedPod(name), "test").ok()) << name;
       }
     }
   };
@@ -273,12 +279,15 @@ TEST(SchedulerTest, ConcurrentPermitDecisionsLeaveCacheAndClusterConsistent) {
   for (int i = 0; i < kPods; ++i) {
     const std::string name = "w-" + std::to_string(i);
     switch (i % 3) {
-      case 0: EXPECT_NE(h.nodeOf(name), "") << name; break;
+      case 0:
+        EXPECT_NE(h.nodeOf(name), "") << name;
+        break;
       case 1:
         EXPECT_EQ(h.nodeOf(name), "") << name;
         EXPECT_EQ(lastFailure(h, name), "0/1 nodes are available: 1 no.") << name;
         break;
-      default: EXPECT_EQ(h.storedPod(name), nullptr) << name;
+      default:
+        EXPECT_EQ(h.storedPod(name), nullptr) << name;
     }
   }
   const cache::CacheDump dump = h.scheduler().cache().dumpForTest();
@@ -352,9 +361,8 @@ TEST(SchedulerTest, NodeDeletedWhilePodWaitsOnPermitFailsTheBindCleanly) {
   EXPECT_EQ(h.scheduler().pendingPodCount(), 1u);
   // Retried after its backoff, it finds no node at all (an error without a plugin to blame,
   // so it keeps being retried after backoff, as upstream).
-  EXPECT_TRUE(h.eventually([&] {
-    return lastFailure(h, "p") == "no nodes available to schedule pods";
-  }));
+  EXPECT_TRUE(
+      h.eventually([&] { return lastFailure(h, "p") == "no nodes available to schedule pods"; }));
 
   h.appendChange("ADDED", node("n2", "4", "32Gi"));
   ASSERT_TRUE(waitsOnPermit(h, "p"));
@@ -369,8 +377,8 @@ TEST(SchedulerTest, PreemptingAPodWaitingOnPermitRejectsItInMemory) {
   // held-low (priority 0, 3 cpu) is assumed on n1 and waits on Permit. The 2-cpu urgent pod
   // (priority 100) fits only in its place: the victim has not reached the cluster, so it is
   // rejected where it waits instead of deleted, and urgent binds once it is forgotten.
-  SchedulerHarness h({.profiles = permitProfile("{ timeoutMs = 20000, podPrefix = \"held-\" }"),
-                      .follow = true});
+  SchedulerHarness h(
+      {.profiles = permitProfile("{ timeoutMs = 20000, podPrefix = \"held-\" }"), .follow = true});
   h.add(node("n1", "4", "32Gi"));
   h.add(testing::withKind(model::testing::makePod()
                               .name("held-low")

@@ -37,8 +37,7 @@ Placement schedule(int parallelism, uint64_t seed, int bindingThreads) {
   constexpr std::array<const char*, 4> kMemory = {"128Mi", "512Mi", "1Gi", "2Gi"};
   constexpr std::array<const char*, 3> kZones = {"zone-a", "zone-b", "zone-c"};
 
-  SchedulerHarness h(
-      {.parallelism = parallelism, .seed = seed, .bindingThreads = bindingThreads});
+  SchedulerHarness h({.parallelism = parallelism, .seed = seed, .bindingThreads = bindingThreads});
   for (int i = 0; i < kNodes; ++i) {
     const auto& size = kNodeSizes[static_cast<std::size_t>((i / 3) % 4)];
     h.add(node("node-" + std::to_string(i), size[0], size[1], "110",

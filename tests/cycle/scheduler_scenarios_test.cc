@@ -34,7 +34,9 @@ model::testing::PodWrapper appPod(const std::string& name, const std::string& ap
   return w;
 }
 
-boost::json::value podObject(model::testing::PodWrapper w) { return withKind(w.parseJson(), "Pod"); }
+boost::json::value podObject(model::testing::PodWrapper w) {
+  return withKind(w.parseJson(), "Pod");
+}
 
 // The scheduler's FailedScheduling message for the pod, its last one.
 std::string lastFailure(SchedulerHarness& h, const std::string& pod) {

@@ -172,9 +172,8 @@ TEST(SchedulerTest, PodThatFitsNowhereIsBoundWhenANodeArrives) {
   EXPECT_EQ(h.events("big", "FailedScheduling").front().message, message);
   ASSERT_TRUE(h.eventually([&] { return !h.nodeOf("little").empty(); }));
   // The status patch lands after the event; wait for it.
-  ASSERT_TRUE(h.eventually([&] {
-    return testing::podScheduledCondition(*h.storedPod("big")).has_value();
-  }));
+  ASSERT_TRUE(h.eventually(
+      [&] { return testing::podScheduledCondition(*h.storedPod("big")).has_value(); }));
   const boost::json::object condition = *testing::podScheduledCondition(*h.storedPod("big"));
   EXPECT_EQ(testing::jstr(condition.at("status")), "False");
   EXPECT_EQ(testing::jstr(condition.at("reason")), "Unschedulable");

@@ -46,8 +46,7 @@ class TestBinder : public schedhost::ReservePlugin, public schedhost::BindPlugin
     if (attempt <= failures_) {
       write("bind", pod, node, " failed");
       return schedhost::Status::error("TestBinder: injected bind failure " +
-                                      std::to_string(attempt) + " of " +
-                                      std::to_string(failures_));
+                                      std::to_string(attempt) + " of " + std::to_string(failures_));
     }
     write("bind", pod, node, " skipped");
     return schedhost::Status::skip();

@@ -30,11 +30,10 @@ boost::json::value pod(std::string_view name, std::string_view cls = "") {
   if (!cls.empty()) {
     spec["priorityClassName"] = cls;
   }
-  return boost::json::object{
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata", boost::json::object{{"name", name}, {"namespace", "ns"}}},
-      {"spec", std::move(spec)}};
+  return boost::json::object{{"apiVersion", "v1"},
+                             {"kind", "Pod"},
+                             {"metadata", boost::json::object{{"name", name}, {"namespace", "ns"}}},
+                             {"spec", std::move(spec)}};
 }
 
 // A scenario whose placed pods are `pods` and whose pending pod is `pending`, with the

@@ -51,8 +51,9 @@ TEST(FrameworkTest, PreFilterUnschedulableKeepsRunningAndBecomesTheMessage) {
 }
 
 TEST(FrameworkTest, PreFilterUnresolvableStopsAtOnce) {
-  auto r = run(threeNodes(R"({"preFilter":{"code":"UnschedulableAndUnresolvable","reasons":["x"]}})",
-                          R"({"preFilter":{"code":"Skip"}})"));
+  auto r =
+      run(threeNodes(R"({"preFilter":{"code":"UnschedulableAndUnresolvable","reasons":["x"]}})",
+                     R"({"preFilter":{"code":"Skip"}})"));
   EXPECT_EQ(r.preFilter.count("ScriptedB"), 0u);
   EXPECT_EQ(r.message, "0/3 nodes are available: x.");
 }
@@ -89,8 +90,9 @@ TEST(FrameworkTest, PreFilterSkipSkipsThatPluginsFilter) {
 }
 
 TEST(FrameworkTest, FirstFilterFailureEndsTheNode) {
-  auto r = run(threeNodes(R"({"filter":{"n1":{"code":"UnschedulableAndUnresolvable","reasons":["a"]}}})",
-                          R"({"filter":{"n1":{"code":"Unschedulable","reasons":["b"]},
+  auto r =
+      run(threeNodes(R"({"filter":{"n1":{"code":"UnschedulableAndUnresolvable","reasons":["a"]}}})",
+                     R"({"filter":{"n1":{"code":"Unschedulable","reasons":["b"]},
                                         "n2":{"code":"Unschedulable","reasons":["b"]}}})"));
   EXPECT_FALSE(r.nodes["n1"].feasible);
   EXPECT_EQ(r.nodes["n1"].filter["ScriptedA"].code, "UnschedulableAndUnresolvable");
@@ -112,8 +114,8 @@ TEST(FrameworkTest, ScoresAreNormalizedThenWeighted) {
 }
 
 TEST(FrameworkTest, PreScoreSkipDropsThatScore) {
-  auto r = run(threeNodes(R"({"preScore":{"code":"Skip"},"score":{"n1":90}})",
-                          R"({"score":{"n2":20}})"));
+  auto r = run(
+      threeNodes(R"({"preScore":{"code":"Skip"},"score":{"n1":90}})", R"({"score":{"n2":20}})"));
   EXPECT_EQ(r.nodes["n1"].scores.count("ScriptedA"), 0u);
   EXPECT_EQ(r.selected, "n2");
 }

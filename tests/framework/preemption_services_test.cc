@@ -64,8 +64,7 @@ class PreemptionServicesTest : public ::testing::Test {
     other_ = makePod().name("other").uid("other").node("n1").req({{"cpu", "1"}}).obj();
     preemptor_ = makePod().name("preemptor").uid("preemptor").priority(10).obj();
     snapshot_ = cache::buildSnapshot(
-        {makeNode().name("n1").capacity({{"cpu", "4"}, {"pods", "10"}}).obj()},
-        {victim_, other_});
+        {makeNode().name("n1").capacity({{"cpu", "4"}, {"pods", "10"}}).obj()}, {victim_, other_});
     cycle_.snapshot = snapshot_.get();
     cycle_.host = &host_;
   }
@@ -136,8 +135,7 @@ TEST_F(PreemptionServicesTest, ParallelForAndRandomGoThroughTheCycleHost) {
 TEST_F(PreemptionServicesTest, PreemptVictimsOnlyDuringPostFilter) {
   const sh_pod* victims[] = {&victim_->view()};
   sh_status* st = api_->status_create();
-  EXPECT_EQ(api_->preempt_victims(&cycle_, &preemptor_->view(), "n1", 2, victims, 1, st),
-            SH_ERROR);
+  EXPECT_EQ(api_->preempt_victims(&cycle_, &preemptor_->view(), "n1", 2, victims, 1, st), SH_ERROR);
   EXPECT_EQ(reasonsOf(api_, st), "preempt_victims: only a PostFilter plugin may evict pods");
   EXPECT_EQ(host_.lastVictims, 0u);
   api_->status_destroy(st);

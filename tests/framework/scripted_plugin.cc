@@ -43,8 +43,9 @@ struct Answer {
 };
 
 sh_code codeFromName(std::string_view n) {
-  static const char* kNames[] = {"Success", "Error", "Unschedulable",
-                                 "UnschedulableAndUnresolvable", "Wait", "Skip", "Pending"};
+  static const char* kNames[] = {
+      "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
+      "Wait",    "Skip",  "Pending"};
   for (int i = 0; i < 7; ++i) {
     if (n == kNames[i]) {
       return static_cast<sh_code>(i);

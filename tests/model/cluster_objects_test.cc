@@ -31,8 +31,8 @@ std::string addError(ClusterObjects& objects, std::string_view json) {
 
 std::string pdb(std::string_view ns, std::string_view name, std::string_view rest = "") {
   return std::string(R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",)") +
-         R"("metadata":{"name":")" + std::string(name) + R"(","namespace":")" +
-         std::string(ns) + "\"}" + std::string(rest) + "}";
+         R"("metadata":{"name":")" + std::string(name) + R"(","namespace":")" + std::string(ns) +
+         "\"}" + std::string(rest) + "}";
 }
 
 std::string priorityClass(std::string_view name, std::string_view rest) {
@@ -191,8 +191,7 @@ TEST(ClusterObjectsTest, GlobalDefaultWithTheLowestValueWins) {
 TEST(ClusterObjectsTest, MalformedPriorityClassNamesThePathAndChangesNothing) {
   ClusterObjects objects;
   add(objects, priorityClass("ok", R"("value": 1, "globalDefault": true)"));
-  EXPECT_EQ(addError(objects, priorityClass("bad", R"("globalDefault": true)")),
-            "value: required");
+  EXPECT_EQ(addError(objects, priorityClass("bad", R"("globalDefault": true)")), "value: required");
   EXPECT_EQ(addError(objects, priorityClass("bad", R"("value": null)")), "value: required");
   EXPECT_EQ(addError(objects, priorityClass("bad", R"("value": "1")")),
             "value: expected integer, got string");
@@ -200,8 +199,7 @@ TEST(ClusterObjectsTest, MalformedPriorityClassNamesThePathAndChangesNothing) {
             "value: value 3000000000 out of range [-2147483648, 2147483647]");
   EXPECT_EQ(addError(objects, priorityClass("bad", R"("value": 1, "globalDefault": "yes")")),
             "globalDefault: expected boolean, got string");
-  EXPECT_EQ(addError(objects,
-                      priorityClass("bad", R"("value": 1, "preemptionPolicy": "Always")")),
+  EXPECT_EQ(addError(objects, priorityClass("bad", R"("value": 1, "preemptionPolicy": "Always")")),
             "preemptionPolicy: unsupported value \"Always\"; supported values: "
             "\"PreemptLowerPriority\", \"Never\"");
   // A bad replacement leaves the stored class as it was.

@@ -262,8 +262,8 @@ uint64_t touch(const sh_pod& p) {
     sum += touch(p.owner_refs[i].uid) + touch(p.owner_refs[i].kind);
   }
   for (uint32_t i = 0; i < p.condition_count; ++i) {
-    sum += touch(p.conditions[i].type) + touch(p.conditions[i].status) +
-           touch(p.conditions[i].reason);
+    sum +=
+        touch(p.conditions[i].type) + touch(p.conditions[i].status) + touch(p.conditions[i].reason);
   }
   return sum;
 }

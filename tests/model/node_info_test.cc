@@ -43,10 +43,10 @@ TEST(NodeInfoTest, AddAggregates) {
   NodeInfo info(makeNode().name("n1").capacity({{"cpu", "8"}}).obj());
   uint64_t g0 = info.generation();
   info.addPod(makePod()
-                   .name("a")
-                   .uid("a")
-                   .req({{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}})
-                   .obj());
+                  .name("a")
+                  .uid("a")
+                  .req({{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}})
+                  .obj());
   uint64_t g1 = info.generation();
   EXPECT_GT(g1, g0);
   // b asks nothing: requests stay, non-zero adds 100m / 200Mi.
@@ -115,20 +115,20 @@ TEST(NodeInfoTest, AffinityLists) {
   NodeInfo info;
   info.addPod(makePod().name("plain").uid("plain").obj());
   info.addPod(makePod()
-                   .name("aff")
-                   .uid("aff")
-                   .podAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred)
-                   .obj());
+                  .name("aff")
+                  .uid("aff")
+                  .podAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred)
+                  .obj());
   info.addPod(makePod()
-                   .name("anti")
-                   .uid("anti")
-                   .podAntiAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kRequired)
-                   .obj());
+                  .name("anti")
+                  .uid("anti")
+                  .podAntiAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kRequired)
+                  .obj());
   info.addPod(makePod()
-                   .name("soft-anti")
-                   .uid("soft-anti")
-                   .podAntiAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred)
-                   .obj());
+                  .name("soft-anti")
+                  .uid("soft-anti")
+                  .podAntiAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred)
+                  .obj());
   const sh_node_info& v = info.view();
   ASSERT_EQ(v.pods_with_affinity_count, 3u);
   ASSERT_EQ(v.pods_with_required_anti_affinity_count, 1u);

@@ -68,14 +68,14 @@ TEST(NodeParserTest, AllocatableFallsBackToCapacity) {
   std::string error;
   auto node = parseNodeJson(R"({"metadata": {"name": "n"},
     "status": {"capacity": {"cpu": "2", "pods": "10"}}})",
-                              error);
+                            error);
   ASSERT_NE(node, nullptr) << error;
   EXPECT_EQ(node->view().allocatable.milli_cpu, 2000);
   EXPECT_EQ(node->view().allocatable.allowed_pod_number, 10);
   // An allocatable that is present, even empty, wins.
   node = parseNodeJson(R"({"metadata": {"name": "n"},
     "status": {"allocatable": {}, "capacity": {"cpu": "2"}}})",
-                         error);
+                       error);
   ASSERT_NE(node, nullptr) << error;
   EXPECT_EQ(node->view().allocatable.milli_cpu, 0);
 }
@@ -94,12 +94,12 @@ TEST(NodeParserTest, Errors) {
   EXPECT_EQ(error, "spec.unschedulable: expected boolean, got string");
   EXPECT_EQ(parseNodeJson(R"({"metadata": {"name": "n"}, "status": {"allocatable":
                           {"cpu": "-2"}}})",
-                            error),
+                          error),
             nullptr);
   EXPECT_EQ(error, "status.allocatable.cpu: must be non-negative");
   EXPECT_EQ(parseNodeJson(R"({"metadata": {"name": "n"}, "status": {"images":
                           [{"names": ["a"], "sizeBytes": "big"}]}})",
-                            error),
+                          error),
             nullptr);
   EXPECT_EQ(error, "status.images[0].sizeBytes: expected integer, got string");
 }

@@ -378,7 +378,7 @@ TEST(PodParserTest, NominatedCopyThenAssignedCopy) {
   auto nominated = withNominatedNode(*pod, "n2");
   ASSERT_NE(nominated, nullptr);
   EXPECT_EQ(sv(nominated->view().nominated_node_name), "n2");
-  EXPECT_EQ(sv(pod->view().nominated_node_name), "old");  // the original is untouched
+  EXPECT_EQ(sv(pod->view().nominated_node_name), "old");    // the original is untouched
   EXPECT_EQ(nominated->view().labels, pod->view().labels);  // shares the base's arena
   auto manifest = boost::json::parse(nominated->json());
   EXPECT_EQ(manifest.at("status").at("nominatedNodeName"), "n2");
@@ -398,8 +398,8 @@ TEST(PodParserTest, NominatedCopyThenAssignedCopy) {
   // An empty nomination removes the field.
   auto cleared = withNominatedNode(*pod, "");
   EXPECT_EQ(cleared->view().nominated_node_name.len, 0u);
-  EXPECT_FALSE(boost::json::parse(cleared->json()).at("status").as_object().contains(
-      "nominatedNodeName"));
+  EXPECT_FALSE(
+      boost::json::parse(cleared->json()).at("status").as_object().contains("nominatedNodeName"));
 }
 
 TEST(PodParserTest, FromViewFindsTheOwner) {
@@ -419,7 +419,7 @@ TEST(PodParserTest, AcceptsNullsAndNumbersLeniently) {
     "spec": {"priority": 5.0, "nodeSelector": null, "containers": [
       {"name": "c", "resources": {"requests": {"cpu": 2, "memory": " 1Gi ", "x.io/y": 1.5}}}]},
     "status": null})",
-                            error);
+                          error);
   ASSERT_NE(pod, nullptr) << error;
   EXPECT_EQ(pod->view().priority, 5);
   EXPECT_EQ(sv(pod->view().namespace_), "default");

@@ -57,9 +57,9 @@ TEST(PriorityAdmissionTest, ClassValueAndPolicy) {
 
 TEST(PriorityAdmissionTest, ThePodsOwnPreemptionPolicyIsKept) {
   auto objects = classes();
-  auto spec = admitted(
-      makePod().name("p").priorityClassName("high").preemptionPolicy("Never").parseJson(),
-      objects.get());
+  auto spec =
+      admitted(makePod().name("p").priorityClassName("high").preemptionPolicy("Never").parseJson(),
+               objects.get());
   EXPECT_EQ(spec.at("priority").as_int64(), 1000);
   EXPECT_EQ(spec.at("preemptionPolicy").as_string(), "Never");
 }
@@ -107,8 +107,8 @@ TEST(PriorityAdmissionTest, NoClassAndNoDefaultIsZero) {
 }
 
 TEST(PriorityAdmissionTest, SystemClassesAreAlwaysKnown) {
-  auto spec = admitted(makePod().name("p").priorityClassName("system-node-critical").parseJson(),
-                       nullptr);
+  auto spec =
+      admitted(makePod().name("p").priorityClassName("system-node-critical").parseJson(), nullptr);
   EXPECT_EQ(spec.at("priority").as_int64(), 2000001000);
   spec = admitted(makePod().name("p").priorityClassName("system-cluster-critical").parseJson(),
                   nullptr);

@@ -28,16 +28,21 @@ constexpr char kHostname[] = "kubernetes.io/hostname";
 boost::json::value parseJson(const std::string& text) { return boost::json::parse(text); }
 
 // A selector of pods labelled app=`app`.
-std::string appSelector(const std::string& app) { return R"({"matchLabels": {"app": ")" + app + R"("}})"; }
-
-std::string withSpread(int maxSkew, const std::string& key, const std::string& when,
-                   const std::string& app, const std::string& extra = "") {
-  return R"({"maxSkew": )" + std::to_string(maxSkew) + R"(, "topologyKey": ")" + key +
-         R"(", "whenUnsatisfiable": ")" + when + R"(", "labelSelector": )" + appSelector(app) + extra + "}";
+std::string appSelector(const std::string& app) {
+  return R"({"matchLabels": {"app": ")" + app + R"("}})";
 }
 
-std::string affinityTerm(const std::string& app, const std::string& key, const std::string& extra = "") {
-  return R"({"labelSelector": )" + appSelector(app) + R"(, "topologyKey": ")" + key + R"(")" + extra + "}";
+std::string withSpread(int maxSkew, const std::string& key, const std::string& when,
+                       const std::string& app, const std::string& extra = "") {
+  return R"({"maxSkew": )" + std::to_string(maxSkew) + R"(, "topologyKey": ")" + key +
+         R"(", "whenUnsatisfiable": ")" + when + R"(", "labelSelector": )" + appSelector(app) +
+         extra + "}";
+}
+
+std::string affinityTerm(const std::string& app, const std::string& key,
+                         const std::string& extra = "") {
+  return R"({"labelSelector": )" + appSelector(app) + R"(, "topologyKey": ")" + key + R"(")" +
+         extra + "}";
 }
 
 // The cluster, changed step by step through the scheduler's cache.
@@ -181,22 +186,23 @@ class Cluster {
     switch (pick(8)) {
       case 0:
         p.set({"spec", "affinity"},
-              parseJson(R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
-                   affinityTerm("db", kHostname) + "]}}"));
+              parseJson(
+                  R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
+                  affinityTerm("db", kHostname) + "]}}"));
         break;
       case 1:
         p.set({"spec", "affinity"},
               parseJson(R"({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
-                   affinityTerm("web", kZone) + "]}}"));
+                        affinityTerm("web", kZone) + "]}}"));
         break;
       case 2:
         p.set({"spec", "affinity"},
               parseJson(R"({"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                          {"weight": 3, "podAffinityTerm": )" +
-                   affinityTerm("cache", "region") + R"(}]},
+                        affinityTerm("cache", "region") + R"(}]},
                      "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                          {"weight": 2, "podAffinityTerm": )" +
-                   affinityTerm("web", kHostname, R"(, "namespaceSelector": {})") + "}]}}"));
+                        affinityTerm("web", kHostname, R"(, "namespaceSelector": {})") + "}]}}"));
         break;
       case 3:
         p.terminating();
@@ -281,9 +287,9 @@ std::vector<PodPtr> incomingPods() {
   };
   return {
       spread("zone", "web", {withSpread(1, kZone, "DoNotSchedule", "web")}).obj(),
-      spread(
-          "host-and-soft-zone", "db",
-          {withSpread(1, kHostname, "DoNotSchedule", "db"), withSpread(1, kZone, "ScheduleAnyway", "db")})
+      spread("host-and-soft-zone", "db",
+             {withSpread(1, kHostname, "DoNotSchedule", "db"),
+              withSpread(1, kZone, "ScheduleAnyway", "db")})
           .obj(),
       spread("ssd-min-domains", "web",
              {withSpread(1, kZone, "DoNotSchedule", "web", R"(, "minDomains": 4)")})
@@ -313,12 +319,12 @@ std::vector<PodPtr> incomingPods() {
                    "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                       {"weight": 4, "podAffinityTerm": )" +
                    affinityTerm("db", kHostname) + "}]}}"),
-      affinity(
-          "namespace-selector", "db",
-          R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
-              affinityTerm("db", "region", R"(, "namespaceSelector": {"matchLabels": {"team": "a"}})") +
-              "]}}",
-          "team-a"),
+      affinity("namespace-selector", "db",
+               R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
+                   affinityTerm("db", "region",
+                                R"(, "namespaceSelector": {"matchLabels": {"team": "a"}})") +
+                   "]}}",
+               "team-a"),
       pod("no-terms", "web", "team-a").obj(),
   };
 }
@@ -392,14 +398,15 @@ TEST(CrossCycleCountsTest, EvictedQueriesAreCountedAgain) {
     cluster.step();
     for (int i = 0; i < 24; ++i) {
       std::string app = i % 3 == 0 ? "web" : "app-" + std::to_string(i);
-      PodPtr pod = makePod()
-                       .name("q" + std::to_string(i))
-                       .uid("q" + std::to_string(i))
-                       .inNamespace("default")
-                       .label("app", app)
-                       .set({"spec", "topologySpreadConstraints"},
-                            parseJson("[" + withSpread(1 + i % 2, kZone, "DoNotSchedule", app) + "]"))
-                       .obj();
+      PodPtr pod =
+          makePod()
+              .name("q" + std::to_string(i))
+              .uid("q" + std::to_string(i))
+              .inNamespace("default")
+              .label("app", app)
+              .set({"spec", "topologySpreadConstraints"},
+                   parseJson("[" + withSpread(1 + i % 2, kZone, "DoNotSchedule", app) + "]"))
+              .obj();
       expectSameAnswers(spread, kSpread, cluster.snapshot(), pod);
     }
   }

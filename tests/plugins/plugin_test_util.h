@@ -89,7 +89,7 @@ inline sh::evaluate::PluginStatus filterStatus(const sh::evaluate::Result& resul
 
 // A plugin's score for a node after NormalizeScore, or -1 when it was not scored.
 inline int64_t scoreOf(const sh::evaluate::Result& result, const std::string& node,
-                     const std::string& plugin) {
+                       const std::string& plugin) {
   auto n = result.nodes.find(node);
   if (n == result.nodes.end()) {
     return -1;
@@ -131,8 +131,8 @@ class LoadedPlugin {
     }
     const char* defaultsText = library->descriptor->default_args_json;
     std::string error;
-    auto defaults = sh::config::ArgNode::fromJsonText(
-        defaultsText != nullptr ? defaultsText : "{}", "args", {}, &error);
+    auto defaults = sh::config::ArgNode::fromJsonText(defaultsText != nullptr ? defaultsText : "{}",
+                                                      "args", {}, &error);
     args_ = std::make_shared<sh::config::ArgNode>(defaults->clone());
     if (!argsJson.empty()) {
       auto user = sh::config::ArgNode::fromJsonText(argsJson, "args", {}, &error);

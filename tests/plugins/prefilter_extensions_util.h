@@ -99,13 +99,13 @@ class PreFilterHarness {
     EXPECT_TRUE(pre.ok()) << outcome(pre);
     std::vector<sh::NodeScore> scores;
     sh::ScoreTable table;
-    sh::Status s = framework().runScore(
-        *cycle_, pod->view(), nodes, scores, &table,
-        [](std::size_t n, const std::function<void(std::size_t)>& fn) {
-          for (std::size_t i = 0; i < n; ++i) {
-            fn(i);
-          }
-        });
+    sh::Status s =
+        framework().runScore(*cycle_, pod->view(), nodes, scores, &table,
+                             [](std::size_t n, const std::function<void(std::size_t)>& fn) {
+                               for (std::size_t i = 0; i < n; ++i) {
+                                 fn(i);
+                               }
+                             });
     EXPECT_TRUE(s.ok()) << outcome(s);
     for (std::size_t i = 0; i < scores.size(); ++i) {
       out[std::string(nodes[i]->node->name.ptr, nodes[i]->node->name.len)] = scores[i].total;

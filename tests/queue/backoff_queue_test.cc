@@ -24,7 +24,7 @@ PodHeap::Less byPriority() {
 }
 
 QueuedPodInfoPtr queuedInfo(const std::string& name, int64_t timestamp, int unschedulableCount,
-                      int consecutiveErrors = 0, int32_t priority = 0) {
+                            int consecutiveErrors = 0, int32_t priority = 0) {
   auto info = std::make_unique<QueuedPodInfo>();
   info->pod = testPod(name).priority(priority).obj();
   info->timestamp = timestamp;

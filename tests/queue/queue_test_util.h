@@ -86,7 +86,7 @@ inline std::shared_ptr<const Framework> makeFramework(
 }
 
 inline Frameworks oneProfile(const std::vector<std::pair<Point, PluginPtr>>& plugins,
-                           const std::string& name = "default-scheduler") {
+                             const std::string& name = "default-scheduler") {
   Frameworks out;
   out[name] = makeFramework(name, plugins);
   return out;

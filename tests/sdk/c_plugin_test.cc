@@ -69,8 +69,7 @@ TEST(CPluginTest, FilterAndScore) {
     sh_code code = vt.filter(plugin->self(), &cycle, &pod->view(), ni, &status);
     int64_t score = -1;
     sh_status scoreStatus{};
-    EXPECT_EQ(vt.score(plugin->self(), &cycle, &pod->view(), ni, &score, &scoreStatus),
-              SH_SUCCESS);
+    EXPECT_EQ(vt.score(plugin->self(), &cycle, &pod->view(), ni, &score, &scoreStatus), SH_SUCCESS);
     if (name == "rejected") {
       EXPECT_EQ(code, SH_UNSCHEDULABLE);
       EXPECT_EQ(status.status.reasons(),
@@ -91,9 +90,9 @@ TEST(CPluginTest, Args) {
   auto pod = makePod().name("p").uid("p").obj();
   sh::CycleState cycle;
   sh_status status{};
-  EXPECT_EQ(plugin->vtable().filter(plugin->self(), &cycle, &pod->view(), snapshot->views[0],
-                                    &status),
-            SH_UNSCHEDULABLE);
+  EXPECT_EQ(
+      plugin->vtable().filter(plugin->self(), &cycle, &pod->view(), snapshot->views[0], &status),
+      SH_UNSCHEDULABLE);
 
   EXPECT_EQ(create(R"({"rejectValue": 5})", errors), nullptr);
   EXPECT_NE(errors.find("args.rejectValue: Invalid value: expected a string"), std::string::npos)

@@ -342,7 +342,7 @@ class PodWrapper {
     return *this;
   }
   PodWrapper& addInitContainer(const ResourceMap& requests,
-                                 std::optional<std::string_view> restartPolicy) {
+                               std::optional<std::string_view> restartPolicy) {
     boost::json::array& inits = detail::arr(spec(), "initContainers");
     boost::json::object c;
     c["name"] = "init" + std::to_string(inits.size());
@@ -374,8 +374,8 @@ class PodWrapper {
     return *this;
   }
   PodWrapper& podAffinityTerm(std::string_view which, std::string_view labelKey,
-                                std::string_view op, const std::vector<std::string>& values,
-                                std::string_view topologyKey, AffinityKind kind) {
+                              std::string_view op, const std::vector<std::string>& values,
+                              std::string_view topologyKey, AffinityKind kind) {
     boost::json::object term;
     detail::arr(detail::obj(term, "labelSelector"), "matchExpressions")
         .push_back(detail::requirement(labelKey, op, values));

@@ -29,6 +29,7 @@
 #ifndef SCHEDHOST_HELPERS_HPP
 #define SCHEDHOST_HELPERS_HPP
 
+#include <schedhost/plugin.h>
 #include <schedhost/helpers/args.hpp>
 #include <schedhost/helpers/cross_cycle.hpp>
 #include <schedhost/helpers/id_map.hpp>
@@ -38,7 +39,6 @@
 #include <schedhost/helpers/scores.hpp>
 #include <schedhost/helpers/selectors.hpp>
 #include <schedhost/helpers/tolerations.hpp>
-#include <schedhost/plugin.h>
 #include <schedhost/plugin.hpp>
 
 #endif  // SCHEDHOST_HELPERS_HPP

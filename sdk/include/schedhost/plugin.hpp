@@ -30,8 +30,8 @@
 #ifndef SCHEDHOST_PLUGIN_HPP
 #define SCHEDHOST_PLUGIN_HPP
 
-#include <schedhost/detail/services.hpp>
 #include <schedhost/plugin.h>
+#include <schedhost/detail/services.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -71,17 +71,23 @@ class Status {
     return s;
   }
   template <typename R>
-  static Status unschedulable(R&& reason) { return make(SH_UNSCHEDULABLE, std::forward<R>(reason)); }
+  static Status unschedulable(R&& reason) {
+    return make(SH_UNSCHEDULABLE, std::forward<R>(reason));
+  }
   template <typename R>
   static Status unresolvable(R&& reason) {
     return make(SH_UNSCHEDULABLE_AND_UNRESOLVABLE, std::forward<R>(reason));
   }
   template <typename R>
-  static Status error(R&& reason) { return make(SH_ERROR, std::forward<R>(reason)); }
+  static Status error(R&& reason) {
+    return make(SH_ERROR, std::forward<R>(reason));
+  }
 
   // A literal (static storage) reason: stored as a view.
   template <std::size_t N>
-  void addReason(const char (&literal)[N]) { addReason(std::string_view(literal, N - 1)); }
+  void addReason(const char (&literal)[N]) {
+    addReason(std::string_view(literal, N - 1));
+  }
   void addReason(std::string_view staticReason) {
     if (viewCount_ < kInline) {
       views_[viewCount_++] = staticReason;
@@ -194,14 +200,17 @@ class Host {
   void log(sh_log_level level, std::string_view msg) const noexcept {
     api_->log(host_, level, msg.data(), msg.size());
   }
-  sh_id intern(std::string_view s) const noexcept { return api_->intern(host_, s.data(), s.size()); }
+  sh_id intern(std::string_view s) const noexcept {
+    return api_->intern(host_, s.data(), s.size());
+  }
   std::string_view str(sh_id id) const noexcept { return view(api_->id_str(host_, id)); }
 
   // Defined after Cycle, below.
   Status bindPod(const Cycle& cycle, const sh_pod& pod, std::string_view node) const;
 
   bool allowWaitingPod(std::string_view uid, std::string_view plugin) const noexcept {
-    return api_->waiting_pod_allow(host_, uid.data(), uid.size(), plugin.data(), plugin.size()) != 0;
+    return api_->waiting_pod_allow(host_, uid.data(), uid.size(), plugin.data(), plugin.size()) !=
+           0;
   }
   bool rejectWaitingPod(std::string_view uid, std::string_view plugin,
                         std::string_view msg) const noexcept {
@@ -302,14 +311,12 @@ class Sim {
   const sh_node_info& nodeInfo() const noexcept { return *api_->sim_node_info(sim_); }
   Cycle cycle() const noexcept { return Cycle(api_, api_->sim_cycle(sim_)); }
   Status removePod(const sh_pod& other) const {
-    return detail::collectStatus<Status>(api_, [&](sh_status* st) {
-      return api_->sim_remove_pod(sim_, &other, st);
-    });
+    return detail::collectStatus<Status>(
+        api_, [&](sh_status* st) { return api_->sim_remove_pod(sim_, &other, st); });
   }
   Status addPod(const sh_pod& other) const {
-    return detail::collectStatus<Status>(api_, [&](sh_status* st) {
-      return api_->sim_add_pod(sim_, &other, st);
-    });
+    return detail::collectStatus<Status>(
+        api_, [&](sh_status* st) { return api_->sim_add_pod(sim_, &other, st); });
   }
   // Filter with nominated pods on the copy, as a normal cycle would.
   Status filter() const {
@@ -427,19 +434,26 @@ struct EnqueueExtensions {};
 
 // Registers `Class` as plugin `Name`. Use once, at the bottom of the plugin's file. `Name` and
 // `Version` are string literals or `constexpr const char*` constants.
-#define SCHEDHOST_PLUGIN(Class, Name, Version)                                                \
-  SH_META_ATTR constexpr sh_plugin_metadata kSchedhostPluginMetadata =                        \
+#define SCHEDHOST_PLUGIN(Class, Name, Version)                                                 \
+  SH_META_ATTR constexpr sh_plugin_metadata kSchedhostPluginMetadata =                         \
       ::schedhost::detail::makeMetadata(Name, Version, ::schedhost::detail::pointsOf<Class>(), \
                                         ::schedhost::detail::Flags<Class>::kValue);            \
-  SCHEDHOST_DETAIL_ENTRY_DECL;                                                                \
-  SCHEDHOST_DETAIL_ENTRY_DECL {                                                               \
-    static const sh_plugin_vtable kVtable = ::schedhost::detail::makeVtable<Class>();         \
-    static const sh_plugin_descriptor kDescriptor = {                                         \
-        sizeof(sh_plugin_descriptor), SH_ABI_MAJOR, SH_ABI_MINOR, Name, Version,              \
-        ::schedhost::detail::DefaultArgs<Class>::kValue,                                      \
-        ::schedhost::detail::Flags<Class>::kValue, 0u, &::schedhost::detail::create<Class>,   \
-        &::schedhost::detail::destroy<Class>, &kVtable};                                      \
-    return &kDescriptor;                                                                      \
+  SCHEDHOST_DETAIL_ENTRY_DECL;                                                                 \
+  SCHEDHOST_DETAIL_ENTRY_DECL {                                                                \
+    static const sh_plugin_vtable kVtable = ::schedhost::detail::makeVtable<Class>();          \
+    static const sh_plugin_descriptor kDescriptor = {                                          \
+        sizeof(sh_plugin_descriptor),                                                          \
+        SH_ABI_MAJOR,                                                                          \
+        SH_ABI_MINOR,                                                                          \
+        Name,                                                                                  \
+        Version,                                                                               \
+        ::schedhost::detail::DefaultArgs<Class>::kValue,                                       \
+        ::schedhost::detail::Flags<Class>::kValue,                                             \
+        0u,                                                                                    \
+        &::schedhost::detail::create<Class>,                                                   \
+        &::schedhost::detail::destroy<Class>,                                                  \
+        &kVtable};                                                                             \
+    return &kDescriptor;                                                                       \
   }
 
 #endif  // SCHEDHOST_PLUGIN_HPP

@@ -25,7 +25,7 @@ NodePtr node4(const std::string& name) {
 }
 
 PodPtr placedPod(const std::string& name, const std::string& node, int32_t priority,
-              const std::string& cpu, const std::string& start = "2024-01-01T00:00:00Z") {
+                 const std::string& cpu, const std::string& start = "2024-01-01T00:00:00Z") {
   return makePod()
       .name(name)
       .uid(name)
@@ -51,8 +51,8 @@ std::shared_ptr<const sh::model::ClusterObjects> budgets(const std::vector<std::
 }
 
 std::string pdb(const std::string& name, const std::string& app, int allowed) {
-  return R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":")" +
-         name + R"(","namespace":"default"},"spec":{"selector":{"matchLabels":{"app":")" + app +
+  return R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":")" + name +
+         R"(","namespace":"default"},"spec":{"selector":{"matchLabels":{"app":")" + app +
          R"("}}},"status":{"disruptionsAllowed":)" + std::to_string(allowed) + "}}";
 }
 
@@ -133,10 +133,9 @@ TEST(DefaultPreemption, UnresolvableNodesAreNeverCandidates) {
                         .capacity({{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "100"}})
                         .taint("dedicated", "infra", "NoSchedule")
                         .obj();
-  Result r = preempt({node4("n1"), tainted},
-                     {placedPod("high", "n1", 100, "2"), placedPod("low", "n2", 1, "2")},
-                     preemptor(10, "3"), "", nullptr,
-                     {{"TaintToleration", ""}, {"NodeResourcesFit", ""}});
+  Result r = preempt(
+      {node4("n1"), tainted}, {placedPod("high", "n1", 100, "2"), placedPod("low", "n2", 1, "2")},
+      preemptor(10, "3"), "", nullptr, {{"TaintToleration", ""}, {"NodeResourcesFit", ""}});
   EXPECT_FALSE(r.nominatedNodeName.has_value());
   EXPECT_TRUE(r.victims.empty());
   EXPECT_EQ(r.message,
@@ -164,8 +163,9 @@ TEST(DefaultPreemption, FilterFailureThatRemainsIsReported) {
   // latter leaves 4 - 2 = 2 cpu free; the preemptor asks 3: the node stays Insufficient cpu.
   // (A request above the node's allocatable would be UnschedulableAndUnresolvable instead,
   // and the node no candidate at all.)
-  Result r = preempt({node4("n1")}, {placedPod("high", "n1", 20, "2"), placedPod("low", "n1", 1, "1")},
-                     preemptor(10, "3"));
+  Result r =
+      preempt({node4("n1")}, {placedPod("high", "n1", 20, "2"), placedPod("low", "n1", 1, "1")},
+              preemptor(10, "3"));
   EXPECT_FALSE(r.nominatedNodeName.has_value());
   EXPECT_EQ(r.message,
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
@@ -189,8 +189,9 @@ TEST(DefaultPreemption, MostImportantPodsAreReprieved) {
 
 TEST(DefaultPreemption, NodeWithLowerHighestVictimPriorityWins) {
   // Each node needs one eviction; n2's victim has the lower priority.
-  Result r = preempt({node4("n1"), node4("n2")},
-                     {placedPod("a", "n1", 5, "2"), placedPod("b", "n2", 3, "2")}, preemptor(10, "3"));
+  Result r =
+      preempt({node4("n1"), node4("n2")},
+              {placedPod("a", "n1", 5, "2"), placedPod("b", "n2", 3, "2")}, preemptor(10, "3"));
   ASSERT_TRUE(r.nominatedNodeName.has_value());
   EXPECT_EQ(*r.nominatedNodeName, "n2");
   EXPECT_EQ(r.victims, std::vector<std::string>{"default/b"});
@@ -268,8 +269,8 @@ TEST(DefaultPreemption, ViolatingCandidateIsUsedWhenThereIsNoOther) {
                        .label("app", "db")
                        .req({{"cpu", "2"}})
                        .obj();
-  Result r = preempt({node4("n1")}, {guarded}, preemptor(10, "3"), "",
-                     budgets({pdb("db", "db", 0)}));
+  Result r =
+      preempt({node4("n1")}, {guarded}, preemptor(10, "3"), "", budgets({pdb("db", "db", 0)}));
   ASSERT_TRUE(r.nominatedNodeName.has_value());
   EXPECT_EQ(*r.nominatedNodeName, "n1");
   EXPECT_EQ(r.victims, std::vector<std::string>{"default/guarded"});

@@ -53,7 +53,7 @@ boost::json::object affinity(const char* affinityTerms, const char* antiTerms) {
 
 // A pod labelled foo=bar (unless `labelled` is false) on `node` ("" = pending).
 PodPtr testPod(const std::string& name, const std::string& node, bool labelled,
-           const char* affinityTerms = nullptr, const char* antiTerms = nullptr) {
+               const char* affinityTerms = nullptr, const char* antiTerms = nullptr) {
   auto p = makePod().name(name).uid(name).inNamespace("default");
   if (labelled) {
     p.label("foo", "bar");

@@ -28,7 +28,7 @@ using StringMap = std::map<std::string, std::string>;
 // A pod `name` in `ns` with `labels`, on `node` ("" = pending), whose spec.affinity is
 // `affinity` (JSON, "" for none).
 PodPtr testPod(const std::string& name, const std::string& ns, const StringMap& labels,
-           const std::string& node = "", const std::string& affinity = "") {
+               const std::string& node = "", const std::string& affinity = "") {
   auto pod = makePod().name(name).uid(name).inNamespace(ns).container("img");
   for (const auto& [k, v] : labels) {
     pod.label(k, v);
@@ -62,7 +62,7 @@ std::string preferred(const std::string& kind, const std::string& weightedTerms)
 // A term selecting `key In [values...]` (values as a JSON list body) by `topologyKey`, with
 // `extra` members (namespaces, namespaceSelector) appended.
 std::string affinityTerm(const std::string& key, const std::string& op, const std::string& values,
-                 const std::string& topologyKey, const std::string& extra = "") {
+                         const std::string& topologyKey, const std::string& extra = "") {
   std::string expr = R"({"key": ")" + key + R"(", "operator": ")" + op + R"(")";
   if (!values.empty()) {
     expr += R"(, "values": [)" + values + "]";
@@ -99,8 +99,8 @@ std::shared_ptr<const sh::model::ClusterObjects> namespaces(
 }
 
 sh::evaluate::Result runIpa(const std::string& args, std::vector<NodePtr> nodes,
-                         std::vector<PodPtr> placed, PodPtr pod,
-                         std::shared_ptr<const sh::model::ClusterObjects> objects = nullptr) {
+                            std::vector<PodPtr> placed, PodPtr pod,
+                            std::shared_ptr<const sh::model::ClusterObjects> objects = nullptr) {
   sh::evaluate::Scenario scenario;
   scenario.name = "inter-pod affinity";
   scenario.nodes = std::move(nodes);
@@ -126,7 +126,7 @@ void runFilterCases(const std::vector<FilterCase>& cases) {
   for (const FilterCase& c : cases) {
     SCOPED_TRACE(c.name);
     auto result = runIpa("", {node("n1", kNode1)}, c.placed, c.pod,
-                      c.namespaces.empty() ? nullptr : namespaces(c.namespaces));
+                         c.namespaces.empty() ? nullptr : namespaces(c.namespaces));
     auto status = filterStatus(result, "n1", kIPA);
     EXPECT_EQ(status.code, c.code);
     if (!c.reason.empty()) {
@@ -141,120 +141,173 @@ TEST(InterPodAffinityTest, RequiredAffinitySingleNode) {
   const StringMap s1 = {{"service", "securityscan"}};
   const std::string inS1 = affinityTerm("service", "In", kSecurityS1, "region");
   std::vector<FilterCase> cases = {
-      {"a pod without affinity fits", testPod("p", "default", {}), {testPod("e", "default", s1, "n1")},
-       "Success", ""},
+      {"a pod without affinity fits",
+       testPod("p", "default", {}),
+       {testPod("e", "default", s1, "n1")},
+       "Success",
+       ""},
       {"affinity In satisfied by a pod on the node",
        testPod("p", "default", {}, "", required("podAffinity", inS1)),
-       {testPod("e", "default", s1, "n1")}, "Success", ""},
+       {testPod("e", "default", s1, "n1")},
+       "Success",
+       ""},
       {"affinity NotIn satisfied",
-       testPod("p", "default", {}, "", required("podAffinity", affinityTerm("service", "NotIn",
-                                                                R"("securityscan3", "value3")",
-                                                                "region"))),
-       {testPod("e", "default", s1, "n1")}, "Success", ""},
+       testPod("p", "default", {}, "",
+               required("podAffinity", affinityTerm("service", "NotIn",
+                                                    R"("securityscan3", "value3")", "region"))),
+       {testPod("e", "default", s1, "n1")},
+       "Success",
+       ""},
       {"affinity not satisfied: the existing pod does not match",
-       testPod("p", "default", {}, "", required("podAffinity", affinityTerm("service", "In",
-                                                                R"("antivirusscan", "value2")",
-                                                                "region"))),
-       {testPod("e", "default", s1, "n1")}, "UnschedulableAndUnresolvable", kReasonAffinity},
+       testPod("p", "default", {}, "",
+               required("podAffinity",
+                        affinityTerm("service", "In", R"("antivirusscan", "value2")", "region"))),
+       {testPod("e", "default", s1, "n1")},
+       "UnschedulableAndUnresolvable",
+       kReasonAffinity},
       {"affinity not satisfied: the matching pod is in another namespace",
        testPod("p", "default", {}, "", required("podAffinity", inS1)),
-       {testPod("e", "other", s1, "n1")}, "UnschedulableAndUnresolvable", kReasonAffinity},
+       {testPod("e", "other", s1, "n1")},
+       "UnschedulableAndUnresolvable",
+       kReasonAffinity},
       {"affinity satisfied through the term's namespaces",
        testPod("p", "default", {}, "",
-           required("podAffinity", affinityTerm("service", "In", kSecurityS1, "region",
-                                        R"("namespaces": ["other"])"))),
-       {testPod("e", "other", s1, "n1")}, "Success", ""},
+               required("podAffinity", affinityTerm("service", "In", kSecurityS1, "region",
+                                                    R"("namespaces": ["other"])"))),
+       {testPod("e", "other", s1, "n1")},
+       "Success",
+       ""},
       {"an empty namespaceSelector selects every namespace",
        testPod("p", "default", {}, "",
-           required("podAffinity", affinityTerm("service", "In", kSecurityS1, "region",
-                                        R"("namespaceSelector": {})"))),
-       {testPod("e", "other", s1, "n1")}, "Success", ""},
+               required("podAffinity", affinityTerm("service", "In", kSecurityS1, "region",
+                                                    R"("namespaceSelector": {})"))),
+       {testPod("e", "other", s1, "n1")},
+       "Success",
+       ""},
       {"namespaceSelector matching the existing pod's namespace",
        testPod("p", "default", {}, "",
-           required("podAffinity",
-                    affinityTerm("service", "In", kSecurityS1, "region",
-                         R"("namespaceSelector": {"matchLabels": {"team": "a"}})"))),
-       {testPod("e", "other", s1, "n1")}, "Success", "",
+               required("podAffinity",
+                        affinityTerm("service", "In", kSecurityS1, "region",
+                                     R"("namespaceSelector": {"matchLabels": {"team": "a"}})"))),
+       {testPod("e", "other", s1, "n1")},
+       "Success",
+       "",
        {{"other", {{"team", "a"}}}, {"default", {}}}},
       {"namespaceSelector not matching the existing pod's namespace",
        testPod("p", "default", {}, "",
-           required("podAffinity",
-                    affinityTerm("service", "In", kSecurityS1, "region",
-                         R"("namespaceSelector": {"matchLabels": {"team": "a"}})"))),
-       {testPod("e", "other", s1, "n1")}, "UnschedulableAndUnresolvable", kReasonAffinity,
+               required("podAffinity",
+                        affinityTerm("service", "In", kSecurityS1, "region",
+                                     R"("namespaceSelector": {"matchLabels": {"team": "a"}})"))),
+       {testPod("e", "other", s1, "n1")},
+       "UnschedulableAndUnresolvable",
+       kReasonAffinity,
        {{"other", {{"team", "b"}}}, {"default", {}}}},
       {"all affinity terms must be matched by one pod",
        testPod("p", "default", {}, "",
-           required("podAffinity", inS1 + ", " + affinityTerm("wrongkey", "DoesNotExist", "", "region") +
-                                       ", " + affinityTerm("service", "Exists", "", "zone"))),
+               required("podAffinity", inS1 + ", " +
+                                           affinityTerm("wrongkey", "DoesNotExist", "", "region") +
+                                           ", " + affinityTerm("service", "Exists", "", "zone"))),
        {testPod("e", "default", {{"service", "securityscan"}, {"wrongkey", "x"}}, "n1")},
-       "UnschedulableAndUnresolvable", kReasonAffinity},
+       "UnschedulableAndUnresolvable",
+       kReasonAffinity},
       {"all affinity terms matched by one pod",
        testPod("p", "default", {}, "",
-           required("podAffinity", inS1 + ", " + affinityTerm("wrongkey", "DoesNotExist", "", "region") +
-                                       ", " + affinityTerm("service", "Exists", "", "zone"))),
-       {testPod("e", "default", s1, "n1")}, "Success", ""},
+               required("podAffinity", inS1 + ", " +
+                                           affinityTerm("wrongkey", "DoesNotExist", "", "region") +
+                                           ", " + affinityTerm("service", "Exists", "", "zone"))),
+       {testPod("e", "default", s1, "n1")},
+       "Success",
+       ""},
       {"first pod of a group: matches its own affinity, no pod matches anywhere",
-       testPod("p", "default", s1, "", required("podAffinity", inS1)), {}, "Success", ""},
+       testPod("p", "default", s1, "", required("podAffinity", inS1)),
+       {},
+       "Success",
+       ""},
       {"not the first of its group when it does not match its own terms",
-       testPod("p", "default", {{"service", "other"}}, "", required("podAffinity", inS1)), {},
-       "UnschedulableAndUnresolvable", kReasonAffinity},
+       testPod("p", "default", {{"service", "other"}}, "", required("podAffinity", inS1)),
+       {},
+       "UnschedulableAndUnresolvable",
+       kReasonAffinity},
       {"first pod of a group in another namespace listed by the term",
        testPod("p", "default", s1, "",
-           required("podAffinity", affinityTerm("service", "In", kSecurityS1, "region",
-                                        R"("namespaces": ["other"])"))),
-       {}, "UnschedulableAndUnresolvable", kReasonAffinity},
+               required("podAffinity", affinityTerm("service", "In", kSecurityS1, "region",
+                                                    R"("namespaces": ["other"])"))),
+       {},
+       "UnschedulableAndUnresolvable",
+       kReasonAffinity},
       {"the node must have the topology key, even for the first pod",
-       testPod("p", "default", s1, "", required("podAffinity", affinityTerm("service", "In", kSecurityS1,
-                                                                "rack"))),
-       {}, "UnschedulableAndUnresolvable", kReasonAffinity},
+       testPod("p", "default", s1, "",
+               required("podAffinity", affinityTerm("service", "In", kSecurityS1, "rack"))),
+       {},
+       "UnschedulableAndUnresolvable",
+       kReasonAffinity},
       {"anti-affinity of the pod violated",
        testPod("p", "default", {}, "", required("podAntiAffinity", inS1)),
-       {testPod("e", "default", s1, "n1")}, "Unschedulable", kReasonAnti},
+       {testPod("e", "default", s1, "n1")},
+       "Unschedulable",
+       kReasonAnti},
       {"anti-affinity of the pod not matched by any pod",
        testPod("p", "default", {}, "",
-           required("podAntiAffinity", affinityTerm("service", "In", R"("antivirusscan")", "region"))),
-       {testPod("e", "default", s1, "n1")}, "Success", ""},
+               required("podAntiAffinity",
+                        affinityTerm("service", "In", R"("antivirusscan")", "region"))),
+       {testPod("e", "default", s1, "n1")},
+       "Success",
+       ""},
       {"anti-affinity on a topology key the node lacks",
-       testPod("p", "default", {}, "", required("podAntiAffinity", affinityTerm("service", "In", kSecurityS1,
-                                                                    "rack"))),
-       {testPod("e", "default", s1, "n1")}, "Success", ""},
-      {"affinity satisfied but anti-affinity violated",
        testPod("p", "default", {}, "",
+               required("podAntiAffinity", affinityTerm("service", "In", kSecurityS1, "rack"))),
+       {testPod("e", "default", s1, "n1")},
+       "Success",
+       ""},
+      {"affinity satisfied but anti-affinity violated",
+       testPod(
+           "p", "default", {}, "",
            R"({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" + inS1 +
                R"(]}, "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [)" +
                affinityTerm("service", "Exists", "", "zone") + "]}}"),
-       {testPod("e", "default", s1, "n1")}, "Unschedulable", kReasonAnti},
+       {testPod("e", "default", s1, "n1")},
+       "Unschedulable",
+       kReasonAnti},
       {"an existing pod's anti-affinity rejects the incoming pod",
        testPod("p", "default", s1),
-       {testPod("e", "default", {}, "n1", required("podAntiAffinity", inS1))}, "Unschedulable",
+       {testPod("e", "default", {}, "n1", required("podAntiAffinity", inS1))},
+       "Unschedulable",
        kReasonExisting},
       {"an existing pod's anti-affinity in another namespace does not apply",
        testPod("p", "default", s1),
-       {testPod("e", "other", {}, "n1", required("podAntiAffinity", inS1))}, "Success", ""},
+       {testPod("e", "other", {}, "n1", required("podAntiAffinity", inS1))},
+       "Success",
+       ""},
       {"an existing pod's anti-affinity with a namespaceSelector matching the pod's namespace",
        testPod("p", "default", s1),
        {testPod("e", "other", {}, "n1",
-            required("podAntiAffinity",
-                     affinityTerm("service", "In", kSecurityS1, "region",
-                          R"("namespaceSelector": {"matchLabels": {"team": "a"}})")))},
-       "Unschedulable", kReasonExisting, {{"default", {{"team", "a"}}}, {"other", {}}}},
+                required("podAntiAffinity",
+                         affinityTerm("service", "In", kSecurityS1, "region",
+                                      R"("namespaceSelector": {"matchLabels": {"team": "a"}})")))},
+       "Unschedulable",
+       kReasonExisting,
+       {{"default", {{"team", "a"}}}, {"other", {}}}},
       {"an existing pod's anti-affinity with a namespaceSelector not matching",
        testPod("p", "default", s1),
        {testPod("e", "other", {}, "n1",
-            required("podAntiAffinity",
-                     affinityTerm("service", "In", kSecurityS1, "region",
-                          R"("namespaceSelector": {"matchLabels": {"team": "a"}})")))},
-       "Success", "", {{"default", {{"team", "b"}}}, {"other", {}}}},
+                required("podAntiAffinity",
+                         affinityTerm("service", "In", kSecurityS1, "region",
+                                      R"("namespaceSelector": {"matchLabels": {"team": "a"}})")))},
+       "Success",
+       "",
+       {{"default", {{"team", "b"}}}, {"other", {}}}},
       {"an existing pod's anti-affinity on a key the node lacks",
        testPod("p", "default", s1),
        {testPod("e", "default", {}, "n1",
-            required("podAntiAffinity", affinityTerm("service", "In", kSecurityS1, "rack")))},
-       "Success", ""},
+                required("podAntiAffinity", affinityTerm("service", "In", kSecurityS1, "rack")))},
+       "Success",
+       ""},
       {"an unparsable term",
        testPod("p", "default", {}, "",
-           required("podAffinity", affinityTerm("service", "In", "", "region"))),
-       {}, "", ""},
+               required("podAffinity", affinityTerm("service", "In", "", "region"))),
+       {},
+       "",
+       ""},
   };
   cases.pop_back();  // checked in PreFilterParseError
   runFilterCases(cases);
@@ -262,26 +315,29 @@ TEST(InterPodAffinityTest, RequiredAffinitySingleNode) {
 
 TEST(InterPodAffinityTest, PreFilterSkipsPodsWithoutAffinity) {
   auto result = runIpa("", {node("n1", kNode1)}, {testPod("e", "default", {}, "n1")},
-                    testPod("p", "default", {}));
+                       testPod("p", "default", {}));
   EXPECT_EQ(result.preFilter.at(kIPA).code, "Skip");
   // An existing pod's required anti-affinity that does not match still leaves no counts.
-  result = runIpa("", {node("n1", kNode1)},
-               {testPod("e", "default", {}, "n1",
-                    required("podAntiAffinity", affinityTerm("service", "Exists", "", "region")))},
-               testPod("p", "default", {}));
+  result = runIpa(
+      "", {node("n1", kNode1)},
+      {testPod("e", "default", {}, "n1",
+               required("podAntiAffinity", affinityTerm("service", "Exists", "", "region")))},
+      testPod("p", "default", {}));
   EXPECT_EQ(result.preFilter.at(kIPA).code, "Skip");
   // One that matches does not skip.
-  result = runIpa("", {node("n1", kNode1)},
-               {testPod("e", "default", {}, "n1",
-                    required("podAntiAffinity", affinityTerm("service", "Exists", "", "region")))},
-               testPod("p", "default", {{"service", "x"}}));
+  result = runIpa(
+      "", {node("n1", kNode1)},
+      {testPod("e", "default", {}, "n1",
+               required("podAntiAffinity", affinityTerm("service", "Exists", "", "region")))},
+      testPod("p", "default", {{"service", "x"}}));
   EXPECT_EQ(result.preFilter.at(kIPA).code, "Success");
 }
 
 TEST(InterPodAffinityTest, PreFilterParseError) {
-  auto result = runIpa("", {node("n1", kNode1)}, {},
-                    testPod("p", "default", {}, "",
-                        required("podAffinity", affinityTerm("service", "Exists", R"("x")", "region"))));
+  auto result = runIpa(
+      "", {node("n1", kNode1)}, {},
+      testPod("p", "default", {}, "",
+              required("podAffinity", affinityTerm("service", "Exists", R"("x")", "region"))));
   EXPECT_EQ(result.preFilter.at(kIPA).code, "UnschedulableAndUnresolvable");
   EXPECT_EQ(result.preFilter.at(kIPA).reasons,
             std::vector<std::string>{
@@ -305,42 +361,43 @@ TEST(InterPodAffinityTest, RequiredAffinityMultipleNodes) {
   };
   std::vector<Case> cases = {
       {"affinity by region: every node of r1 fits, r2 and the node without region do not",
-       testPod("p", "default", {}, "", required("podAffinity", affinityTerm("foo", "In", R"("bar")",
-                                                                "region"))),
+       testPod("p", "default", {}, "",
+               required("podAffinity", affinityTerm("foo", "In", R"("bar")", "region"))),
        {testPod("e", "default", foo, "n1")},
        {{"n1", "Success"},
         {"n2", "Success"},
         {"n3", "UnschedulableAndUnresolvable"},
         {"n4", "UnschedulableAndUnresolvable"}}},
       {"affinity by hostname: only the node with the pod",
-       testPod("p", "default", {}, "", required("podAffinity", affinityTerm("foo", "In", R"("bar")",
-                                                                "kubernetes.io/hostname"))),
+       testPod("p", "default", {}, "",
+               required("podAffinity",
+                        affinityTerm("foo", "In", R"("bar")", "kubernetes.io/hostname"))),
        {testPod("e", "default", foo, "n2")},
        {{"n1", "UnschedulableAndUnresolvable"},
         {"n2", "Success"},
         {"n3", "UnschedulableAndUnresolvable"},
         {"n4", "UnschedulableAndUnresolvable"}}},
       {"anti-affinity by region: r1 is excluded",
-       testPod("p", "default", {}, "", required("podAntiAffinity", affinityTerm("foo", "In", R"("bar")",
-                                                                    "region"))),
+       testPod("p", "default", {}, "",
+               required("podAntiAffinity", affinityTerm("foo", "In", R"("bar")", "region"))),
        {testPod("e", "default", foo, "n2")},
        {{"n1", "Unschedulable"}, {"n2", "Unschedulable"}, {"n3", "Success"}, {"n4", "Success"}}},
       {"an existing pod's anti-affinity by zone excludes its zone only",
        testPod("p", "default", foo),
        {testPod("e", "default", {}, "n1",
-            required("podAntiAffinity", affinityTerm("foo", "Exists", "", "zone")))},
+                required("podAntiAffinity", affinityTerm("foo", "Exists", "", "zone")))},
        {{"n1", "Unschedulable"}, {"n2", "Success"}, {"n3", "Success"}, {"n4", "Success"}}},
       {"first pod of a group: fits every node having the key",
-       testPod("p", "default", foo, "", required("podAffinity", affinityTerm("foo", "In", R"("bar")",
-                                                                 "zone"))),
+       testPod("p", "default", foo, "",
+               required("podAffinity", affinityTerm("foo", "In", R"("bar")", "zone"))),
        {testPod("e", "default", {{"foo", "baz"}}, "n1")},
        {{"n1", "Success"},
         {"n2", "Success"},
         {"n3", "Success"},
         {"n4", "UnschedulableAndUnresolvable"}}},
       {"not the first pod once a match exists: only the matching domain",
-       testPod("p", "default", foo, "", required("podAffinity", affinityTerm("foo", "In", R"("bar")",
-                                                                 "zone"))),
+       testPod("p", "default", foo, "",
+               required("podAffinity", affinityTerm("foo", "In", R"("bar")", "zone"))),
        {testPod("e", "default", foo, "n3")},
        {{"n1", "UnschedulableAndUnresolvable"},
         {"n2", "UnschedulableAndUnresolvable"},
@@ -369,74 +426,109 @@ TEST(InterPodAffinityTest, Score) {
   const std::string prefS1Region =
       preferred("podAffinity", weighted(5, affinityTerm("security", "In", R"("S1")", "region")));
   std::vector<ScoreCase> cases = {
-      {"preferred affinity: China += 5 → 5, 0, 5 → 100, 0, 100", "", scoreNodes(),
-       {testPod("e", "default", s1, "n1")}, testPod("p", "default", {}, "", prefS1Region),
+      {"preferred affinity: China += 5 → 5, 0, 5 → 100, 0, 100",
+       "",
+       scoreNodes(),
+       {testPod("e", "default", s1, "n1")},
+       testPod("p", "default", {}, "", prefS1Region),
        {{"n1", 100}, {"n2", 0}, {"n3", 100}}},
-      {"preferred anti-affinity: China −= 5 → −5, 0, −5 → 0, 100, 0", "", scoreNodes(),
+      {"preferred anti-affinity: China −= 5 → −5, 0, −5 → 0, 100, 0",
+       "",
+       scoreNodes(),
        {testPod("e", "default", s1, "n1")},
        testPod("p", "default", {}, "",
-           preferred("podAntiAffinity", weighted(5, affinityTerm("security", "In", R"("S1")",
-                                                         "region")))),
+               preferred("podAntiAffinity",
+                         weighted(5, affinityTerm("security", "In", R"("S1")", "region")))),
        {{"n1", 0}, {"n2", 100}, {"n3", 0}}},
-      {"affinity China += 8, anti-affinity az3 −= 3 → 8, 0, 5 → 100, 0, int(100·5/8) = 62", "",
-       scoreNodes(), {testPod("e1", "default", s1, "n1"), testPod("e2", "default", s2, "n3")},
-       testPod("p", "default", {}, "",
+      {"affinity China += 8, anti-affinity az3 −= 3 → 8, 0, 5 → 100, 0, int(100·5/8) = 62",
+       "",
+       scoreNodes(),
+       {testPod("e1", "default", s1, "n1"), testPod("e2", "default", s2, "n3")},
+       testPod(
+           "p", "default", {}, "",
            R"({"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [)" +
                weighted(8, affinityTerm("security", "In", R"("S1")", "region")) +
                R"(]}, "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [)" +
                weighted(3, affinityTerm("security", "In", R"("S2")", "az")) + "]}}"),
        {{"n1", 100}, {"n2", 0}, {"n3", 62}}},
       {"two matching pods in China: China += 2·5 = 10, India += 5 → 10, 5, 10 → 100, 0, 100",
-       "", scoreNodes(),
+       "",
+       scoreNodes(),
        {testPod("e1", "default", s1, "n1"), testPod("e2", "default", s1, "n3"),
         testPod("e3", "default", s1, "n2")},
-       testPod("p", "default", {}, "", prefS1Region), {{"n1", 100}, {"n2", 0}, {"n3", 100}}},
+       testPod("p", "default", {}, "", prefS1Region),
+       {{"n1", 100}, {"n2", 0}, {"n3", 100}}},
       {"existing pod's required affinity to the pod: China += hardPodAffinityWeight 1 → "
        "100, 0, 100",
-       "", scoreNodes(),
-       {testPod("e", "default", {}, "n1",
-            required("podAffinity", affinityTerm("security", "In", R"("S1")", "region")))},
-       testPod("p", "default", s1), {{"n1", 100}, {"n2", 0}, {"n3", 100}}},
-      {"hardPodAffinityWeight 0: nothing accumulates, PreScore skips", R"({"hardPodAffinityWeight": 0})",
+       "",
        scoreNodes(),
        {testPod("e", "default", {}, "n1",
-            required("podAffinity", affinityTerm("security", "In", R"("S1")", "region")))},
-       testPod("p", "default", s1), {{"n1", -1}, {"n2", -1}, {"n3", -1}}},
+                required("podAffinity", affinityTerm("security", "In", R"("S1")", "region")))},
+       testPod("p", "default", s1),
+       {{"n1", 100}, {"n2", 0}, {"n3", 100}}},
+      {"hardPodAffinityWeight 0: nothing accumulates, PreScore skips",
+       R"({"hardPodAffinityWeight": 0})",
+       scoreNodes(),
+       {testPod("e", "default", {}, "n1",
+                required("podAffinity", affinityTerm("security", "In", R"("S1")", "region")))},
+       testPod("p", "default", s1),
+       {{"n1", -1}, {"n2", -1}, {"n3", -1}}},
       {"existing pod's preferred anti-affinity to the pod: India −= 4 → 0, −4, 0 → 100, 0, 100",
-       "", scoreNodes(),
-       {testPod("e", "default", {}, "n2",
-            preferred("podAntiAffinity", weighted(4, affinityTerm("security", "In", R"("S1")",
-                                                          "region"))))},
-       testPod("p", "default", s1), {{"n1", 100}, {"n2", 0}, {"n3", 100}}},
-      {"existing pod's preferred affinity, ignored with ignorePreferredTermsOfExistingPods",
-       R"({"ignorePreferredTermsOfExistingPods": true})", scoreNodes(),
-       {testPod("e", "default", {}, "n2",
-            preferred("podAffinity", weighted(4, affinityTerm("security", "In", R"("S1")", "region"))))},
-       testPod("p", "default", s1), {{"n1", -1}, {"n2", -1}, {"n3", -1}}},
-      {"existing pod's preferred affinity counts by default: India += 4 → 0, 100, 0", "",
+       "",
        scoreNodes(),
        {testPod("e", "default", {}, "n2",
-            preferred("podAffinity", weighted(4, affinityTerm("security", "In", R"("S1")", "region"))))},
-       testPod("p", "default", s1), {{"n1", 0}, {"n2", 100}, {"n3", 0}}},
+                preferred("podAntiAffinity",
+                          weighted(4, affinityTerm("security", "In", R"("S1")", "region"))))},
+       testPod("p", "default", s1),
+       {{"n1", 100}, {"n2", 0}, {"n3", 100}}},
+      {"existing pod's preferred affinity, ignored with ignorePreferredTermsOfExistingPods",
+       R"({"ignorePreferredTermsOfExistingPods": true})",
+       scoreNodes(),
+       {testPod("e", "default", {}, "n2",
+                preferred("podAffinity",
+                          weighted(4, affinityTerm("security", "In", R"("S1")", "region"))))},
+       testPod("p", "default", s1),
+       {{"n1", -1}, {"n2", -1}, {"n3", -1}}},
+      {"existing pod's preferred affinity counts by default: India += 4 → 0, 100, 0",
+       "",
+       scoreNodes(),
+       {testPod("e", "default", {}, "n2",
+                preferred("podAffinity",
+                          weighted(4, affinityTerm("security", "In", R"("S1")", "region"))))},
+       testPod("p", "default", s1),
+       {{"n1", 0}, {"n2", 100}, {"n3", 0}}},
       {"ignorePreferredTermsOfExistingPods with preferred terms of its own still scores "
        "(China += 5 from the pod; the existing pod's India += 4 is still counted) → "
        "5, 4, 5 → 100, 0, 100",
-       R"({"ignorePreferredTermsOfExistingPods": true})", scoreNodes(),
+       R"({"ignorePreferredTermsOfExistingPods": true})",
+       scoreNodes(),
        {testPod("e1", "default", s1, "n1"),
         testPod("e2", "default", {}, "n2",
-            preferred("podAffinity", weighted(4, affinityTerm("security", "Exists", "", "region"))))},
-       testPod("p", "default", s1, "", prefS1Region), {{"n1", 100}, {"n2", 0}, {"n3", 100}}},
-      {"a matching pod in another namespace does not count: PreScore skips", "", scoreNodes(),
-       {testPod("e", "other", s1, "n1")}, testPod("p", "default", {}, "", prefS1Region),
-       {{"n1", -1}, {"n2", -1}, {"n3", -1}}},
-      {"the term's namespaces let it count", "", scoreNodes(), {testPod("e", "other", s1, "n1")},
-       testPod("p", "default", {}, "",
-           preferred("podAffinity", weighted(5, affinityTerm("security", "In", R"("S1")", "region",
-                                                     R"("namespaces": ["other"])")))),
+                preferred("podAffinity",
+                          weighted(4, affinityTerm("security", "Exists", "", "region"))))},
+       testPod("p", "default", s1, "", prefS1Region),
        {{"n1", 100}, {"n2", 0}, {"n3", 100}}},
-      {"scores that sum to zero: China +5 −5 = 0 stays accumulated → all 0", "", scoreNodes(),
+      {"a matching pod in another namespace does not count: PreScore skips",
+       "",
+       scoreNodes(),
+       {testPod("e", "other", s1, "n1")},
+       testPod("p", "default", {}, "", prefS1Region),
+       {{"n1", -1}, {"n2", -1}, {"n3", -1}}},
+      {"the term's namespaces let it count",
+       "",
+       scoreNodes(),
+       {testPod("e", "other", s1, "n1")},
+       testPod(
+           "p", "default", {}, "",
+           preferred("podAffinity", weighted(5, affinityTerm("security", "In", R"("S1")", "region",
+                                                             R"("namespaces": ["other"])")))),
+       {{"n1", 100}, {"n2", 0}, {"n3", 100}}},
+      {"scores that sum to zero: China +5 −5 = 0 stays accumulated → all 0",
+       "",
+       scoreNodes(),
        {testPod("e", "default", s1, "n1")},
-       testPod("p", "default", {}, "",
+       testPod(
+           "p", "default", {}, "",
            R"({"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [)" +
                weighted(5, affinityTerm("security", "In", R"("S1")", "region")) +
                R"(]}, "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [)" +
@@ -450,13 +542,16 @@ TEST(InterPodAffinityTest, ScoreWithNamespaceSelector) {
   // The pod prefers pods of namespaces labelled team=a: "other" is, "third" is not.
   auto objects = namespaces({{"default", {}}, {"other", {{"team", "a"}}}, {"third", {}}});
   const StringMap s1 = {{"security", "S1"}};
-  auto pod = testPod("p", "default", {}, "",
-                 preferred("podAffinity",
-                           weighted(5, affinityTerm("security", "In", R"("S1")", "az",
-                                            R"("namespaceSelector": {"matchLabels": {"team": "a"}})"))));
+  auto pod = testPod(
+      "p", "default", {}, "",
+      preferred(
+          "podAffinity",
+          weighted(5, affinityTerm("security", "In", R"("S1")", "az",
+                                   R"("namespaceSelector": {"matchLabels": {"team": "a"}})"))));
   // az1 += 5 (n1's pod in "other"); n3's pod in "third" does not count → 5, 0, 0.
-  auto result = runIpa("", scoreNodes(), {testPod("e1", "other", s1, "n1"), testPod("e3", "third", s1, "n3")},
-                    pod, objects);
+  auto result =
+      runIpa("", scoreNodes(), {testPod("e1", "other", s1, "n1"), testPod("e3", "third", s1, "n3")},
+             pod, objects);
   EXPECT_EQ(scoreOf(result, "n1", kIPA), 100);
   EXPECT_EQ(scoreOf(result, "n2", kIPA), 0);
   EXPECT_EQ(scoreOf(result, "n3", kIPA), 0);
@@ -486,8 +581,7 @@ TEST(InterPodAffinityTest, Registrations) {
   LoadedPlugin plugin(kIPA);
   EXPECT_EQ(registrations(plugin),
             (std::vector<std::tuple<int32_t, uint32_t, int32_t>>{
-                {SH_RESOURCE_POD, SH_ACTION_ADD | SH_ACTION_UPDATE_POD_LABEL | SH_ACTION_DELETE,
-                 1},
+                {SH_RESOURCE_POD, SH_ACTION_ADD | SH_ACTION_UPDATE_POD_LABEL | SH_ACTION_DELETE, 1},
                 {SH_RESOURCE_NODE, SH_ACTION_ADD | SH_ACTION_UPDATE_NODE_LABEL, 1}}));
 }
 
@@ -536,15 +630,17 @@ TEST(InterPodAffinityTest, PodEvents) {
 
 TEST(InterPodAffinityTest, NodeEvents) {
   LoadedPlugin plugin(kIPA);
-  PodPtr affinity = testPod("p", "default", {}, "",
-                        required("podAffinity", affinityTerm("service", "Exists", "", "region")));
+  PodPtr affinity =
+      testPod("p", "default", {}, "",
+              required("podAffinity", affinityTerm("service", "Exists", "", "region")));
   PodPtr anti = testPod("p", "default", {}, "",
-                    required("podAntiAffinity", affinityTerm("service", "Exists", "", "zone")));
+                        required("podAntiAffinity", affinityTerm("service", "Exists", "", "zone")));
   NodePtr withRegion = node("n1", {{"region", "r1"}});
   NodePtr withZone = node("n1", {{"zone", "z1"}});
   NodePtr bare = node("n1", {});
-  EXPECT_EQ(plugin.hint(kNodeEvents, affinity->view(), nodeEvent(SH_ACTION_ADD, nullptr, withRegion)),
-            SH_QUEUE);
+  EXPECT_EQ(
+      plugin.hint(kNodeEvents, affinity->view(), nodeEvent(SH_ACTION_ADD, nullptr, withRegion)),
+      SH_QUEUE);
   EXPECT_EQ(plugin.hint(kNodeEvents, affinity->view(), nodeEvent(SH_ACTION_ADD, nullptr, bare)),
             SH_QUEUE_SKIP);
   EXPECT_EQ(plugin.hint(kNodeEvents, anti->view(),

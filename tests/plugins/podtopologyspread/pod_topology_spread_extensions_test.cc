@@ -50,7 +50,7 @@ sh::model::testing::PodWrapper preemptor(const std::vector<boost::json::object>&
 
 // A pod on `node` with the labels `labels` (each with value "") in `ns`.
 PodPtr podOn(const std::string& name, const std::string& node,
-          const std::vector<std::string>& labels = {"foo"}, const std::string& ns = "default") {
+             const std::vector<std::string>& labels = {"foo"}, const std::string& ns = "default") {
   auto p = makePod().name(name).uid(name).inNamespace(ns).node(node);
   for (const auto& l : labels) {
     p.label(l, "");

@@ -110,10 +110,22 @@ TEST(PodTopologySpreadTest, FilterSkew) {
       {"terminating pods do not count",
        zone1,
        twoZones(),
-       {makePod().name("t").uid("t").inNamespace("default").label("foo", "").node("a")
-            .terminating().obj(),
-        makePod().name("t2").uid("t2").inNamespace("default").label("foo", "").node("a")
-            .terminating().obj()},
+       {makePod()
+            .name("t")
+            .uid("t")
+            .inNamespace("default")
+            .label("foo", "")
+            .node("a")
+            .terminating()
+            .obj(),
+        makePod()
+            .name("t2")
+            .uid("t2")
+            .inNamespace("default")
+            .label("foo", "")
+            .node("a")
+            .terminating()
+            .obj()},
        {{"a", "Success"}, {"x", "Success"}}},
       // zone1 = 3, zone2 = 3: 3 + 1 - 3 = 1 everywhere.
       {"3/3 across zones: every node fits",
@@ -152,8 +164,12 @@ TEST(PodTopologySpreadTest, FilterSkew) {
       // The incoming pod does not match its own selector: selfMatch = 0; zone2 = 2, zone1 = 1:
       // 2 + 0 - 1 = 1 fits.
       {"incoming pod not matching its selector",
-       makePod().name("p").uid("p").inNamespace("default")
-           .spreadConstraint(1, kZone, "DoNotSchedule", {{"foo", ""}}).obj(),
+       makePod()
+           .name("p")
+           .uid("p")
+           .inNamespace("default")
+           .spreadConstraint(1, kZone, "DoNotSchedule", {{"foo", ""}})
+           .obj(),
        twoZones(),
        foos({{"a", 1}, {"x", 1}, {"y", 1}}),
        {{"a", "Success"}, {"x", "Success"}}},
@@ -193,10 +209,14 @@ TEST(PodTopologySpreadTest, FilterMinDomains) {
 
 TEST(PodTopologySpreadTest, FilterInclusionPolicies) {
   // zone3's node has no type=t1 and a NoSchedule taint; zone1 and zone2 hold one pod each.
-  std::vector<NodePtr> nodes = {
-      zoneNode("a", "zone1", {{"type", "t1"}}), zoneNode("x", "zone2", {{"type", "t1"}}),
-      makeNode().name("z").label(kHostname, "z").label(kZone, "zone3")
-          .taint("dedicated", "z", "NoSchedule").obj()};
+  std::vector<NodePtr> nodes = {zoneNode("a", "zone1", {{"type", "t1"}}),
+                                zoneNode("x", "zone2", {{"type", "t1"}}),
+                                makeNode()
+                                    .name("z")
+                                    .label(kHostname, "z")
+                                    .label(kZone, "zone3")
+                                    .taint("dedicated", "z", "NoSchedule")
+                                    .obj()};
   auto placed = foos({{"a", 1}, {"x", 1}});
   auto constraint = [](const std::string& policies) {
     return R"([{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
@@ -251,12 +271,23 @@ TEST(PodTopologySpreadTest, FilterMatchLabelKeys) {
   // Only pods with the incoming pod's rev count: zone1 has 2 rev=1 pods, zone2 one rev=2 pod.
   std::vector<NodePtr> nodes = {zoneNode("a", "zone1"), zoneNode("x", "zone2")};
   auto rev = [](const std::string& name, const std::string& node, const std::string& r) {
-    return makePod().name(name).uid(name).inNamespace("default").label("foo", "").label("rev", r)
-        .node(node).obj();
+    return makePod()
+        .name(name)
+        .uid(name)
+        .inNamespace("default")
+        .label("foo", "")
+        .label("rev", r)
+        .node(node)
+        .obj();
   };
   std::vector<PodPtr> placed = {rev("a1", "a", "1"), rev("a2", "a", "1"), rev("x1", "x", "2")};
   auto pod = [](const std::string& keys) {
-    return makePod().name("p").uid("p").inNamespace("default").label("foo", "").label("rev", "2")
+    return makePod()
+        .name("p")
+        .uid("p")
+        .inNamespace("default")
+        .label("foo", "")
+        .label("rev", "2")
         .set({"spec", "topologySpreadConstraints"},
              boost::json::parse(R"([{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
                  "whenUnsatisfiable": "DoNotSchedule",
@@ -266,19 +297,25 @@ TEST(PodTopologySpreadTest, FilterMatchLabelKeys) {
   };
   std::vector<FilterCase> cases = {
       // Without matchLabelKeys: zone1 = 2, zone2 = 1 → zone1 2 + 1 - 1 = 2 > 1.
-      {"without matchLabelKeys", pod("[]"), nodes, placed,
+      {"without matchLabelKeys",
+       pod("[]"),
+       nodes,
+       placed,
        {{"a", "Unschedulable"}, {"x", "Success"}}},
       // rev=2 only: zone1 = 0, zone2 = 1 → zone2 1 + 1 - 0 = 2 > 1.
-      {"matchLabelKeys rev", pod(R"(["rev"])"), nodes, placed,
+      {"matchLabelKeys rev",
+       pod(R"(["rev"])"),
+       nodes,
+       placed,
        {{"a", "Success"}, {"x", "Unschedulable"}}},
   };
   runFilterCases(cases);
 }
 
 TEST(PodTopologySpreadTest, PreFilterSkipsWithoutHardConstraints) {
-  auto result = evaluate({{kSpread, ""}}, twoZones(), {},
-                         incoming().spreadConstraint(1, kZone, "ScheduleAnyway", {{"foo", ""}})
-                             .obj());
+  auto result =
+      evaluate({{kSpread, ""}}, twoZones(), {},
+               incoming().spreadConstraint(1, kZone, "ScheduleAnyway", {{"foo", ""}}).obj());
   ASSERT_EQ(result.preFilter.count(kSpread), 1u);
   EXPECT_EQ(result.preFilter.at(kSpread).code, "Skip");
   result = evaluate({{kSpread, ""}}, twoZones(), {}, incoming().obj());
@@ -317,10 +354,16 @@ TEST(PodTopologySpreadTest, ScoreZone) {
                                 zoneNode("x", "zone2"), zoneNode("y", "zone2"), zoneNode("z", "")};
   auto placed = foos({{"a", 1}, {"b", 1}, {"x", 1}, {"z", 4}});
   std::vector<ScoreCase> cases = {
-      {"zone constraint, maxSkew 1", "", nodes, placed,
+      {"zone constraint, maxSkew 1",
+       "",
+       nodes,
+       placed,
        incoming().spreadConstraint(1, kZone, "ScheduleAnyway", {{"foo", ""}}).obj(),
        {{"a", 33}, {"b", 33}, {"x", 100}, {"y", 100}, {"z", 0}}},
-      {"zone constraint, maxSkew 3", "", nodes, placed,
+      {"zone constraint, maxSkew 3",
+       "",
+       nodes,
+       placed,
        incoming().spreadConstraint(3, kZone, "ScheduleAnyway", {{"foo", ""}}).obj(),
        {{"a", 60}, {"b", 60}, {"x", 100}, {"y", 100}, {"z", 0}}},
   };
@@ -335,13 +378,15 @@ TEST(PodTopologySpreadTest, ScoreZoneAndHostname) {
   //   x: 1.79 + 1.39 = 3.18 → 3
   //   y: 0 + 1.39 → 1
   // max 6, min 1: a 100·1/6 = 16, b 100·4/6 = 66, x 66, y 100.
-  runScoreCases(kSpread,
-                {{"zone and hostname", "", twoZones(), foos({{"a", 2}, {"x", 1}}),
-                  incoming()
-                      .spreadConstraint(1, kZone, "ScheduleAnyway", {{"foo", ""}})
-                      .spreadConstraint(1, kHostname, "ScheduleAnyway", {{"foo", ""}})
-                      .obj(),
-                  {{"a", 16}, {"b", 66}, {"x", 66}, {"y", 100}}}});
+  runScoreCases(kSpread, {{"zone and hostname",
+                           "",
+                           twoZones(),
+                           foos({{"a", 2}, {"x", 1}}),
+                           incoming()
+                               .spreadConstraint(1, kZone, "ScheduleAnyway", {{"foo", ""}})
+                               .spreadConstraint(1, kHostname, "ScheduleAnyway", {{"foo", ""}})
+                               .obj(),
+                           {{"a", 16}, {"b", 66}, {"x", 66}, {"y", 100}}}});
 }
 
 // Runs the plugin with a Service selecting app=web.
@@ -368,7 +413,12 @@ sh::evaluate::Result evaluateWithService(std::vector<NodePtr> nodes, std::vector
 
 TEST(PodTopologySpreadTest, SystemDefaultsFromService) {
   auto web = [](const std::string& name, const std::string& node) {
-    return makePod().name(name).uid(name).inNamespace("default").label("app", "web").node(node)
+    return makePod()
+        .name(name)
+        .uid(name)
+        .inNamespace("default")
+        .label("app", "web")
+        .node(node)
         .obj();
   };
   // c has no zone: with System defaults it is not ignored and gets hostname spreading only.
@@ -399,7 +449,12 @@ TEST(PodTopologySpreadTest, SystemDefaultsFromService) {
 TEST(PodTopologySpreadTest, ListDefaultConstraints) {
   // A hard default constraint applies to a pod selected by a Service.
   auto web = [](const std::string& name, const std::string& node) {
-    return makePod().name(name).uid(name).inNamespace("default").label("app", "web").node(node)
+    return makePod()
+        .name(name)
+        .uid(name)
+        .inNamespace("default")
+        .label("app", "web")
+        .node(node)
         .obj();
   };
   auto objects = std::make_shared<sh::model::ClusterObjects>();
@@ -426,10 +481,10 @@ TEST(PodTopologySpreadTest, ListDefaultConstraints) {
 TEST(PodTopologySpreadTest, ArgsValidation) {
   EXPECT_EQ(argsError(kSpread, ""), "");
   EXPECT_EQ(argsError(kSpread, R"({"defaultingType": "List"})"), "");
-  EXPECT_TRUE(contains(
-      argsError(kSpread, R"({"defaultConstraints": [{"maxSkew": 1, "topologyKey": "k",
+  EXPECT_TRUE(
+      contains(argsError(kSpread, R"({"defaultConstraints": [{"maxSkew": 1, "topologyKey": "k",
                              "whenUnsatisfiable": "DoNotSchedule"}]})"),
-      R"(Invalid value: "System": when .defaultConstraints are not empty)"));
+               R"(Invalid value: "System": when .defaultConstraints are not empty)"));
   EXPECT_TRUE(contains(argsError(kSpread, R"({"defaultingType": "Foo"})"),
                        R"(Unsupported value: "Foo": supported values: "System", "List")"));
   std::string list = R"({"defaultingType": "List", "defaultConstraints": [)";
@@ -486,15 +541,12 @@ TEST(PodTopologySpreadTest, PodQueueingHints) {
       makePod().name("m").uid("m").inNamespace("default").label("bar", "").node("a").obj();
   EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_ADD, nullptr, matching)), SH_QUEUE);
   EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_ADD, nullptr, other)), SH_QUEUE_SKIP);
-  EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_ADD, nullptr, otherNs)),
-            SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_ADD, nullptr, otherNs)), SH_QUEUE_SKIP);
   EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_ADD, nullptr, unscheduled)),
             SH_QUEUE_SKIP);
   EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_DELETE, matching, nullptr)), SH_QUEUE);
-  EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_DELETE, other, nullptr)),
-            SH_QUEUE_SKIP);
-  EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_UPDATE_POD_LABEL, matching,
-                                                 relabelled)),
+  EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_DELETE, other, nullptr)), SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_UPDATE_POD_LABEL, matching, relabelled)),
             SH_QUEUE);
   EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_UPDATE_POD_LABEL, matching, matching)),
             SH_QUEUE_SKIP);
@@ -507,15 +559,15 @@ TEST(PodTopologySpreadTest, PodQueueingHints) {
                         .toleration("k", "Exists", "", "NoSchedule")
                         .set({"spec", "topologySpreadConstraints"}, boost::json::parse(honorJson))
                         .obj();
-  EXPECT_EQ(plugin.hint(0, honor->view(),
-                        podEvent(SH_ACTION_UPDATE_POD_TOLERATION, honor, tolerating)),
-            SH_QUEUE);
-  EXPECT_EQ(plugin.hint(0, pod->view(), podEvent(SH_ACTION_UPDATE_POD_TOLERATION, pod,
-                                                 incoming().toleration("k", "Exists", "",
-                                                                       "NoSchedule")
-                                                     .spreadConstraint(1, kZone, "DoNotSchedule",
-                                                                       {{"foo", ""}})
-                                                     .obj())),
+  EXPECT_EQ(
+      plugin.hint(0, honor->view(), podEvent(SH_ACTION_UPDATE_POD_TOLERATION, honor, tolerating)),
+      SH_QUEUE);
+  EXPECT_EQ(plugin.hint(0, pod->view(),
+                        podEvent(SH_ACTION_UPDATE_POD_TOLERATION, pod,
+                                 incoming()
+                                     .toleration("k", "Exists", "", "NoSchedule")
+                                     .spreadConstraint(1, kZone, "DoNotSchedule", {{"foo", ""}})
+                                     .obj())),
             SH_QUEUE_SKIP);
 }
 
@@ -525,20 +577,22 @@ TEST(PodTopologySpreadTest, NodeQueueingHints) {
   auto zoned = zoneNode("a", "zone1");
   auto moved = zoneNode("a", "zone2");
   auto bare = zoneNode("a", "");
-  auto tainted = makeNode().name("a").label(kHostname, "a").label(kZone, "zone1")
-                     .taint("k", "v", "NoSchedule").obj();
+  auto tainted = makeNode()
+                     .name("a")
+                     .label(kHostname, "a")
+                     .label(kZone, "zone1")
+                     .taint("k", "v", "NoSchedule")
+                     .obj();
   auto relabelled = zoneNode("a", "zone1", {{"other", "x"}});
   EXPECT_EQ(plugin.hint(1, pod->view(), nodeEvent(SH_ACTION_ADD, nullptr, zoned)), SH_QUEUE);
   EXPECT_EQ(plugin.hint(1, pod->view(), nodeEvent(SH_ACTION_ADD, nullptr, bare)), SH_QUEUE_SKIP);
   EXPECT_EQ(plugin.hint(1, pod->view(), nodeEvent(SH_ACTION_DELETE, zoned, nullptr)), SH_QUEUE);
-  EXPECT_EQ(plugin.hint(1, pod->view(), nodeEvent(SH_ACTION_DELETE, bare, nullptr)),
-            SH_QUEUE_SKIP);
+  EXPECT_EQ(plugin.hint(1, pod->view(), nodeEvent(SH_ACTION_DELETE, bare, nullptr)), SH_QUEUE_SKIP);
   EXPECT_EQ(plugin.hint(1, pod->view(), nodeEvent(SH_ACTION_UPDATE_NODE_LABEL, zoned, moved)),
             SH_QUEUE);
   EXPECT_EQ(plugin.hint(1, pod->view(), nodeEvent(SH_ACTION_UPDATE_NODE_LABEL, bare, zoned)),
             SH_QUEUE);
-  EXPECT_EQ(plugin.hint(1, pod->view(),
-                        nodeEvent(SH_ACTION_UPDATE_NODE_LABEL, zoned, relabelled)),
+  EXPECT_EQ(plugin.hint(1, pod->view(), nodeEvent(SH_ACTION_UPDATE_NODE_LABEL, zoned, relabelled)),
             SH_QUEUE_SKIP);
   EXPECT_EQ(plugin.hint(1, pod->view(), nodeEvent(SH_ACTION_UPDATE_NODE_TAINT, zoned, tainted)),
             SH_QUEUE);

@@ -45,9 +45,11 @@ constexpr sh_plugin_metadata makeMetadata(const char* name, const char* version,
 // The entry point: schedhost_plugin_v1, exported; or, when SCHEDHOST_PLUGIN_STATIC_ENTRY names a
 // function, that function, not exported (a plugin linked statically into a test or benchmark).
 #if defined(SCHEDHOST_PLUGIN_STATIC_ENTRY)
-#define SCHEDHOST_DETAIL_ENTRY_DECL extern "C" const sh_plugin_descriptor* SCHEDHOST_PLUGIN_STATIC_ENTRY(void)
+#define SCHEDHOST_DETAIL_ENTRY_DECL \
+  extern "C" const sh_plugin_descriptor* SCHEDHOST_PLUGIN_STATIC_ENTRY(void)
 #else
-#define SCHEDHOST_DETAIL_ENTRY_DECL extern "C" SH_EXPORT const sh_plugin_descriptor* schedhost_plugin_v1(void)
+#define SCHEDHOST_DETAIL_ENTRY_DECL \
+  extern "C" SH_EXPORT const sh_plugin_descriptor* schedhost_plugin_v1(void)
 #endif
 
 #endif  // SCHEDHOST_DETAIL_METADATA_HPP

@@ -92,8 +92,8 @@ sh_code preFilter(void* s, sh_cycle* c, const sh_pod* pod, sh_prefilter_result* 
   });
 }
 template <typename T>
-sh_code addPod(void* s, sh_cycle* c, const sh_pod* pod, const sh_pod* other,
-               const sh_node_info* ni, sh_status* st) noexcept {
+sh_code addPod(void* s, sh_cycle* c, const sh_pod* pod, const sh_pod* other, const sh_node_info* ni,
+               sh_status* st) noexcept {
   auto* in = self<T>(s);
   const sh_host_api* api = in->host.api();
   return guard(api, st, [&] {
@@ -231,9 +231,10 @@ size_t eventsToRegister(void* s, sh_event_registration* out, size_t capacity) no
 template <typename T, typename = void>
 struct HasQueueingHint : std::false_type {};
 template <typename T>
-struct HasQueueingHint<T, std::void_t<decltype(std::declval<T&>().queueingHint(
-                              std::size_t{}, std::declval<const sh_pod&>(),
-                              std::declval<const sh_event_objects&>()))>> : std::true_type {};
+struct HasQueueingHint<
+    T, std::void_t<decltype(std::declval<T&>().queueingHint(
+           std::size_t{}, std::declval<const sh_pod&>(), std::declval<const sh_event_objects&>()))>>
+    : std::true_type {};
 
 template <typename T>
 sh_queueing_hint queueingHint(void* s, size_t index, const sh_pod* pod,

@@ -10,8 +10,8 @@
 #ifndef SCHEDHOST_HELPERS_ARGS_HPP
 #define SCHEDHOST_HELPERS_ARGS_HPP
 
-#include <schedhost/helpers/names.hpp>
 #include <schedhost/plugin.h>
+#include <schedhost/helpers/names.hpp>
 #include <schedhost/plugin.hpp>
 
 #include <cstddef>
@@ -121,9 +121,9 @@ inline void errorAt(const Args& parent, const char* child, const std::string& me
 
 struct ResourceSpec {
   std::string name;
-  sh_id id = SH_ID_NONE;      // name, interned
-  int64_t weight = 1;         // 0 in the args is defaulted to 1
-  bool scalar = false;        // isScalarResourceName(name)
+  sh_id id = SH_ID_NONE;  // name, interned
+  int64_t weight = 1;     // 0 in the args is defaulted to 1
+  bool scalar = false;    // isScalarResourceName(name)
 };
 
 // Reads a list of {name, weight} objects: unknown fields, a non-object entry and a weight that

@@ -4,9 +4,9 @@
 #ifndef SCHEDHOST_HELPERS_RESOURCES_HPP
 #define SCHEDHOST_HELPERS_RESOURCES_HPP
 
+#include <schedhost/plugin.h>
 #include <schedhost/helpers/labels.hpp>
 #include <schedhost/helpers/names.hpp>
-#include <schedhost/plugin.h>
 
 #include <cstdint>
 

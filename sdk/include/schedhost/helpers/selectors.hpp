@@ -10,8 +10,8 @@
 #ifndef SCHEDHOST_HELPERS_SELECTORS_HPP
 #define SCHEDHOST_HELPERS_SELECTORS_HPP
 
-#include <schedhost/helpers/labels.hpp>
 #include <schedhost/plugin.h>
+#include <schedhost/helpers/labels.hpp>
 #include <schedhost/plugin.hpp>
 
 #include <cstdint>

@@ -3,8 +3,8 @@
 #ifndef SCHEDHOST_HELPERS_TOLERATIONS_HPP
 #define SCHEDHOST_HELPERS_TOLERATIONS_HPP
 
-#include <schedhost/helpers/labels.hpp>
 #include <schedhost/plugin.h>
+#include <schedhost/helpers/labels.hpp>
 
 #include <cstdint>
 
