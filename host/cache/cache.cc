@@ -6,15 +6,13 @@
 #include <atomic>
 #include <utility>
 
+#include "host/common/quoted.h"
 #include "host/model/pod_key.h"
-#include "host/model/quoted.h"
 
 namespace sh::cache {
 namespace {
 
 std::atomic<uint64_t> g_nextCacheId{1};
-
-using model::quoted;
 
 // "namespace/name", quoted, as upstream's klog.KObj in messages.
 std::string podRef(const model::Pod& pod) { return quoted(model::podKey(pod)); }

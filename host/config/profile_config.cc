@@ -6,13 +6,12 @@
 #include <map>
 #include <utility>
 
+#include "host/common/quoted.h"
 #include "host/config/toml_reader.h"
 
 namespace sh::config {
 
 namespace {
-
-std::string inQuotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 bool isHex64(std::string_view s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
@@ -127,7 +126,7 @@ std::vector<LibraryRef> parseLibraries(TableReader& profile, Diagnostics& diags)
       ok = false;
     } else if (!std::filesystem::path(*path).is_absolute()) {
       diags.error(locationOf(*reader.find("path")), reader.pathOf("path"),
-                  "library path " + inQuotes(*path) + " must be absolute");
+                  "library path " + sh::quoted(*path) + " must be absolute");
       ok = false;
     } else {
       library.path = *path;
@@ -135,7 +134,7 @@ std::vector<LibraryRef> parseLibraries(TableReader& profile, Diagnostics& diags)
     if (sha256) {
       if (!isHex64(*sha256)) {
         diags.error(locationOf(*reader.find("sha256")), reader.pathOf("sha256"),
-                    "sha256 " + inQuotes(*sha256) + " must be 64 hexadecimal digits");
+                    "sha256 " + sh::quoted(*sha256) + " must be 64 hexadecimal digits");
         ok = false;
       } else {
         library.sha256 = *sha256;
@@ -190,7 +189,7 @@ std::vector<PluginConfigEntry> parsePluginConfig(TableReader& profile, Diagnosti
         out.begin(), out.end(), [&](const PluginConfigEntry& e) { return e.name == entry.name; });
     if (first != out.end()) {
       diags.error(entry.where, reader.pathOf("name"),
-                  "duplicate pluginConfig for plugin " + inQuotes(entry.name) + " (first at " +
+                  "duplicate pluginConfig for plugin " + sh::quoted(entry.name) + " (first at " +
                       first->where.str() + ")");
       continue;
     }
@@ -297,7 +296,7 @@ void finalizeProfiles(std::vector<ProfileConfig>& profiles, const SourceLocation
     const auto [it, inserted] = seen.emplace(profile.schedulerName, &profile);
     if (!inserted) {
       diags.error(profile.where, profile.fieldKey("schedulerName"),
-                  "duplicate schedulerName " + inQuotes(profile.schedulerName) +
+                  "duplicate schedulerName " + sh::quoted(profile.schedulerName) +
                       " (first defined at " + it->second->where.str() + ")");
     }
   }

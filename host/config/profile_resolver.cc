@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "host/common/quoted.h"
 #include "host/config/default_plugins.h"
 
 namespace sh::config {
@@ -17,8 +18,6 @@ namespace {
 constexpr int64_t kMaxNodeScore = 100;
 constexpr int64_t kMaxTotalScore = std::numeric_limits<int64_t>::max();
 constexpr std::string_view kAll = "*";
-
-std::string inQuotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 std::string pluginType(ExtensionPoint point) { return std::string(typeName(point)) + "Plugin"; }
 
@@ -91,20 +90,20 @@ void Resolver::checkPointLists() {
       const CatalogEntry* entry = catalog_.find(ref.name);
       if (entry == nullptr) {
         diags_.error(ref.where, keyOf(ref, "name"),
-                     "plugin " + inQuotes(ref.name) + " does not exist");
+                     "plugin " + sh::quoted(ref.name) + " does not exist");
         pointFailed_[indexOf(point)] = true;
         continue;
       }
       if ((entry->points & pointBit(point)) == 0) {
         diags_.error(ref.where, keyOf(ref, "name"),
-                     "plugin " + inQuotes(ref.name) + " does not extend " + pluginType(point));
+                     "plugin " + sh::quoted(ref.name) + " does not extend " + pluginType(point));
         pointFailed_[indexOf(point)] = true;
         continue;
       }
       if (!seen.insert(ref.name).second) {
         diags_.error(ref.where, keyOf(ref, "name"),
-                     "plugin " + inQuotes(ref.name) + " already registered as " +
-                         inQuotes(pluginType(point)));
+                     "plugin " + sh::quoted(ref.name) + " already registered as " +
+                         sh::quoted(pluginType(point)));
         pointFailed_[indexOf(point)] = true;
         continue;
       }
@@ -117,7 +116,7 @@ void Resolver::checkMultiPoint() {
   for (const PluginRef& ref : merged_.multiPoint.enabled) {
     if (catalog_.find(ref.name) == nullptr) {
       diags_.error(ref.where, keyOf(ref, "name"),
-                   "plugin " + inQuotes(ref.name) + " does not exist");
+                   "plugin " + sh::quoted(ref.name) + " does not exist");
       for (bool& failed : pointFailed_) {
         failed = true;  // any point could have been missing it
       }
@@ -162,8 +161,8 @@ void Resolver::expand(ExtensionPoint point) {
         // Report a duplicated MultiPoint entry once, at the first point it reaches.
         if (reportedDuplicates_.insert(ref).second) {
           diags_.error(ref->where, keyOf(*ref, "name"),
-                       "plugin " + inQuotes(ref->name) + " already registered as " +
-                           inQuotes(pluginType(point)));
+                       "plugin " + sh::quoted(ref->name) + " already registered as " +
+                           sh::quoted(pluginType(point)));
         }
         pointFailed_[indexOf(point)] = true;
         continue;
@@ -225,13 +224,13 @@ void Resolver::assignScoreWeights() {
 
 // Step 6.
 void Resolver::checkCounts() {
-  const std::string name = inQuotes(profile_.schedulerName);
+  const std::string name = sh::quoted(profile_.schedulerName);
   const auto& queueSort = out_.at(ExtensionPoint::kQueueSort);
   if (queueSort.size() != 1 && !pointFailed_[indexOf(ExtensionPoint::kQueueSort)]) {
     std::string message = "exactly one queueSort plugin is required for profile " + name +
                           ", got " + std::to_string(queueSort.size());
     for (std::size_t i = 0; i < queueSort.size(); ++i) {
-      message += (i == 0 ? ": " : ", ") + inQuotes(queueSort[i].name);
+      message += (i == 0 ? ": " : ", ") + sh::quoted(queueSort[i].name);
     }
     const bool hasSecond = queueSort.size() > 1;
     diags_.error(hasSecond ? queueSort[1].where : profile_.where,
@@ -278,7 +277,7 @@ std::shared_ptr<const ArgNode> Resolver::effectiveArgs(const std::string& name) 
     if (!defaults) {
       diags_.error(configured ? config->where : profile_.where,
                    configured ? config->key : defaultKey_,
-                   "plugin " + inQuotes(name) + " has invalid default args: " + error);
+                   "plugin " + sh::quoted(name) + " has invalid default args: " + error);
     }
   }
   if (configured && config->args != nullptr) {
@@ -418,9 +417,9 @@ void validateProfiles(const std::vector<ResolvedProfile>& profiles, Diagnostics&
     const ResolvedPlugin& got = profile.at(ExtensionPoint::kQueueSort).front();
     if (want.name != got.name) {
       diags.error(got.where, got.key,
-                  "queueSort plugin " + inQuotes(got.name) + " of profile " +
-                      inQuotes(profile.schedulerName) + " differs from " + inQuotes(want.name) +
-                      " of profile " + inQuotes(first->schedulerName) +
+                  "queueSort plugin " + sh::quoted(got.name) + " of profile " +
+                      sh::quoted(profile.schedulerName) + " differs from " + sh::quoted(want.name) +
+                      " of profile " + sh::quoted(first->schedulerName) +
                       "; all profiles must use the same queueSort plugin");
       continue;
     }
@@ -429,9 +428,9 @@ void validateProfiles(const std::vector<ResolvedProfile>& profiles, Diagnostics&
     if (wantArgs != nullptr && gotArgs != nullptr && !wantArgs->sameValue(*gotArgs)) {
       const bool located = gotArgs->where().hasPosition();
       diags.error(located ? gotArgs->where() : got.where, located ? gotArgs->path() : got.key,
-                  "args of queueSort plugin " + inQuotes(got.name) + " in profile " +
-                      inQuotes(profile.schedulerName) + " differ from those in profile " +
-                      inQuotes(first->schedulerName) +
+                  "args of queueSort plugin " + sh::quoted(got.name) + " in profile " +
+                      sh::quoted(profile.schedulerName) + " differ from those in profile " +
+                      sh::quoted(first->schedulerName) +
                       "; all profiles must use the same queueSort plugin and args");
     }
   }

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "host/model/quoted.h"
+#include "host/common/quoted.h"
 
 namespace sh {
 namespace {
@@ -23,8 +23,6 @@ auto callPlugin(const PluginInstance& p, Fn&& fn) {
   }
   return fn();
 }
-
-using model::quoted;
 
 // The status a plugin writes into on the per-node hot paths: one per thread, reused, so a
 // successful call allocates and frees nothing. Plugins never call back into the framework,

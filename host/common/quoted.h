@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace sh::model {
+namespace sh {
 
 inline std::string quoted(std::string_view s) {
   std::string out;
@@ -16,4 +16,4 @@ inline std::string quoted(std::string_view s) {
   return out;
 }
 
-}  // namespace sh::model
+}  // namespace sh
