@@ -11,7 +11,11 @@ void ChangeQueue::notify() { grown_.notify_all(); }
 std::optional<ClusterChange> ChangeQueue::next(std::unique_lock<std::mutex>& lock,
                                                std::chrono::milliseconds timeout,
                                                const bool& stopped) {
-  grown_.wait_for(lock, timeout, [&] { return stopped || !changes_.empty(); });
+  // Only an empty queue waits, and only for a positive timeout: the scheduler polls with 0
+  // between cycles, and a wait that has already expired still drops and retakes the lock.
+  if (changes_.empty() && timeout.count() > 0) {
+    grown_.wait_for(lock, timeout, [&] { return stopped || !changes_.empty(); });
+  }
   if (stopped || changes_.empty()) {
     return std::nullopt;
   }
