@@ -74,6 +74,50 @@ void readTopLevel(TableReader& reader, HostConfig& config, Diagnostics& diags) {
   }
 }
 
+void readAdmin(TableReader& top, HostConfig& config, Diagnostics& diags) {
+  const TomlValue* table = top.table("admin");
+  if (table == nullptr) {
+    return;
+  }
+  TableReader reader(*table, top.pathOf("admin"), diags);
+  if (auto v = reader.string("address")) {
+    config.admin.address = *v;
+  }
+  if (auto v = reader.string("socket")) {
+    config.admin.socket = *v;
+  }
+  reader.finish();
+}
+
+void readReload(TableReader& top, HostConfig& config, Diagnostics& diags) {
+  const TomlValue* table = top.table("reload");
+  if (table == nullptr) {
+    return;
+  }
+  TableReader reader(*table, top.pathOf("reload"), diags);
+  if (const TomlValue* v = reader.find("watch")) {
+    if (v->is_boolean()) {
+      config.reload.watch = v->as_boolean();
+    } else {
+      TableReader::wrongType(diags, *v, reader.pathOf("watch"), "a boolean");
+    }
+  }
+  const auto positive = [&](std::string_view field, int64_t max, int64_t& out) {
+    if (const auto v = reader.integer(field)) {
+      if (*v < 0 || *v > max) {
+        diags.error(locationOf(*reader.find(field)), reader.pathOf(field),
+                    "must be in the range [0, " + std::to_string(max) + "], got " +
+                        std::to_string(*v));
+      } else {
+        out = *v;
+      }
+    }
+  };
+  positive("debounceMilliseconds", 60'000, config.reload.debounceMilliseconds);
+  positive("drainWarningSeconds", 86'400, config.reload.drainWarningSeconds);
+  reader.finish();
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path& dir,
@@ -111,6 +155,8 @@ HostConfig parseHostConfig(std::string_view text, const std::string& fileName, D
   readTopLevel(reader, config, diags);
   config.pluginDirs = readDirs(reader, "pluginDirs", base);
   config.profileDirs = readDirs(reader, "profileDirs", base);
+  readAdmin(reader, config, diags);
+  readReload(reader, config, diags);
 
   if (const TomlValue* profiles = reader.array("profiles")) {
     const auto& items = profiles->as_array();

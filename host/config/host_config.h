@@ -25,6 +25,18 @@ struct HostConfig {
   // Inline [[profiles]] first, then every *.toml of each profileDirs entry (directories in
   // the order given, files in sorted name order); finalize_profiles has been applied.
   std::vector<ProfileConfig> profiles;
+
+  // [admin]: the HTTP endpoints (docs/operations.md). Off unless an address or socket is set.
+  struct Admin {
+    std::string address;  // "host:port"; a bare ":port" or "port" means 127.0.0.1
+    std::string socket;   // a Unix socket path
+  } admin;
+  // [reload]: how profile changes are picked up on a running scheduler.
+  struct Reload {
+    bool watch = true;                // inotify on the configuration, profile and plugin files
+    int64_t debounceMilliseconds = 250;  // a burst of changes within this quiet time is one reload
+    int64_t drainWarningSeconds = 60;    // log an old generation still in use after this long
+  } reload;
 };
 
 // Reads schedhost.toml and the profile files its profileDirs name. Every problem found goes to
