@@ -46,6 +46,15 @@ class Line {
     text_ += std::to_string(value);
     return *this;
   }
+  Line& strings(std::string_view key, const std::vector<std::string>& values) {
+    open(key);
+    text_ += "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      text_ += (i == 0 ? "" : ",") + boost::json::serialize(boost::json::string(values[i]));
+    }
+    text_ += "]";
+    return *this;
+  }
   Line& object(std::string_view key, const Line& inner) {
     open(key);
     text_ += inner.done();
@@ -78,6 +87,7 @@ void DecisionLog::binding(const BindingDecision& d) {
             .str("pod", d.pod)
             .str("node", d.node)
             .str("profile", d.profile)
+            .count("generation", d.generation)
             .count("attempts", nonNegative(d.attempts))
             .num("latencyMs", d.latencyMs)
             .done());
@@ -88,11 +98,26 @@ void DecisionLog::failedScheduling(const FailureDecision& d) {
             .str("kind", "FailedScheduling")
             .str("pod", d.pod)
             .str("profile", d.profile)
+            .count("generation", d.generation)
             .count("attempts", nonNegative(d.attempts))
             .str("reason", d.reason)
             .str("message", d.message)
             .done());
 }
+
+std::string reloadLine(const ReloadDecision& d) {
+  Line line;
+  line.str("kind", "Reload")
+      .count("generation", d.generation)
+      .str("result", d.applied ? "Applied" : "Rejected")
+      .strings("changed", d.changed);
+  if (!d.applied) {
+    line.str("error", d.error);
+  }
+  return line.done();
+}
+
+void DecisionLog::reload(const ReloadDecision& d) { write(reloadLine(d)); }
 
 void DecisionLog::event(const EventRecord& e) {
   write(Line()

@@ -2,9 +2,12 @@
 // following a run. The lines, keys in this order:
 //
 //   {"kind":"Binding","pod":"ns/name","node":"n1","profile":"default-scheduler",
-//    "attempts":1,"latencyMs":0.42}
-//   {"kind":"FailedScheduling","pod":"ns/name","profile":"default-scheduler","attempts":2,
-//    "reason":"Unschedulable","message":"0/3 nodes are available: 3 Insufficient cpu."}
+//    "generation":1,"attempts":1,"latencyMs":0.42}
+//   {"kind":"FailedScheduling","pod":"ns/name","profile":"default-scheduler","generation":1,
+//    "attempts":2,"reason":"Unschedulable","message":"0/3 nodes are available: 3 Insufficient
+//    cpu."}
+//   {"kind":"Reload","generation":2,"result":"Applied","changed":["default-scheduler/ImageLocality"]}
+//   {"kind":"Reload","generation":2,"result":"Rejected","changed":[],"error":"..."}
 //   {"kind":"Event","type":"Normal","reason":"Scheduled","action":"Binding","pod":"ns/name",
 //    "message":"Successfully assigned ns/name to n1"}
 //   {"kind":"Summary","scheduled":N,"unschedulable":N,"pending":N,"podsPerSecond":X,
@@ -15,9 +18,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "host/connectors/connector.h"
 #include "host/connectors/latency_stats.h"
@@ -28,6 +33,7 @@ struct BindingDecision {
   std::string pod;  // namespace/name
   std::string node;
   std::string profile;
+  uint64_t generation = 0;  // the profile generation whose framework decided
   int attempts = 1;
   double latencyMs = 0;
 };
@@ -35,10 +41,22 @@ struct BindingDecision {
 struct FailureDecision {
   std::string pod;  // namespace/name
   std::string profile;
+  uint64_t generation = 0;
   int attempts = 1;
   std::string reason;  // "Unschedulable" or "SchedulerError"
   std::string message;
 };
+
+// A reload of the profiles (docs/operations.md). `generation` is the new generation when
+// applied, the one still running when rejected.
+struct ReloadDecision {
+  uint64_t generation = 0;
+  bool applied = false;
+  std::vector<std::string> changed;  // profiles and profile/Plugin names that differ
+  std::string error;                 // when rejected: every diagnostic, one per line
+};
+// The Reload line (also the body of the admin endpoint's POST /reload answer).
+std::string reloadLine(const ReloadDecision& decision);
 
 struct RunSummary {
   std::size_t scheduled = 0;
@@ -60,6 +78,7 @@ class DecisionLog {
 
   void binding(const BindingDecision& decision);
   void failedScheduling(const FailureDecision& decision);
+  void reload(const ReloadDecision& decision);
   void event(const EventRecord& event);
   void summary(const RunSummary& summary);
 

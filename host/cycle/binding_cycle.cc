@@ -154,6 +154,7 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
     d.pod = podKey(pod);
     d.node = host;
     d.profile = fw->profileName();
+    d.generation = fw->generation();
     d.attempts = info->attempts;
     d.latencyMs = latencyMs;
     log_->binding(d);

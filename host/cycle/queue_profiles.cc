@@ -40,6 +40,7 @@ queue::QueueProfile queueProfile(const std::shared_ptr<const Framework>& fw) {
     out.less = [f = fw.get()](const sh_queued_pod& a, const sh_queued_pod& b) {
       return f->queueSortLess(a, b);
     };
+    out.lessKey = fw->queueSortKey();
   }
   for (const PluginPtr& plugin : fw->plugins(ExtensionPoint::kPreEnqueue)) {
     out.preEnqueue.push_back(queue::PreEnqueuePlugin{

@@ -35,6 +35,15 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
     std::lock_guard<std::mutex> lock(statsMu_);
     ++stats_.attempts;
   }
+  if (!firstCycleOnGeneration_) {
+    firstCycleOnGeneration_ = true;
+    std::lock_guard<std::mutex> lock(genMu_);
+    if (auto it = timings_.find(fw->generation()); it != timings_.end()) {
+      it->second.firstCycleNanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                       std::chrono::steady_clock::now().time_since_epoch())
+                                       .count();
+    }
+  }
 
   haveNominatedPods_ = queue_->hasNominatedPods();
   auto cycle = std::make_unique<CycleState>();
@@ -340,7 +349,13 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
       latest = std::move(nominated);
     }
   }
-  if (latest != nullptr && latest->view().node_name.len == 0) {
+  bool served = false;
+  if (latest != nullptr) {
+    // The pod's profile may have gone in a reload while this attempt ran.
+    std::lock_guard<std::mutex> lock(genMu_);
+    served = servedBy(frameworks_, *latest);
+  }
+  if (latest != nullptr && latest->view().node_name.len == 0 && served) {
     info->pod = latest;
     Status q = queue_->addUnschedulableIfNotPresent(std::move(info), queue_->schedulingCycle());
     if (!q.ok()) {
@@ -366,6 +381,7 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
     connectors::FailureDecision d;
     d.pod = key;
     d.profile = fw.profileName();
+    d.generation = fw.generation();
     d.attempts = attempts;
     d.reason = reason;
     d.message = message;

@@ -1,5 +1,6 @@
 #include "host/cycle/scheduler.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +13,12 @@ namespace sh::cycle {
 namespace {
 
 bool assigned(const model::Pod& p) { return p.view().node_name.len > 0; }
+
+int64_t steadyNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 }  // namespace
 
@@ -29,6 +36,11 @@ Scheduler::Scheduler(Frameworks frameworks, connectors::Connector& connector,
     clock_ = ownedClock_.get();
   }
   rngState_ = options_.seed;
+  for (const auto& [name, fw] : frameworks_) {
+    if (fw != nullptr) {
+      generation_ = std::max(generation_, fw->generation());
+    }
+  }
   queue_ =
       std::make_unique<queue::SchedulingQueue>(queueProfiles(frameworks_), options_.queue, clock_);
   int threads = std::max(1, options_.bindingThreads);
@@ -74,6 +86,7 @@ SchedulerStats Scheduler::stats() const {
 }
 
 std::size_t Scheduler::pendingPodCount() const {
+  std::lock_guard<std::mutex> genLock(genMu_);
   std::lock_guard<std::mutex> lock(podsMu_);
   std::size_t n = 0;
   for (const auto& [uid, pod] : pods_) {
@@ -84,10 +97,141 @@ std::size_t Scheduler::pendingPodCount() const {
   return n;
 }
 
-bool Scheduler::responsibleFor(const model::Pod& pod) const {
+bool Scheduler::responsibleFor(const model::Pod& pod) const { return servedBy(frameworks_, pod); }
+
+bool Scheduler::servedBy(const Frameworks& frameworks, const model::Pod& pod) const {
   const sh_pod& v = pod.view();
-  return frameworks_.find(std::string_view(v.scheduler_name.ptr, v.scheduler_name.len)) !=
-         frameworks_.end();
+  return frameworks.find(std::string_view(v.scheduler_name.ptr, v.scheduler_name.len)) !=
+         frameworks.end();
+}
+
+// ---------------------------------------------------------------------------------------
+// Profile generations.
+
+void Scheduler::installFrameworks(Frameworks next, uint64_t generation) {
+  std::lock_guard<std::mutex> lock(genMu_);
+  pendingFrameworks_.emplace(std::move(next), generation);
+  GenerationTiming& t = timings_[generation];
+  t.generation = generation;
+  t.installedNanos = steadyNanos();
+  while (timings_.size() > 256) {
+    timings_.erase(timings_.begin());
+  }
+  swapPending_.store(true, std::memory_order_release);
+}
+
+uint64_t Scheduler::generation() const {
+  std::lock_guard<std::mutex> lock(genMu_);
+  return generation_;
+}
+
+std::optional<GenerationTiming> Scheduler::timingOf(uint64_t generation) const {
+  std::lock_guard<std::mutex> lock(genMu_);
+  auto it = timings_.find(generation);
+  if (it == timings_.end()) {
+    return std::nullopt;
+  }
+  return it->second;
+}
+
+void Scheduler::swapGeneration() {
+  if (!swapPending_.load(std::memory_order_acquire)) {
+    return;
+  }
+  Frameworks old;
+  {
+    std::lock_guard<std::mutex> lock(genMu_);
+    swapPending_.store(false, std::memory_order_relaxed);
+    if (!pendingFrameworks_) {
+      return;
+    }
+    auto [next, number] = std::move(*pendingFrameworks_);
+    pendingFrameworks_.reset();
+    Retired retired;
+    retired.generation = generation_;
+    retired.since = std::chrono::steady_clock::now();
+    for (const auto& [name, fw] : frameworks_) {
+      retired.frameworks.push_back(fw);
+    }
+    retired_.push_back(std::move(retired));
+    old = std::exchange(frameworks_, std::move(next));
+    generation_ = number;
+    firstCycleOnGeneration_ = false;
+    timings_[number].appliedNanos = steadyNanos();
+  }
+  // Pods of removed profiles leave the queue; they stay in pods_ (podsWithoutProfile).
+  queue_->setProfiles(queueProfiles(frameworks_));
+  // Pods whose schedulerName gained a profile join the queue.
+  std::vector<std::shared_ptr<const model::Pod>> adopted;
+  {
+    std::lock_guard<std::mutex> lock(podsMu_);
+    for (const auto& [uid, pod] : pods_) {
+      if (!assigned(*pod) && responsibleFor(*pod) && !servedBy(old, *pod)) {
+        adopted.push_back(pod);
+      }
+    }
+  }
+  for (const auto& pod : adopted) {
+    if (!cache_.isAssumedPod(std::string(pod->uid()))) {
+      queue_->add(pod);
+    }
+  }
+  // `old` goes here; cycles still running on it keep their own references.
+}
+
+std::size_t Scheduler::checkRetiredGenerations(std::chrono::seconds limit) {
+  std::lock_guard<std::mutex> lock(genMu_);
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(retired_, [](const Retired& r) {
+    return std::all_of(r.frameworks.begin(), r.frameworks.end(),
+                       [](const std::weak_ptr<const Framework>& w) { return w.expired(); });
+  });
+  for (Retired& r : retired_) {
+    if (!r.warned && now - r.since > limit) {
+      r.warned = true;
+      spdlog::warn(
+          "profile generation {} is still in use {} s after it was replaced (a pod waiting on "
+          "Permit, or a binding cycle, holds it)",
+          r.generation, std::chrono::duration_cast<std::chrono::seconds>(now - r.since).count());
+    }
+  }
+  return retired_.size();
+}
+
+SchedulerStatus Scheduler::status() const {
+  SchedulerStatus out;
+  {
+    std::lock_guard<std::mutex> lock(genMu_);
+    out.generation = generation_;
+    for (const auto& [name, fw] : frameworks_) {
+      out.profiles.push_back(name);
+    }
+    const auto now = std::chrono::steady_clock::now();
+    for (const Retired& r : retired_) {
+      const bool held =
+          std::any_of(r.frameworks.begin(), r.frameworks.end(),
+                      [](const std::weak_ptr<const Framework>& w) { return !w.expired(); });
+      if (held) {
+        out.retiredInUse.emplace_back(r.generation,
+                                      std::chrono::duration<double>(now - r.since).count());
+      }
+    }
+    std::lock_guard<std::mutex> podsLock(podsMu_);
+    for (const auto& [uid, pod] : pods_) {
+      if (!assigned(*pod) && !servedBy(frameworks_, *pod)) {
+        const sh_pod& v = pod->view();
+        out.podsWithoutProfile.emplace_back(
+            podKey(v), std::string(v.scheduler_name.ptr, v.scheduler_name.len));
+      }
+    }
+  }
+  std::sort(out.podsWithoutProfile.begin(), out.podsWithoutProfile.end());
+  out.queue = queue_->pendingCounts();
+  {
+    std::lock_guard<std::mutex> lock(bindMu_);
+    out.bindingsInFlight = bindingsInFlight_;
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -114,6 +258,7 @@ bool Scheduler::finished(bool follow) const {
 }
 
 bool Scheduler::stepForTest() {
+  swapGeneration();
   applyChanges(std::chrono::milliseconds(0));
   auto info = queue_->tryPopForTest();
   if (info == nullptr) {
@@ -127,7 +272,14 @@ SchedulerStats Scheduler::run(bool follow) {
   queue_->run();
   // The initial list first, as an informer syncs before scheduling starts.
   applyChanges(std::chrono::milliseconds(0));
+  lastRetiredCheck_ = std::chrono::steady_clock::now();
   while (!stopping_.load()) {
+    swapGeneration();
+    if (const auto now = std::chrono::steady_clock::now();
+        now - lastRetiredCheck_ > std::chrono::seconds(1)) {
+      lastRetiredCheck_ = now;
+      checkRetiredGenerations(drainWarning_);
+    }
     applyChanges(std::chrono::milliseconds(0));
     auto info = queue_->tryPopForTest();
     if (info != nullptr) {

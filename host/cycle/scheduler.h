@@ -10,6 +10,13 @@
 //
 // Frameworks are immutable and shared: a binding cycle keeps the framework (and so the
 // plugins) its scheduling cycle used.
+//
+// Profile generations (docs/operations.md). installFrameworks() hands over a new generation
+// from any thread; the loop switches to it between two scheduling cycles (swapGeneration):
+// the queue takes the new profiles (re-sorting on a QueueSort change), pods whose profile is
+// gone leave the queue but stay known (podsWithoutProfile), pods whose profile appeared join
+// it. Cycles already running, and pods waiting on Permit, finish on the framework they
+// started with; the old generation is released when the last of them lets go.
 #pragma once
 
 #include <atomic>
@@ -20,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -47,6 +55,27 @@ struct SchedulerOptions {
   uint64_t seed = 0;                 // tie-break seed
   int bindingThreads = 1;
   queue::QueueOptions queue;
+};
+
+// When a generation was handed over, switched to, and first used (std::chrono::steady_clock
+// nanoseconds since its epoch).
+struct GenerationTiming {
+  uint64_t generation = 0;
+  int64_t installedNanos = 0;
+  int64_t appliedNanos = 0;
+  int64_t firstCycleNanos = 0;  // 0 until a scheduling cycle ran on it
+};
+
+// What `schedhost status` shows of the running loop.
+struct SchedulerStatus {
+  uint64_t generation = 0;
+  std::vector<std::string> profiles;  // schedulerNames served
+  queue::PendingCounts queue;
+  std::size_t bindingsInFlight = 0;
+  // Pending pods whose schedulerName no profile serves: (namespace/name, schedulerName).
+  std::vector<std::pair<std::string, std::string>> podsWithoutProfile;
+  // Older generations some cycle still holds: (generation, seconds since replaced).
+  std::vector<std::pair<uint64_t, double>> retiredInUse;
 };
 
 struct SchedulerStats {
@@ -77,7 +106,22 @@ class Scheduler : private CycleHost {
   // Waits until every binding cycle started so far has finished.
   void waitForBindingsForTest();
 
+  // The current frameworks; from the loop's thread (or when the loop is not running).
   const Frameworks& frameworks() const { return frameworks_; }
+
+  // Hands over the frameworks of generation `generation` (thread-safe). The loop switches to
+  // them before its next scheduling cycle; a later call before that replaces this one.
+  void installFrameworks(Frameworks next, uint64_t generation);
+  // The generation the loop schedules with (thread-safe).
+  uint64_t generation() const;
+  // The timing of `generation`, when it was installed (thread-safe).
+  std::optional<GenerationTiming> timingOf(uint64_t generation) const;
+  // Thread-safe.
+  SchedulerStatus status() const;
+  // Logs (once each) old generations still held longer than `limit` by some cycle, such as a
+  // pod waiting on Permit; returns how many are still held. Called by the loop every second.
+  std::size_t checkRetiredGenerations(std::chrono::seconds limit);
+  void setDrainWarning(std::chrono::seconds limit) { drainWarning_ = limit; }
   cache::Cache& cache() { return cache_; }
   queue::SchedulingQueue& queue() { return *queue_; }
   WaitingPods& waitingPods() { return waitingPods_; }
@@ -141,9 +185,27 @@ class Scheduler : private CycleHost {
   void bindingFinished();
 
   bool finished(bool follow) const;
+  // Switches to the frameworks installFrameworks() handed over, if any (loop thread).
+  void swapGeneration();
+  bool servedBy(const Frameworks& frameworks, const model::Pod& pod) const;
   int64_t nowNanos() const;
 
-  Frameworks frameworks_;
+  Frameworks frameworks_;  // written by the loop under genMu_; the loop reads it without
+  uint64_t generation_ = 0;
+  mutable std::mutex genMu_;
+  std::optional<std::pair<Frameworks, uint64_t>> pendingFrameworks_;  // under genMu_
+  std::atomic<bool> swapPending_{false};
+  struct Retired {
+    uint64_t generation = 0;
+    std::chrono::steady_clock::time_point since;
+    std::vector<std::weak_ptr<const Framework>> frameworks;
+    bool warned = false;
+  };
+  std::vector<Retired> retired_;                  // under genMu_
+  std::map<uint64_t, GenerationTiming> timings_;  // under genMu_; the latest 256
+  std::chrono::seconds drainWarning_{60};
+  std::chrono::steady_clock::time_point lastRetiredCheck_;
+  bool firstCycleOnGeneration_ = false;  // loop thread: the current generation ran a cycle
   connectors::Connector& connector_;
   connectors::DecisionLog* log_;
   SchedulerOptions options_;

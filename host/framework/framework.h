@@ -71,6 +71,8 @@ class Framework {
     std::vector<int64_t> scoreWeights;  // parallel to plugins[Score]
     int percentageOfNodesToScore = -1;  // -1: use the global value
     uint64_t generation = 0;            // the profile generation it belongs to (0: none)
+    // The QueueSort plugin's identity (name, library digest, args); equal keys sort alike.
+    std::string queueSortKey;
   };
   explicit Framework(Config config);
 
@@ -81,6 +83,7 @@ class Framework {
   const std::vector<int64_t>& scoreWeights() const { return config_.scoreWeights; }
   int percentageOfNodesToScore() const { return config_.percentageOfNodesToScore; }
   uint64_t generation() const { return config_.generation; }
+  const std::string& queueSortKey() const { return config_.queueSortKey; }
   bool hasFilterPlugins() const { return !plugins(ExtensionPoint::kFilter).empty(); }
   bool hasScorePlugins() const { return !plugins(ExtensionPoint::kScore).empty(); }
   bool hasPostFilterPlugins() const { return !plugins(ExtensionPoint::kPostFilter).empty(); }

@@ -144,6 +144,11 @@ class ResidentLibraries {
     return resident;
   }
 
+  std::size_t count() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return byInode_.size() + quarantined_.size();
+  }
+
  private:
   std::mutex mutex_;
   std::map<std::pair<dev_t, ino_t>, std::shared_ptr<ResidentLibrary>> byInode_;
@@ -323,5 +328,7 @@ std::shared_ptr<const LoadedPlugin> loadPlugin(const std::string& path, const Lo
                 pointsToString(plugin->points), plugin->sha256);
   return plugin;
 }
+
+std::size_t residentLibraryCount() { return ResidentLibraries::instance().count(); }
 
 }  // namespace sh::plugin

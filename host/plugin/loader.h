@@ -86,6 +86,9 @@ class LoadError : public std::runtime_error {
   std::string path_;
 };
 
+// The libraries this process has dlopened (each stays resident; see above).
+std::size_t residentLibraryCount();
+
 // Loads and checks the plugin at `path`; see the steps above. Throws LoadError.
 std::shared_ptr<const LoadedPlugin> loadPlugin(const std::string& path,
                                                const LoadOptions& opts = {});

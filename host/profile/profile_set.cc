@@ -1,13 +1,29 @@
 #include "host/profile/profile_set.h"
 
+#include <boost/json.hpp>
+
 #include "host/config/profile_config.h"
 #include "host/profile/registry_catalog.h"
 
 namespace sh::profile {
 
+std::string pluginIdentity(const config::ResolvedProfile& profile, std::string_view name,
+                           const plugin::PluginRegistry& registry) {
+  std::string out(name);
+  if (auto lib = registry.find(name)) {
+    out += "@" + lib->sha256;
+  }
+  for (const config::EnabledPlugin& ep : profile.plugins) {
+    if (ep.name == name && ep.args != nullptr) {
+      out += " " + boost::json::serialize(ep.args->toJson());
+    }
+  }
+  return out;
+}
+
 Frameworks buildFrameworks(const std::vector<config::ResolvedProfile>& profiles,
                            const plugin::PluginRegistry& registry, HostServices* services,
-                           config::Diagnostics& diags) {
+                           config::Diagnostics& diags, uint64_t generation) {
   Frameworks out;
   for (const config::ResolvedProfile& rp : profiles) {
     // One instance per plugin per profile, as upstream builds one framework per profile.
@@ -41,6 +57,10 @@ Frameworks buildFrameworks(const std::vector<config::ResolvedProfile>& profiles,
       }
     }
     fc.percentageOfNodesToScore = rp.percentageOfNodesToScore ? *rp.percentageOfNodesToScore : -1;
+    fc.generation = generation;
+    for (const config::ResolvedPlugin& r : rp.at(ExtensionPoint::kQueueSort)) {
+      fc.queueSortKey = pluginIdentity(rp, r.name, registry);
+    }
     out.emplace(rp.schedulerName, std::make_shared<const Framework>(std::move(fc)));
   }
   return out;
@@ -76,11 +96,13 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
   for (const plugin::ScanError& e : scanErrors) {
     diags.error(config::SourceLocation{e.path, 0, 0}, "", e.message);
   }
+  set.pluginLoadFailures += scanErrors.size();
   for (const config::ProfileConfig& p : set.host.profiles) {
     for (const config::LibraryRef& lib : p.libraries) {
       try {
         set.registry->add(lib.path, lib.sha256);
       } catch (const std::exception& e) {
+        ++set.pluginLoadFailures;
         diags.error(lib.where, lib.key, e.what());
       }
     }
@@ -89,7 +111,8 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
   RegistryCatalog catalog(*set.registry);
   set.resolved = config::resolveAll(set.host.profiles, catalog, diags);
   if (request.createPlugins && !diags.hasErrors()) {
-    set.frameworks = buildFrameworks(set.resolved, *set.registry, services, diags);
+    set.frameworks =
+        buildFrameworks(set.resolved, *set.registry, services, diags, request.generation);
   }
   return set;
 }

@@ -26,6 +26,8 @@ struct ProfileSet {
   std::shared_ptr<plugin::PluginRegistry> registry;
   std::vector<config::ResolvedProfile> resolved;
   Frameworks frameworks;
+  // Plugin files that could not be loaded (scan or [[libraries]]); each is also an error.
+  std::size_t pluginLoadFailures = 0;
 
   // The framework for a pod's schedulerName, or nullptr when the pod is not ours.
   const Framework* find(std::string_view schedulerName) const {
@@ -42,6 +44,8 @@ struct LoadRequest {
   std::vector<std::string> defaultPluginDirs;
   // When false, plugins are resolved but not created (nothing of theirs runs).
   bool createPlugins = true;
+  // The profile generation the frameworks are built for (Framework::generation()).
+  uint64_t generation = 0;
 };
 
 // Loads and builds everything; errors go to `diags` (check has_errors()).
@@ -50,6 +54,11 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
 // Builds the frameworks of already-resolved profiles.
 Frameworks buildFrameworks(const std::vector<config::ResolvedProfile>& profiles,
                            const plugin::PluginRegistry& registry, HostServices* services,
-                           config::Diagnostics& diags);
+                           config::Diagnostics& diags, uint64_t generation = 0);
+
+// What identifies plugin `name` of `profile` for a reload: its name, the digest of the library
+// it comes from and its args as canonical JSON. Equal identities behave alike.
+std::string pluginIdentity(const config::ResolvedProfile& profile, std::string_view name,
+                           const plugin::PluginRegistry& registry);
 
 }  // namespace sh::profile

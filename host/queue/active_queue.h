@@ -66,6 +66,8 @@ class ActiveQueue {
   QueuedPodInfoPtr remove(std::string_view key) { return heap_.remove(key); }
   // The head of activeQ, without any in-flight bookkeeping; nullptr when empty.
   QueuedPodInfoPtr pop() { return heap_.pop(); }
+  // Re-sorts activeQ after the QueueSort less-function changed.
+  void reheap() { heap_.reheap(); }
   template <typename Fn>
   void forEach(Fn&& fn) const {
     heap_.forEach(std::forward<Fn>(fn));

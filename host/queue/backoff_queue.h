@@ -66,6 +66,11 @@ class BackoffQueue {
   // The head of podBackoffQ, complete or not (PopFromBackoffQ); nullptr when empty.
   QueuedPodInfoPtr popBackoff() { return backoff_.pop(); }
 
+  // Re-sorts both heaps after the QueueSort less-function changed.
+  void reheap() {
+    backoff_.reheap();
+    error_.reheap();
+  }
   std::size_t size() const { return backoff_.size() + error_.size(); }
   std::size_t podBackoffSize() const { return backoff_.size(); }
   std::size_t podErrorBackoffSize() const { return error_.size(); }

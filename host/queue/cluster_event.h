@@ -62,6 +62,8 @@ inline constexpr std::string_view kForceActivate = "ForceActivate";
 inline constexpr std::string_view kUnschedulableTimeout = "UnschedulableTimeout";
 inline constexpr std::string_view kUnschedulablePodAdd = "UnschedulablePodAdd";
 inline constexpr std::string_view kUnschedulablePodUpdate = "UnschedulablePodUpdate";
+// schedhost's own: a new profile generation lifted a pod's PreEnqueue gate.
+inline constexpr std::string_view kProfileChange = "ProfileChange";
 
 // The special wildcard events.
 ClusterEvent eventUnschedulableTimeout();

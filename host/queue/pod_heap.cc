@@ -49,6 +49,13 @@ QueuedPodInfoPtr PodHeap::pop() {
   return removeAt(0);
 }
 
+void PodHeap::reheap() {
+  // Floyd's construction: sift down every inner node, last first.
+  for (std::size_t i = heap_.size() / 2; i-- > 0;) {
+    down(i);
+  }
+}
+
 void PodHeap::swapAt(std::size_t i, std::size_t j) {
   std::swap(heap_[i], heap_[j]);
   heap_[i]->index = i;

@@ -41,6 +41,8 @@ class PodHeap {
   QueuedPodInfo* peek() const { return heap_.empty() ? nullptr : heap_.front()->info.get(); }
   // Takes the head out; nullptr when empty.
   QueuedPodInfoPtr pop();
+  // Restores the heap order after the less-function itself changed (a new QueueSort): O(n).
+  void reheap();
 
   // Calls fn(const QueuedPodInfo&) for every entry, in heap (not sorted) order.
   template <typename Fn>

@@ -38,6 +38,9 @@ struct EventPlugin {
 
 struct QueueProfile {
   LessFunc less;  // empty: the profile has no QueueSort plugin
+  // Identifies the QueueSort behind `less` (plugin, build and args): when a new set of profiles
+  // brings another key, the queue re-sorts activeQ and backoffQ.
+  std::string lessKey;
   std::vector<PreEnqueuePlugin> preEnqueue;
   std::vector<EventPlugin> eventPlugins;  // each plugin once, in extension-point order
   std::shared_ptr<const void> owner;      // keeps what the calls above use alive

@@ -73,6 +73,12 @@ SchedulingQueue::SchedulingQueue(QueueProfiles profiles, QueueOptions options, c
                  return *less && (*less)(a.view(), b.view());
                }),
       nominator_(options_.podLister) {
+  for (const auto& [name, profile] : profiles) {
+    if (profile.less) {
+      lessKey_ = profile.lessKey;
+      break;
+    }
+  }
   profiles_.reserve(profiles.size());
   for (auto& [name, profile] : profiles) {
     profiles_.push_back(Profile{name, std::move(profile), {}});
@@ -545,6 +551,82 @@ void SchedulingQueue::remove(const PodPtr& pod) {
   if (info != nullptr) {
     bumpUnschedulableGauge(*info, -1);
   }
+}
+
+std::vector<PodPtr> SchedulingQueue::setProfiles(QueueProfiles profiles) {
+  std::vector<Profile> old;
+  LessFunc oldLess;
+  std::vector<PodPtr> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    old.swap(profiles_);
+    profileByName_.clear();
+    pluginEvents_.clear();
+    LessFunc less;
+    std::string lessKey;
+    for (auto& [name, profile] : profiles) {
+      if (!less && profile.less) {
+        less = profile.less;
+        lessKey = profile.lessKey;
+      }
+    }
+    profiles_.reserve(profiles.size());
+    for (auto& [name, profile] : profiles) {
+      profiles_.push_back(Profile{name, std::move(profile), {}});
+    }
+    buildHints();
+    // The heaps call less_ through a pointer to it: assigning is enough, then re-sort.
+    oldLess = std::exchange(less_, std::move(less));
+    if (lessKey != lessKey_) {
+      lessKey_ = std::move(lessKey);
+      active_.reheap();
+      backoff_.reheap();
+    }
+
+    // Pods that no profile schedules any more leave the queue.
+    std::vector<std::string> orphans;
+    const auto collect = [&](const QueuedPodInfo& info) {
+      if (profileFor(*info.pod) == nullptr) {
+        orphans.push_back(info.key());
+      }
+    };
+    active_.forEach(collect);
+    backoff_.forEach(collect);
+    for (const QueuedPodInfo* info : unschedulable_.list()) {
+      collect(*info);
+    }
+    for (const std::string& key : orphans) {
+      QueuedPodInfoPtr info = active_.remove(key);
+      if (info == nullptr) {
+        info = backoff_.remove(key);
+      }
+      if (info == nullptr) {
+        info = unschedulable_.remove(key);
+      }
+      if (info != nullptr) {
+        bumpUnschedulableGauge(*info, -1);
+        nominator_.remove(*info->pod);
+        dropped.push_back(info->pod);
+      }
+    }
+
+    // Gated pods meet the new PreEnqueue plugins.
+    bool activated = false;
+    for (QueuedPodInfo* gated : unschedulable_.list()) {
+      if (!gated->gated()) {
+        continue;
+      }
+      QueuedPodInfoPtr info = unschedulable_.remove(gated->key());
+      bumpUnschedulableGauge(info->gatingPlugin, *info->pod, -1);
+      info->unschedulablePlugins.erase(info->gatingPlugin);
+      activated = moveToActiveQ(std::move(info), kProfileChange, false, true) == Where::kActive ||
+                  activated;
+    }
+    if (activated) {
+      popCond_.notify_all();
+    }
+  }
+  return dropped;  // `old` and `oldLess` are released here, outside mu_
 }
 
 void SchedulingQueue::moveAllToActiveOrBackoffQueue(const ClusterEvent& event, EventObject oldObj,

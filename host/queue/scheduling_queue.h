@@ -163,6 +163,15 @@ class SchedulingQueue {
   // The current scheduling cycle (number of pops).
   int64_t schedulingCycle() const;
 
+  // -- profile generations -------------------------------------------------------------
+  // Replaces the profiles (a new generation; docs/operations.md). Every queued pod stays
+  // queued, except those whose schedulerName no longer has a profile: they leave the queue
+  // and the nominator and are returned (the scheduler keeps them as pods without a profile).
+  // A different QueueSort (lessKey) re-sorts activeQ and backoffQ; hints and PreEnqueue
+  // plugins come from the new profiles from now on, and every gated pod goes through the new
+  // PreEnqueue plugins again. The old profiles are released after the queue's lock.
+  std::vector<PodPtr> setProfiles(QueueProfiles profiles);
+
   // -- periodic work -------------------------------------------------------------------
   // Moves every pod whose backoff is complete to activeQ (event BackoffComplete).
   void flushBackoffQCompleted();
@@ -267,6 +276,7 @@ class SchedulingQueue {
   std::unordered_map<std::string, std::vector<ClusterEvent>, StringHash, std::equal_to<>>
       pluginEvents_;
   LessFunc less_;
+  std::string lessKey_;
 
   mutable std::mutex mu_;
   std::condition_variable popCond_;

@@ -25,11 +25,24 @@ std::vector<std::string> lines(const std::string& text) {
 TEST(DecisionLogTest, BindingLine) {
   std::ostringstream out;
   DecisionLog log(out);
-  log.binding({"ns/web-1", "n1", "default-scheduler", 1, 0.42});
+  log.binding({"ns/web-1", "n1", "default-scheduler", 3, 1, 0.42});
   EXPECT_EQ(out.str(),
             R"({"kind":"Binding","pod":"ns/web-1","node":"n1","profile":"default-scheduler",)"
-            R"("attempts":1,"latencyMs":0.42})"
+            R"("generation":3,"attempts":1,"latencyMs":0.42})"
             "\n");
+}
+
+TEST(DecisionLogTest, ReloadLines) {
+  std::ostringstream out;
+  DecisionLog log(out);
+  log.reload({4, true, {"default-scheduler/ImageLocality", "gpu"}, ""});
+  log.reload({4, false, {}, "a.toml:3:1: error: unknown field \"x\""});
+  EXPECT_EQ(out.str(), R"({"kind":"Reload","generation":4,"result":"Applied",)"
+                       R"("changed":["default-scheduler/ImageLocality","gpu"]})"
+                       "\n"
+                       R"({"kind":"Reload","generation":4,"result":"Rejected","changed":[],)"
+                       R"("error":"a.toml:3:1: error: unknown field \"x\""})"
+                       "\n");
 }
 
 TEST(DecisionLogTest, FailedSchedulingLineEscapesTheMessage) {
@@ -38,13 +51,14 @@ TEST(DecisionLogTest, FailedSchedulingLineEscapesTheMessage) {
   const std::string message =
       "0/3 nodes are available: 3 node(s) had untolerated taint "
       "{\"dedicated\": gpu}.\npreemption: 0/3 nodes";
-  log.failedScheduling({"ns/p", "batch", 2, "Unschedulable", message});
+  log.failedScheduling({"ns/p", "batch", 1, 2, "Unschedulable", message});
   auto all = lines(out.str());
   ASSERT_EQ(all.size(), 1u) << "the newline in the message is escaped";
   auto v = boost::json::parse(all[0]).as_object();
   EXPECT_EQ(v.at("kind").as_string(), "FailedScheduling");
   EXPECT_EQ(v.at("pod").as_string(), "ns/p");
   EXPECT_EQ(v.at("profile").as_string(), "batch");
+  EXPECT_EQ(v.at("generation").as_int64(), 1);
   EXPECT_EQ(v.at("attempts").as_int64(), 2);
   EXPECT_EQ(v.at("reason").as_string(), "Unschedulable");
   EXPECT_EQ(v.at("message").as_string(), message);
@@ -53,8 +67,8 @@ TEST(DecisionLogTest, FailedSchedulingLineEscapesTheMessage) {
   for (const auto& kv : v) {
     keys.emplace_back(kv.key());
   }
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"kind", "pod", "profile", "attempts", "reason", "message"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"kind", "pod", "profile", "generation", "attempts",
+                                            "reason", "message"}));
 }
 
 TEST(DecisionLogTest, SummaryLine) {
@@ -84,9 +98,9 @@ TEST(DecisionLogTest, SummaryLine) {
 TEST(DecisionLogTest, NumbersArePlainDecimalsRoundedToThreePlaces) {
   std::ostringstream out;
   DecisionLog log(out);
-  log.binding({"a/b", "n", "p", 3, 0.0004});     // rounds to 0
-  log.binding({"a/b", "n", "p", 3, 1234.5678});  // 1234.568
-  log.binding({"a/b", "n", "p", 3, 0.00051});    // 0.001
+  log.binding({"a/b", "n", "p", 1, 3, 0.0004});     // rounds to 0
+  log.binding({"a/b", "n", "p", 1, 3, 1234.5678});  // 1234.568
+  log.binding({"a/b", "n", "p", 1, 3, 0.00051});    // 0.001
   auto all = lines(out.str());
   ASSERT_EQ(all.size(), 3u);
   EXPECT_NE(all[0].find(R"("latencyMs":0})"), std::string::npos) << all[0];
@@ -105,9 +119,9 @@ TEST(DecisionLogTest, LinesFromSeveralThreadsDoNotInterleave) {
       for (int i = 0; i < 200; ++i) {
         std::string pod = "ns/p" + std::to_string(t) + "-" + std::to_string(i);
         if (i % 2 == 0) {
-          log.binding({pod, "n1", "default-scheduler", 1, i * 0.01});
+          log.binding({pod, "n1", "default-scheduler", 1, 1, i * 0.01});
         } else {
-          log.failedScheduling({pod, "default-scheduler", i, "Unschedulable", "no"});
+          log.failedScheduling({pod, "default-scheduler", 1, i, "Unschedulable", "no"});
         }
       }
     });
