@@ -1,6 +1,8 @@
 // schedhost run: the embedded cluster scheduled by a live scheduler whose profiles can be
 // reloaded (SIGHUP, file changes, POST /reload) without a restart (docs/operations.md).
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
@@ -11,6 +13,7 @@
 #include "host/cycle/scheduler.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/profile/generation.h"
+#include "host/reload/file_watcher.h"
 #include "host/reload/reloader.h"
 #include "host/reload/signals.h"
 
@@ -34,6 +37,14 @@ void logReload(const reload::ReloadResult& r) {
   } else {
     spdlog::error("reload ({}): rejected, generation {} keeps running:\n{}", r.trigger,
                   r.generation, r.error);
+  }
+}
+
+void watchGeneration(reload::FileWatcher& watcher, const profile::Generation& generation,
+                     const profile::LoadRequest& request) {
+  const reload::WatchTargets t = reload::watchTargets(generation, request);
+  for (const std::string& w : watcher.setTargets(t.files, t.directories)) {
+    spdlog::warn("watch: {}", w);
   }
 }
 
@@ -88,13 +99,17 @@ int runRun(const RunArgs& args) {
     scheduler.setDrainWarning(std::chrono::seconds(host.reload.drainWarningSeconds));
     services.attach(&cluster, &scheduler.waitingPods());
 
+    // Reloads: the reloader builds and installs generations; SIGHUP, file changes and the
+    // admin endpoint ask for them.
+    std::atomic<reload::FileWatcher*> watching{nullptr};
     reload::Reloader::Options ro;
     ro.request = request;
     ro.services = &services;
     ro.install = [&scheduler](const profile::GenerationPtr& g) {
       scheduler.installFrameworks(g->set.frameworks, g->number);
     };
-    ro.report = [&log](const reload::ReloadResult& r) {
+    ro.report = [&log, &watching, &request](const reload::ReloadResult& r,
+                                            const profile::GenerationPtr& current) {
       connectors::ReloadDecision d;
       d.generation = r.generation;
       d.applied = r.applied;
@@ -102,9 +117,27 @@ int runRun(const RunArgs& args) {
       d.error = r.error;
       log.reload(d);
       logReload(r);
+      // A new generation may name other files and directories.
+      if (reload::FileWatcher* w = watching.load(); w != nullptr && r.applied) {
+        watchGeneration(*w, *current, request);
+      }
     };
     reload::Reloader reloader(ro, first);
     reloader.start();
+
+    std::unique_ptr<reload::FileWatcher> watcher;
+    if (host.reload.watch) {
+      watcher = std::make_unique<reload::FileWatcher>(
+          std::chrono::milliseconds(host.reload.debounceMilliseconds),
+          [&reloader] { reloader.request("file change"); },
+          std::vector<std::string>{".toml", ".so"},
+          [](const std::string& message) { spdlog::warn("watch: {}", message); });
+      watchGeneration(*watcher, *first, request);
+      if (Status ws = watcher->start(); !ws.ok()) {
+        spdlog::warn("watch: {}; reload with SIGHUP or POST /reload instead", ws.message());
+      }
+      watching.store(watcher.get());
+    }
     reload::SignalWatcher signals([&reloader] { reloader.request("SIGHUP"); },
                                   [&scheduler](int) { scheduler.stop(); });
     signals.start();
@@ -112,7 +145,11 @@ int runRun(const RunArgs& args) {
     stats = scheduler.run(args.follow);
 
     signals.stop();
-    reloader.stop();
+    reloader.stop();  // no report after this: `watching` may go
+    watching.store(nullptr);
+    if (watcher != nullptr) {
+      watcher->stop();
+    }
     pending = scheduler.pendingPodCount();
     gated = scheduler.queue().pendingCounts().gated;
     latency = scheduler.latencies().summary();

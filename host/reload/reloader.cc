@@ -37,6 +37,32 @@ int64_t steadyNanos() {
       .count();
 }
 
+WatchTargets watchTargets(const profile::Generation& generation,
+                          const profile::LoadRequest& request) {
+  WatchTargets out;
+  if (!request.hostConfigFile.empty()) {
+    out.files.emplace_back(request.hostConfigFile);
+  }
+  for (const std::string& f : request.profileFiles) {
+    out.files.emplace_back(f);
+  }
+  const config::HostConfig& host = generation.set.host;
+  for (const config::ProfileConfig& p : host.profiles) {
+    for (const config::LibraryRef& lib : p.libraries) {
+      out.files.emplace_back(lib.path);
+    }
+  }
+  out.directories = host.profileDirs;
+  if (!host.pluginDirs.empty()) {
+    out.directories.insert(out.directories.end(), host.pluginDirs.begin(), host.pluginDirs.end());
+  } else {
+    for (const std::string& d : request.defaultPluginDirs) {
+      out.directories.emplace_back(d);
+    }
+  }
+  return out;
+}
+
 Reloader::Reloader(Options options, profile::GenerationPtr initial)
     : options_(std::move(options)), current_(std::move(initial)) {}
 
@@ -181,11 +207,12 @@ ReloadResult Reloader::reloadOnce(const std::string& trigger, int64_t triggeredN
       options_.install(built);
     }
     std::lock_guard<std::mutex> lock(mu_);
-    current_ = std::move(built);
+    current_ = built;
+    running = std::move(built);
   }
   result.finishedNanos = steadyNanos();
   if (options_.report) {
-    options_.report(result);
+    options_.report(result, running);
   }
   return result;
 }

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -48,8 +49,9 @@ class Reloader {
     // Makes a valid generation current (the scheduler's installFrameworks). Called on the
     // reloader's thread, before report.
     std::function<void(const profile::GenerationPtr&)> install;
-    // Every result, applied or rejected. Called on the reloader's thread.
-    std::function<void(const ReloadResult&)> report;
+    // Every result, applied or rejected, with the generation current afterwards. Called on the
+    // reloader's thread.
+    std::function<void(const ReloadResult&, const profile::GenerationPtr& current)> report;
   };
 
   Reloader(Options options, profile::GenerationPtr initial);
@@ -103,5 +105,15 @@ class Reloader {
 
 // Steady-clock nanoseconds, as ReloadResult's times and GenerationTiming use them.
 int64_t steadyNanos();
+
+// What a file watcher watches for a generation built from `request`: the host configuration
+// and profile files, every [[libraries]] file (files); the profileDirs and the plugin
+// directories in use (directories).
+struct WatchTargets {
+  std::vector<std::filesystem::path> files;
+  std::vector<std::filesystem::path> directories;
+};
+WatchTargets watchTargets(const profile::Generation& generation,
+                          const profile::LoadRequest& request);
 
 }  // namespace sh::reload
