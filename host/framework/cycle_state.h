@@ -61,6 +61,11 @@ struct sh_cycle {
   // True while Filter or Score run concurrently; writes are refused then.
   std::atomic<bool> parallelPhase{false};
 
+  // Time every plugin call of this cycle into scheduler_plugin_execution_duration_seconds
+  // (when the framework has metrics). The scheduling loop sets it for a sample of its cycles,
+  // as upstream (framework/cycle_state.go: CycleState.recordPluginMetrics).
+  bool recordPluginMetrics = false;
+
  private:
   struct Entry {
     sh_id key;

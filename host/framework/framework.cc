@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -22,6 +23,34 @@ auto callPlugin(const PluginInstance& p, Fn&& fn) {
     return fn();
   }
   return fn();
+}
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// callPlugin, timed into the plugin's execution-duration histogram under the code it returned.
+template <typename Fn>
+auto callPluginTimed(const PluginInstance& p, metrics::PluginMetrics& m, metrics::MetricPoint point,
+                     Fn&& fn) {
+  const Clock::time_point start = Clock::now();
+  auto code = callPlugin(p, fn);
+  m.observe(point, static_cast<int>(code), secondsSince(start));
+  return code;
+}
+
+// Runs one extension point; with metrics, records its duration under the final status.
+template <typename Fn>
+Status timedPoint(const metrics::ProfileMetrics* m, metrics::MetricPoint point, Fn&& fn) {
+  if (m == nullptr) {
+    return fn();
+  }
+  const Clock::time_point start = Clock::now();
+  Status s = fn();
+  m->observePoint(point, s.code(), secondsSince(start));
+  return s;
 }
 
 // The status a plugin writes into on the per-node hot paths: one per thread, reused, so a
@@ -72,6 +101,23 @@ Framework::Framework(Config config) : config_(std::move(config)) {
       w = 1;
     }
   }
+  if (config_.metrics != nullptr) {
+    for (std::size_t p = 0; p < kExtensionPointCount; ++p) {
+      for (const PluginPtr& plugin : config_.plugins[p]) {
+        pluginMetrics_[p].push_back(&config_.metrics->plugin(plugin->name()));
+      }
+    }
+  }
+}
+
+void Framework::observeExtensionPoint(ExtensionPoint point, const Status& status,
+                                      double seconds) const {
+  if (config_.metrics == nullptr) {
+    return;
+  }
+  if (std::optional<metrics::MetricPoint> mp = metrics::metricPoint(point)) {
+    config_.metrics->observePoint(*mp, status.code(), seconds);
+  }
 }
 
 std::vector<PluginPtr> Framework::allPlugins() const {
@@ -88,16 +134,24 @@ std::vector<PluginPtr> Framework::allPlugins() const {
 }
 
 Status Framework::runPreEnqueue(const sh_pod& pod) const {
+  // Labelled with the pod's schedulerName, as upstream (framework/runtime/framework.go:
+  // RunPreEnqueuePlugins). Its plugins are not timed one by one: there is no cycle to sample.
+  const Clock::time_point start = config_.metrics != nullptr ? Clock::now() : Clock::time_point();
+  Status s;
   for (const PluginPtr& p : plugins(ExtensionPoint::kPreEnqueue)) {
     sh_status raw;
     int code = callPlugin(*p, [&] { return p->vtable().pre_enqueue(p->self(), &pod, &raw); });
-    Status s = checkedStatus(*p, code, raw);
+    s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       s.setPlugin(p->name());
-      return s;
+      break;
     }
   }
-  return Status();
+  if (config_.metrics != nullptr) {
+    config_.metrics->observePoint(metrics::MetricPoint::kPreEnqueue, s.code(), secondsSince(start),
+                                  std::string_view(pod.scheduler_name.ptr, pod.scheduler_name.len));
+  }
+  return s;
 }
 
 bool Framework::queueSortLess(const sh_queued_pod& a, const sh_queued_pod& b) const {
@@ -109,18 +163,22 @@ bool Framework::queueSortLess(const sh_queued_pod& a, const sh_queued_pod& b) co
   return callPlugin(*p, [&] { return p->vtable().queue_sort_less(p->self(), &a, &b); }) != 0;
 }
 
-Status Framework::runPreFilter(CycleState& cycle, const sh_pod& pod, PreFilterOutcome& outcome,
-                               std::vector<PluginTrace>* trace) const {
+Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterOutcome& outcome,
+                                std::vector<PluginTrace>* trace) const {
   const auto& list = plugins(ExtensionPoint::kPreFilter);
+  const bool timePlugins = timesPlugins(cycle);
   outcome = PreFilterOutcome();
   std::set<std::string> merged;
   Status returnStatus;
   std::set<std::string> skipped;
-  for (const PluginPtr& p : list) {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const PluginPtr& p = list[i];
     sh_prefilter_result result;
     sh_status raw;
-    int code = callPlugin(
-        *p, [&] { return p->vtable().pre_filter(p->self(), &cycle, &pod, &result, &raw); });
+    auto call = [&] { return p->vtable().pre_filter(p->self(), &cycle, &pod, &result, &raw); };
+    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreFilter, i),
+                                             metrics::MetricPoint::kPreFilter, call)
+                           : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (trace != nullptr) {
       PluginTrace t{p->name(), s, {}};
@@ -182,16 +240,22 @@ Status Framework::runPreFilter(CycleState& cycle, const sh_pod& pod, PreFilterOu
   return returnStatus;
 }
 
-Status Framework::runPreFilterAddPod(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
-                                     const sh_node_info& node) const {
-  for (const PluginPtr& p : plugins(ExtensionPoint::kPreFilter)) {
+Status Framework::preFilterAddPodImpl(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
+                                      const sh_node_info& node) const {
+  const auto& list = plugins(ExtensionPoint::kPreFilter);
+  const bool timePlugins = timesPlugins(cycle);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const PluginPtr& p = list[i];
     if (p->vtable().pre_filter_add_pod == nullptr || cycle.skipFilterPlugins.count(p->name())) {
       continue;
     }
     sh_status raw;
-    int code = callPlugin(*p, [&] {
+    auto call = [&] {
       return p->vtable().pre_filter_add_pod(p->self(), &cycle, &pod, &other, &node, &raw);
-    });
+    };
+    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreFilter, i),
+                                             metrics::MetricPoint::kPreFilterExtensionAddPod, call)
+                           : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       s.wrap("running AddPod on PreFilter plugin " + quoted(p->name()) + ": ");
@@ -202,16 +266,23 @@ Status Framework::runPreFilterAddPod(CycleState& cycle, const sh_pod& pod, const
   return Status();
 }
 
-Status Framework::runPreFilterRemovePod(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
-                                        const sh_node_info& node) const {
-  for (const PluginPtr& p : plugins(ExtensionPoint::kPreFilter)) {
+Status Framework::preFilterRemovePodImpl(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
+                                         const sh_node_info& node) const {
+  const auto& list = plugins(ExtensionPoint::kPreFilter);
+  const bool timePlugins = timesPlugins(cycle);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const PluginPtr& p = list[i];
     if (p->vtable().pre_filter_remove_pod == nullptr || cycle.skipFilterPlugins.count(p->name())) {
       continue;
     }
     sh_status raw;
-    int code = callPlugin(*p, [&] {
+    auto call = [&] {
       return p->vtable().pre_filter_remove_pod(p->self(), &cycle, &pod, &other, &node, &raw);
-    });
+    };
+    int code = timePlugins
+                   ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreFilter, i),
+                                     metrics::MetricPoint::kPreFilterExtensionRemovePod, call)
+                   : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       s.wrap("running RemovePod on PreFilter plugin " + quoted(p->name()) + ": ");
@@ -226,14 +297,17 @@ Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_
                             std::vector<PluginTrace>* trace) const {
   const auto& list = plugins(ExtensionPoint::kFilter);
   const bool haveMask = cycle.skipFilterMask.size() == list.size();
+  const bool timePlugins = timesPlugins(cycle);
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (haveMask && cycle.skipFilterMask[i] != 0) {
       continue;
     }
     const PluginPtr& p = list[i];
     sh_status& raw = scratchStatus();
-    int code =
-        callPlugin(*p, [&] { return p->vtable().filter(p->self(), &cycle, &pod, &node, &raw); });
+    auto call = [&] { return p->vtable().filter(p->self(), &cycle, &pod, &node, &raw); };
+    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kFilter, i),
+                                             metrics::MetricPoint::kFilter, call)
+                           : callPlugin(*p, call);
     if (code == SH_SUCCESS && raw.status.reasons().empty()) {
       if (trace != nullptr) {
         trace->push_back(PluginTrace{p->name(), Status(), {}});
@@ -266,6 +340,7 @@ Status Framework::runFilterWithNominatedPods(
   // Pass 1: with the nominated pods of higher or equal priority added.
   model::NodeInfo withNominated = node.clone();
   std::unique_ptr<CycleState> cloned = cycle.clone();
+  cloned->recordPluginMetrics = cycle.recordPluginMetrics;
   for (const auto& np : nominated) {
     withNominated.addPod(np);
   }
@@ -284,17 +359,22 @@ Status Framework::runFilterWithNominatedPods(
   return runFilter(cycle, pod, node.view());
 }
 
-Status Framework::runPostFilter(CycleState& cycle, const sh_pod& pod, const NodeToStatus& statuses,
-                                std::optional<std::string>* nominated) const {
+Status Framework::postFilterImpl(CycleState& cycle, const sh_pod& pod, const NodeToStatus& statuses,
+                                 std::optional<std::string>* nominated) const {
+  const auto& list = plugins(ExtensionPoint::kPostFilter);
+  const bool timePlugins = timesPlugins(cycle);
   cycle.nodeStatuses = &statuses;
   std::vector<std::string> reasons;
   std::string rejector;
   std::optional<std::string> lastNomination;
-  for (const PluginPtr& p : plugins(ExtensionPoint::kPostFilter)) {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const PluginPtr& p = list[i];
     cycle.nominatedNode.reset();
     sh_status raw;
-    int code =
-        callPlugin(*p, [&] { return p->vtable().post_filter(p->self(), &cycle, &pod, &raw); });
+    auto call = [&] { return p->vtable().post_filter(p->self(), &cycle, &pod, &raw); };
+    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPostFilter, i),
+                                             metrics::MetricPoint::kPostFilter, call)
+                           : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.ok()) {
       cycle.nodeStatuses = nullptr;
@@ -334,14 +414,20 @@ Status Framework::runPostFilter(CycleState& cycle, const sh_pod& pod, const Node
   return out;
 }
 
-Status Framework::runPreScore(CycleState& cycle, const sh_pod& pod,
-                              const std::vector<const sh_node_info*>& nodes) const {
+Status Framework::preScoreImpl(CycleState& cycle, const sh_pod& pod,
+                               const std::vector<const sh_node_info*>& nodes) const {
   std::set<std::string> skipped;
-  for (const PluginPtr& p : plugins(ExtensionPoint::kPreScore)) {
+  const auto& list = plugins(ExtensionPoint::kPreScore);
+  const bool timePlugins = timesPlugins(cycle);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const PluginPtr& p = list[i];
     sh_status raw;
-    int code = callPlugin(*p, [&] {
+    auto call = [&] {
       return p->vtable().pre_score(p->self(), &cycle, &pod, nodes.data(), nodes.size(), &raw);
-    });
+    };
+    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreScore, i),
+                                             metrics::MetricPoint::kPreScore, call)
+                           : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.isSkip()) {
       skipped.insert(p->name());
@@ -363,7 +449,7 @@ Status Framework::runPreScore(CycleState& cycle, const sh_pod& pod,
   return Status();
 }
 
-Status Framework::runScore(
+Status Framework::scoreImpl(
     CycleState& cycle, const sh_pod& pod, const std::vector<const sh_node_info*>& nodes,
     std::vector<NodeScore>& scores, ScoreTable* table,
     const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& forEach)
@@ -372,6 +458,7 @@ Status Framework::runScore(
   const std::size_t np = scorers.size();
   const std::size_t nn = nodes.size();
   const bool haveMask = cycle.skipScoreMask.size() == np;
+  const bool timePlugins = timesPlugins(cycle);
   scores.assign(nn, NodeScore());
   // Plugin-major, as NormalizeScore wants each plugin's list contiguous.
   std::vector<sh_node_score> lists(np * nn);
@@ -393,8 +480,12 @@ Status Framework::runScore(
       const PluginPtr& p = scorers[i];
       sh_status& raw = scratchStatus();
       int64_t value = 0;
-      int code = callPlugin(
-          *p, [&] { return p->vtable().score(p->self(), &cycle, &pod, nodes[n], &value, &raw); });
+      auto call = [&] {
+        return p->vtable().score(p->self(), &cycle, &pod, nodes[n], &value, &raw);
+      };
+      int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kScore, i),
+                                               metrics::MetricPoint::kScore, call)
+                             : callPlugin(*p, call);
       if (code != SH_SUCCESS || !raw.status.reasons().empty()) {
         Status s = checkedStatus(*p, code, raw);
         if (!s.ok()) {
@@ -422,9 +513,12 @@ Status Framework::runScore(
     const PluginPtr& p = scorers[i];
     if (p->vtable().normalize_score != nullptr) {
       sh_status raw;
-      int code = callPlugin(*p, [&] {
+      auto call = [&] {
         return p->vtable().normalize_score(p->self(), &cycle, &pod, &lists[i * nn], nn, &raw);
-      });
+      };
+      int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kScore, i),
+                                               metrics::MetricPoint::kScoreExtensionNormalize, call)
+                             : callPlugin(*p, call);
       Status s = checkedStatus(*p, code, raw);
       if (!s.ok()) {
         s.wrap("running Normalize on Score plugins: plugin " + quoted(p->name()) +
@@ -463,12 +557,17 @@ Status Framework::runScore(
   return Status();
 }
 
-Status Framework::runReserve(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+Status Framework::reserveImpl(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
   sh_str name{node.data(), node.size()};
-  for (const PluginPtr& p : plugins(ExtensionPoint::kReserve)) {
+  const auto& list = plugins(ExtensionPoint::kReserve);
+  const bool timePlugins = timesPlugins(cycle);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const PluginPtr& p = list[i];
     sh_status raw;
-    int code =
-        callPlugin(*p, [&] { return p->vtable().reserve(p->self(), &cycle, &pod, name, &raw); });
+    auto call = [&] { return p->vtable().reserve(p->self(), &cycle, &pod, name, &raw); };
+    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kReserve, i),
+                                             metrics::MetricPoint::kReserve, call)
+                           : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       s.setPlugin(p->name());
@@ -482,29 +581,41 @@ Status Framework::runReserve(CycleState& cycle, const sh_pod& pod, const std::st
   return Status();
 }
 
-void Framework::runUnreserve(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+void Framework::unreserveImpl(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
   sh_str name{node.data(), node.size()};
   const auto& list = plugins(ExtensionPoint::kReserve);
-  for (auto it = list.rbegin(); it != list.rend(); ++it) {
-    const PluginPtr& p = *it;
+  const bool timePlugins = timesPlugins(cycle);
+  for (std::size_t i = list.size(); i-- > 0;) {
+    const PluginPtr& p = list[i];
     if (p->vtable().unreserve != nullptr) {
-      callPlugin(*p, [&] {
+      auto call = [&] {
         p->vtable().unreserve(p->self(), &cycle, &pod, name);
         return 0;
-      });
+      };
+      if (timePlugins) {
+        callPluginTimed(*p, pluginMetrics(ExtensionPoint::kReserve, i),
+                        metrics::MetricPoint::kUnreserve, call);
+      } else {
+        callPlugin(*p, call);
+      }
     }
   }
 }
 
-Status Framework::runPermit(CycleState& cycle, const sh_pod& pod, const std::string& node,
-                            std::vector<std::pair<std::string, int64_t>>* waits) const {
+Status Framework::permitImpl(CycleState& cycle, const sh_pod& pod, const std::string& node,
+                             std::vector<std::pair<std::string, int64_t>>* waits) const {
   sh_str name{node.data(), node.size()};
   bool anyWait = false;
-  for (const PluginPtr& p : plugins(ExtensionPoint::kPermit)) {
+  const auto& list = plugins(ExtensionPoint::kPermit);
+  const bool timePlugins = timesPlugins(cycle);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const PluginPtr& p = list[i];
     sh_status raw;
     int64_t timeoutMs = 0;
-    int code = callPlugin(
-        *p, [&] { return p->vtable().permit(p->self(), &cycle, &pod, name, &timeoutMs, &raw); });
+    auto call = [&] { return p->vtable().permit(p->self(), &cycle, &pod, name, &timeoutMs, &raw); };
+    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPermit, i),
+                                             metrics::MetricPoint::kPermit, call)
+                           : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.ok()) {
       continue;
@@ -532,12 +643,17 @@ Status Framework::runPermit(CycleState& cycle, const sh_pod& pod, const std::str
   return Status();
 }
 
-Status Framework::runPreBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+Status Framework::preBindImpl(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
   sh_str name{node.data(), node.size()};
-  for (const PluginPtr& p : plugins(ExtensionPoint::kPreBind)) {
+  const auto& list = plugins(ExtensionPoint::kPreBind);
+  const bool timePlugins = timesPlugins(cycle);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const PluginPtr& p = list[i];
     sh_status raw;
-    int code =
-        callPlugin(*p, [&] { return p->vtable().pre_bind(p->self(), &cycle, &pod, name, &raw); });
+    auto call = [&] { return p->vtable().pre_bind(p->self(), &cycle, &pod, name, &raw); };
+    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreBind, i),
+                                             metrics::MetricPoint::kPreBind, call)
+                           : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.ok() || s.isSkip()) {
       continue;
@@ -552,16 +668,20 @@ Status Framework::runPreBind(CycleState& cycle, const sh_pod& pod, const std::st
   return Status();
 }
 
-Status Framework::runBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+Status Framework::bindImpl(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
   sh_str name{node.data(), node.size()};
   const auto& list = plugins(ExtensionPoint::kBind);
   if (list.empty()) {
     return Status(SH_SKIP);
   }
-  for (const PluginPtr& p : list) {
+  const bool timePlugins = timesPlugins(cycle);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const PluginPtr& p = list[i];
     sh_status raw;
-    int code =
-        callPlugin(*p, [&] { return p->vtable().bind(p->self(), &cycle, &pod, name, &raw); });
+    auto call = [&] { return p->vtable().bind(p->self(), &cycle, &pod, name, &raw); };
+    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kBind, i),
+                                             metrics::MetricPoint::kBind, call)
+                           : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.isSkip()) {
       continue;
@@ -578,14 +698,101 @@ Status Framework::runBind(CycleState& cycle, const sh_pod& pod, const std::strin
   return Status(SH_SKIP);
 }
 
-void Framework::runPostBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+void Framework::postBindImpl(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
   sh_str name{node.data(), node.size()};
-  for (const PluginPtr& p : plugins(ExtensionPoint::kPostBind)) {
-    callPlugin(*p, [&] {
+  const auto& list = plugins(ExtensionPoint::kPostBind);
+  const bool timePlugins = timesPlugins(cycle);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const PluginPtr& p = list[i];
+    auto call = [&] {
       p->vtable().post_bind(p->self(), &cycle, &pod, name);
       return 0;
-    });
+    };
+    if (timePlugins) {
+      callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPostBind, i),
+                      metrics::MetricPoint::kPostBind, call);
+    } else {
+      callPlugin(*p, call);
+    }
   }
+}
+
+// The public run* methods: each extension point timed as a whole into
+// scheduler_framework_extension_point_duration_seconds (upstream framework/runtime/framework.go:
+// the deferred metrics.FrameworkExtensionPointDuration observations), untimed without metrics.
+
+Status Framework::runPreFilter(CycleState& cycle, const sh_pod& pod, PreFilterOutcome& outcome,
+                               std::vector<PluginTrace>* trace) const {
+  return timedPoint(config_.metrics.get(), metrics::MetricPoint::kPreFilter,
+                    [&] { return preFilterImpl(cycle, pod, outcome, trace); });
+}
+
+Status Framework::runPreFilterAddPod(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
+                                     const sh_node_info& node) const {
+  return timedPoint(config_.metrics.get(), metrics::MetricPoint::kPreFilterExtensionAddPod,
+                    [&] { return preFilterAddPodImpl(cycle, pod, other, node); });
+}
+
+Status Framework::runPreFilterRemovePod(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
+                                        const sh_node_info& node) const {
+  return timedPoint(config_.metrics.get(), metrics::MetricPoint::kPreFilterExtensionRemovePod,
+                    [&] { return preFilterRemovePodImpl(cycle, pod, other, node); });
+}
+
+Status Framework::runPostFilter(CycleState& cycle, const sh_pod& pod, const NodeToStatus& statuses,
+                                std::optional<std::string>* nominated) const {
+  return timedPoint(config_.metrics.get(), metrics::MetricPoint::kPostFilter,
+                    [&] { return postFilterImpl(cycle, pod, statuses, nominated); });
+}
+
+Status Framework::runPreScore(CycleState& cycle, const sh_pod& pod,
+                              const std::vector<const sh_node_info*>& nodes) const {
+  return timedPoint(config_.metrics.get(), metrics::MetricPoint::kPreScore,
+                    [&] { return preScoreImpl(cycle, pod, nodes); });
+}
+
+Status Framework::runScore(
+    CycleState& cycle, const sh_pod& pod, const std::vector<const sh_node_info*>& nodes,
+    std::vector<NodeScore>& scores, ScoreTable* table,
+    const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& forEach)
+    const {
+  return timedPoint(config_.metrics.get(), metrics::MetricPoint::kScore,
+                    [&] { return scoreImpl(cycle, pod, nodes, scores, table, forEach); });
+}
+
+Status Framework::runReserve(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+  return timedPoint(config_.metrics.get(), metrics::MetricPoint::kReserve,
+                    [&] { return reserveImpl(cycle, pod, node); });
+}
+
+void Framework::runUnreserve(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+  timedPoint(config_.metrics.get(), metrics::MetricPoint::kUnreserve, [&] {
+    unreserveImpl(cycle, pod, node);
+    return Status();
+  });
+}
+
+Status Framework::runPermit(CycleState& cycle, const sh_pod& pod, const std::string& node,
+                            std::vector<std::pair<std::string, int64_t>>* waits) const {
+  return timedPoint(config_.metrics.get(), metrics::MetricPoint::kPermit,
+                    [&] { return permitImpl(cycle, pod, node, waits); });
+}
+
+Status Framework::runPreBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+  return timedPoint(config_.metrics.get(), metrics::MetricPoint::kPreBind,
+                    [&] { return preBindImpl(cycle, pod, node); });
+}
+
+Status Framework::runBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+  return timedPoint(config_.metrics.get(), metrics::MetricPoint::kBind,
+                    [&] { return bindImpl(cycle, pod, node); });
+}
+
+void Framework::runPostBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const {
+  timedPoint(config_.metrics.get(), metrics::MetricPoint::kPostBind, [&] {
+    postBindImpl(cycle, pod, node);
+    return Status();
+  });
 }
 
 }  // namespace sh

@@ -23,6 +23,7 @@
 #include "host/framework/cycle_state.h"
 #include "host/framework/node_to_status.h"
 #include "host/framework/plugin_instance.h"
+#include "host/metrics/scheduler_metrics.h"
 #include "host/model/node_info.h"
 #include "host/model/pod.h"
 
@@ -73,6 +74,9 @@ class Framework {
     uint64_t generation = 0;            // the profile generation it belongs to (0: none)
     // The QueueSort plugin's identity (name, library digest, args); equal keys sort alike.
     std::string queueSortKey;
+    // Where the run* methods record their durations; nullptr: nothing is recorded (and
+    // nothing is timed).
+    std::shared_ptr<metrics::ProfileMetrics> metrics;
   };
   explicit Framework(Config config);
 
@@ -84,6 +88,11 @@ class Framework {
   int percentageOfNodesToScore() const { return config_.percentageOfNodesToScore; }
   uint64_t generation() const { return config_.generation; }
   const std::string& queueSortKey() const { return config_.queueSortKey; }
+  const std::shared_ptr<metrics::ProfileMetrics>& metrics() const { return config_.metrics; }
+  // Records `seconds` as one run of `point` ending in `status` for this profile, in
+  // scheduler_framework_extension_point_duration_seconds: how the scheduling loop records
+  // Filter, once per cycle across all nodes. No-op without metrics, or for QueueSort.
+  void observeExtensionPoint(ExtensionPoint point, const Status& status, double seconds) const;
   bool hasFilterPlugins() const { return !plugins(ExtensionPoint::kFilter).empty(); }
   bool hasScorePlugins() const { return !plugins(ExtensionPoint::kScore).empty(); }
   bool hasPostFilterPlugins() const { return !plugins(ExtensionPoint::kPostFilter).empty(); }
@@ -134,7 +143,41 @@ class Framework {
   void runPostBind(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
 
  private:
+  Status preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterOutcome& outcome,
+                       std::vector<PluginTrace>* trace) const;
+  Status preFilterAddPodImpl(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
+                             const sh_node_info& node) const;
+  Status preFilterRemovePodImpl(CycleState& cycle, const sh_pod& pod, const sh_pod& other,
+                                const sh_node_info& node) const;
+  Status postFilterImpl(CycleState& cycle, const sh_pod& pod, const NodeToStatus& statuses,
+                        std::optional<std::string>* nominated) const;
+  Status preScoreImpl(CycleState& cycle, const sh_pod& pod,
+                      const std::vector<const sh_node_info*>& nodes) const;
+  Status scoreImpl(CycleState& cycle, const sh_pod& pod,
+                   const std::vector<const sh_node_info*>& nodes, std::vector<NodeScore>& scores,
+                   ScoreTable* table,
+                   const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>&
+                       forEach) const;
+  Status reserveImpl(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
+  void unreserveImpl(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
+  Status permitImpl(CycleState& cycle, const sh_pod& pod, const std::string& node,
+                    std::vector<std::pair<std::string, int64_t>>* waits) const;
+  Status preBindImpl(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
+  Status bindImpl(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
+  void postBindImpl(CycleState& cycle, const sh_pod& pod, const std::string& node) const;
+
+  // Whether this cycle times each plugin call.
+  bool timesPlugins(const CycleState& cycle) const {
+    return cycle.recordPluginMetrics && config_.metrics != nullptr;
+  }
+  // The plugin metrics of plugins(point)[i]; only when metrics are set.
+  metrics::PluginMetrics& pluginMetrics(ExtensionPoint point, std::size_t i) const {
+    return *pluginMetrics_[indexOf(point)][i];
+  }
+
   Config config_;
+  // Parallel to config_.plugins, when config_.metrics is set.
+  PerPoint<std::vector<metrics::PluginMetrics*>> pluginMetrics_;
 };
 
 // The frameworks by schedulerName, one per profile.

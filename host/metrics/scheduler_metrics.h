@@ -1,0 +1,185 @@
+// The scheduler's metrics, with upstream kube-scheduler's names, labels, types and buckets
+// (upstream pkg/scheduler/metrics/metrics.go), and the per-profile handles the framework
+// records through.
+//
+//   SchedulerMetrics   one per process: owns the Registry and every family
+//   ProfileMetrics     one per profile (framework): the extension-point histograms of that
+//                      profile resolved up front, indexed by (point, status code); the plugin
+//                      histograms through PluginMetrics
+//   PluginMetrics      one per (profile, plugin): scheduler_plugin_execution_duration_seconds
+//                      children resolved lazily, on a plugin's first call at a (point, code),
+//                      and cached in atomics, so steady state takes no lock and creates no
+//                      child a plugin never reported (upstream creates them on first use too)
+//
+// Families filled at scrape time (scheduler_pending_pods, scheduler_queue_incoming_pods_total)
+// have their names and help here; a higher layer adds a Collector that builds them with
+// pendingPodsFamily() and incomingPodsFamily().
+#pragma once
+
+#include <schedhost/plugin.h>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/common/extension_point.h"
+#include "host/metrics/metric.h"
+#include "host/metrics/registry.h"
+
+namespace sh::metrics {
+
+// The extension_point label values (upstream metrics.go: PreFilter, Filter, ... and
+// framework/runtime/framework.go's preFilterExtensionAddPod etc.).
+enum class MetricPoint {
+  kPreEnqueue,
+  kPreFilter,
+  kPreFilterExtensionAddPod,
+  kPreFilterExtensionRemovePod,
+  kFilter,
+  kPostFilter,
+  kPreScore,
+  kScore,
+  kScoreExtensionNormalize,
+  kReserve,
+  kUnreserve,
+  kPermit,
+  kPreBind,
+  kBind,
+  kPostBind,
+};
+inline constexpr std::size_t kMetricPointCount = 15;
+
+std::string_view pointLabel(MetricPoint point);
+// The label of an extension point; nullopt for QueueSort, which upstream does not time.
+std::optional<MetricPoint> metricPoint(ExtensionPoint point);
+
+// The status label values: upstream framework/interface.go Code.String() of our codes.
+inline constexpr std::size_t kStatusLabelCount = SH_CODE_COUNT;
+// "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable", "Wait", "Skip",
+// "Pending"; an out-of-range code reads as "Error".
+std::string_view statusLabel(int code);
+// The index statusLabel() uses: code itself, or SH_ERROR's when out of range.
+inline std::size_t statusIndex(int code) {
+  return code >= 0 && code < SH_CODE_COUNT ? static_cast<std::size_t>(code)
+                                           : static_cast<std::size_t>(SH_ERROR);
+}
+
+// scheduler_schedule_attempts_total's result label values.
+inline constexpr std::string_view kResultScheduled = "scheduled";
+inline constexpr std::string_view kResultUnschedulable = "unschedulable";
+inline constexpr std::string_view kResultError = "error";
+
+class SchedulerMetrics {
+  // First, so the families below are created in it.
+  Registry registry_;
+
+ public:
+  SchedulerMetrics();
+  SchedulerMetrics(const SchedulerMetrics&) = delete;
+  SchedulerMetrics& operator=(const SchedulerMetrics&) = delete;
+
+  Registry& registry() { return registry_; }
+  const Registry& registry() const { return registry_; }
+  std::string render() const { return registry_.render(); }
+
+  // {result, profile}
+  CounterFamily& scheduleAttempts;
+  // {result, profile}, exponentialBuckets(0.001, 2, 15)
+  HistogramFamily& schedulingAttemptDuration;
+  CounterFamily& preemptionAttempts;
+  // exponentialBuckets(1, 2, 7)
+  HistogramFamily& preemptionVictims;
+  // {extension_point, status, profile}, exponentialBuckets(0.0001, 2, 12)
+  HistogramFamily& frameworkExtensionPointDuration;
+  // {plugin, extension_point, status}, exponentialBuckets(0.00001, 1.5, 20)
+  HistogramFamily& pluginExecutionDuration;
+  // {attempts}, exponentialBuckets(0.01, 2, 20)
+  HistogramFamily& podSchedulingSliDuration;
+  // exponentialBuckets(1, 2, 5)
+  HistogramFamily& podSchedulingAttempts;
+  GaugeFamily& profileGeneration;
+  // {result}: Applied | Rejected
+  CounterFamily& reloads;
+  CounterFamily& pluginLoadFailures;
+  GaugeFamily& pluginLibrariesResident;
+
+  // The attempts label of scheduler_pod_scheduling_sli_duration_seconds: "1".."14", "15+".
+  static std::string attemptsLabel(uint64_t attempts);
+  // Records a pod's end-to-end scheduling duration under its attempt count.
+  void observePodScheduled(uint64_t attempts, double seconds);
+};
+
+// scheduler_pending_pods {queue}: active, backoff, unschedulable, gated.
+FamilySnapshot pendingPodsFamily(uint64_t active, uint64_t backoff, uint64_t unschedulable,
+                                 uint64_t gated);
+// scheduler_queue_incoming_pods_total {queue, event}.
+struct IncomingPods {
+  std::string queue;
+  std::string event;
+  uint64_t count = 0;
+};
+FamilySnapshot incomingPodsFamily(const std::vector<IncomingPods>& counts);
+
+// One plugin's execution-duration histograms: (point, status) -> child, resolved on first use.
+class PluginMetrics {
+ public:
+  PluginMetrics(HistogramFamily& family, std::string plugin)
+      : family_(family), plugin_(std::move(plugin)) {}
+  PluginMetrics(const PluginMetrics&) = delete;
+  PluginMetrics& operator=(const PluginMetrics&) = delete;
+
+  const std::string& plugin() const { return plugin_; }
+  // `code` as the plugin returned it (out of range counts as Error).
+  void observe(MetricPoint point, int code, double seconds) {
+    Histogram* h = handles_[static_cast<std::size_t>(point)][statusIndex(code)].load(
+        std::memory_order_acquire);
+    if (h == nullptr) {
+      h = &resolve(point, statusIndex(code));
+    }
+    h->observe(seconds);
+  }
+
+ private:
+  Histogram& resolve(MetricPoint point, std::size_t status);
+  HistogramFamily& family_;
+  std::string plugin_;
+  std::array<std::array<std::atomic<Histogram*>, kStatusLabelCount>, kMetricPointCount> handles_{};
+};
+
+// One profile's handles. Thread-safe; shared by the profile's framework(s).
+class ProfileMetrics {
+ public:
+  ProfileMetrics(SchedulerMetrics& metrics, std::string profile);
+  ProfileMetrics(const ProfileMetrics&) = delete;
+  ProfileMetrics& operator=(const ProfileMetrics&) = delete;
+
+  const std::string& profile() const { return profile_; }
+  SchedulerMetrics& scheduler() const { return metrics_; }
+
+  // scheduler_framework_extension_point_duration_seconds{point, status, this profile}.
+  void observePoint(MetricPoint point, int code, double seconds) const {
+    points_[static_cast<std::size_t>(point)][statusIndex(code)]->observe(seconds);
+  }
+  // The same for another profile name (PreEnqueue labels by the pod's schedulerName).
+  void observePoint(MetricPoint point, int code, double seconds, std::string_view profile) const;
+
+  // The plugin's handles, created on first request and stable for this object's life.
+  PluginMetrics& plugin(const std::string& name);
+
+ private:
+  SchedulerMetrics& metrics_;
+  std::string profile_;
+  std::array<std::array<Histogram*, kStatusLabelCount>, kMetricPointCount> points_{};
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<PluginMetrics>, std::less<>> plugins_;
+};
+
+}  // namespace sh::metrics
