@@ -2,8 +2,8 @@
 // reloaded (SIGHUP, file changes, POST /reload) without a restart (docs/operations.md).
 #include <atomic>
 #include <chrono>
-#include <memory>
 #include <iostream>
+#include <memory>
 
 #include <spdlog/spdlog.h>
 

@@ -142,6 +142,15 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
   }
   cache_.finishBinding(assumed);
   const double latencyMs = static_cast<double>(nowNanos() - startNanos) / 1e6;
+  recordAttempt(metrics::kResultScheduled, fw->profileName(), startNanos);
+  if (options_.metrics != nullptr) {
+    const auto attempts = static_cast<uint64_t>(std::max(info->attempts, 1));
+    options_.metrics->podSchedulingAttempts.only().observe(static_cast<double>(attempts));
+    if (info->initialAttemptTimestamp) {
+      options_.metrics->observePodScheduled(
+          attempts, static_cast<double>(nowNanos() - *info->initialAttemptTimestamp) / 1e9);
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(statsMu_);
     ++stats_.scheduled;

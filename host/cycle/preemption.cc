@@ -50,6 +50,9 @@ Status Scheduler::preempt(const sh_pod& preemptor, std::string_view node,
     std::lock_guard<std::mutex> lock(statsMu_);
     ++stats_.preemptions;
     stats_.preemptionVictims += victims.size();
+    if (options_.metrics != nullptr) {
+      options_.metrics->preemptionVictims.only().observe(static_cast<double>(victims.size()));
+    }
   }
 
   // Pods of lower priority nominated to this node lose the nomination: the preemptor is

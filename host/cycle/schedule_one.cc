@@ -55,6 +55,9 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   cycle->snapshot = &snapshot_;
   cycle->framework = fw.get();
   cycle->host = this;
+  // Upstream samples plugin durations in 10 % of cycles (pluginMetricsSamplePercent); every
+  // tenth cycle here, so that sampling never touches the tie-break generator.
+  cycle->recordPluginMetrics = options_.metrics != nullptr && ++sampleCounter_ % 10 == 0;
   if (st.ok()) {
     st = schedulePod(*fw, *cycle, pod, result, fitError);
     isFitError = st.isRejected() && fitError.numAllNodes > 0;
@@ -62,6 +65,9 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   if (!st.ok()) {
     std::optional<std::string> nominated;
     if (isFitError && fw->hasPostFilterPlugins()) {
+      if (options_.metrics != nullptr) {
+        options_.metrics->preemptionAttempts.only().inc();
+      }
       Status pf = fw->runPostFilter(*cycle, pod, fitError.diagnosis.nodeToStatus, &nominated);
       fitError.diagnosis.postFilterMsg = pf.ok() ? std::string() : pf.message();
     }
@@ -234,6 +240,24 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
     return feasible;
   }
 
+  // Filter is timed once per cycle, across every node (upstream findNodesThatPassFilters).
+  const bool timed = fw.metrics() != nullptr;
+  const auto filterStart =
+      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  struct FilterTimer {
+    const Framework& fw;
+    const Status& status;
+    bool timed;
+    std::chrono::steady_clock::time_point start;
+    ~FilterTimer() {
+      if (timed) {
+        fw.observeExtensionPoint(
+            ExtensionPoint::kFilter, status,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+    }
+  } filterTimer{fw, status, timed, filterStart};
+
   // Deterministic early stop: nodes are examined in rounds, in parallel within a round,
   // and the results are read in node order, so the feasible set never depends on which
   // worker finished first.
@@ -305,6 +329,8 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
   const std::string uid = str(pod.uid);
   const bool rejected = status.isRejected();
   const std::string reason = rejected ? "Unschedulable" : "SchedulerError";
+  recordAttempt(rejected ? metrics::kResultUnschedulable : metrics::kResultError, fw.profileName(),
+                startNanos);
   std::string message = fitError != nullptr ? fitError->message() : status.message();
   {
     std::lock_guard<std::mutex> lock(statsMu_);
@@ -388,6 +414,16 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
     log_->failedScheduling(d);
   }
   queue_->done(uid);
+}
+
+void Scheduler::recordAttempt(std::string_view result, const std::string& profile,
+                              int64_t startNanos) {
+  if (options_.metrics == nullptr) {
+    return;
+  }
+  const double seconds = static_cast<double>(nowNanos() - startNanos) / 1e9;
+  options_.metrics->scheduleAttempts.with({result, profile}).inc();
+  options_.metrics->schedulingAttemptDuration.with({result, profile}).observe(seconds);
 }
 
 }  // namespace sh::cycle

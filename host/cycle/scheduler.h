@@ -44,6 +44,7 @@
 #include "host/framework/cycle_host.h"
 #include "host/framework/fit_error.h"
 #include "host/framework/framework.h"
+#include "host/metrics/scheduler_metrics.h"
 #include "host/queue/clock.h"
 #include "host/queue/scheduling_queue.h"
 
@@ -55,6 +56,9 @@ struct SchedulerOptions {
   uint64_t seed = 0;                 // tie-break seed
   int bindingThreads = 1;
   queue::QueueOptions queue;
+  // Where attempts, preemptions and Filter durations are recorded; nullptr: nowhere. Must
+  // outlive the scheduler.
+  metrics::SchedulerMetrics* metrics = nullptr;
 };
 
 // When a generation was handed over, switched to, and first used (std::chrono::steady_clock
@@ -206,6 +210,9 @@ class Scheduler : private CycleHost {
   std::chrono::seconds drainWarning_{60};
   std::chrono::steady_clock::time_point lastRetiredCheck_;
   bool firstCycleOnGeneration_ = false;  // loop thread: the current generation ran a cycle
+  uint64_t sampleCounter_ = 0;           // loop thread: every 10th cycle times its plugins
+  // scheduler_schedule_attempts_total and _duration_seconds for one result of one profile.
+  void recordAttempt(std::string_view result, const std::string& profile, int64_t startNanos);
   connectors::Connector& connector_;
   connectors::DecisionLog* log_;
   SchedulerOptions options_;

@@ -50,6 +50,7 @@ std::unique_ptr<sh_cycle> sh_cycle::clone() const {
   c->skipScorePlugins = skipScorePlugins;
   c->skipFilterMask = skipFilterMask;
   c->skipScoreMask = skipScoreMask;
+  c->recordPluginMetrics = recordPluginMetrics;
   c->entries_.reserve(entries_.size());
   for (const Entry& e : entries_) {
     // An entry without a clone function is shared; only the original frees it.

@@ -23,7 +23,8 @@ std::string pluginIdentity(const config::ResolvedProfile& profile, std::string_v
 
 Frameworks buildFrameworks(const std::vector<config::ResolvedProfile>& profiles,
                            const plugin::PluginRegistry& registry, HostServices* services,
-                           config::Diagnostics& diags, uint64_t generation) {
+                           config::Diagnostics& diags, uint64_t generation,
+                           metrics::SchedulerMetrics* metrics) {
   Frameworks out;
   for (const config::ResolvedProfile& rp : profiles) {
     // One instance per plugin per profile, as upstream builds one framework per profile.
@@ -58,6 +59,9 @@ Frameworks buildFrameworks(const std::vector<config::ResolvedProfile>& profiles,
     }
     fc.percentageOfNodesToScore = rp.percentageOfNodesToScore ? *rp.percentageOfNodesToScore : -1;
     fc.generation = generation;
+    if (metrics != nullptr) {
+      fc.metrics = std::make_shared<metrics::ProfileMetrics>(*metrics, rp.schedulerName);
+    }
     for (const config::ResolvedPlugin& r : rp.at(ExtensionPoint::kQueueSort)) {
       fc.queueSortKey = pluginIdentity(rp, r.name, registry);
     }
@@ -111,8 +115,8 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
   RegistryCatalog catalog(*set.registry);
   set.resolved = config::resolveAll(set.host.profiles, catalog, diags);
   if (request.createPlugins && !diags.hasErrors()) {
-    set.frameworks =
-        buildFrameworks(set.resolved, *set.registry, services, diags, request.generation);
+    set.frameworks = buildFrameworks(set.resolved, *set.registry, services, diags,
+                                     request.generation, request.metrics);
   }
   return set;
 }

@@ -17,6 +17,7 @@
 #include "host/config/profile_resolver.h"
 #include "host/framework/framework.h"
 #include "host/framework/host_services.h"
+#include "host/metrics/scheduler_metrics.h"
 #include "host/plugin/registry.h"
 
 namespace sh::profile {
@@ -46,6 +47,8 @@ struct LoadRequest {
   bool createPlugins = true;
   // The profile generation the frameworks are built for (Framework::generation()).
   uint64_t generation = 0;
+  // Where the frameworks record their durations; nullptr: they record nothing.
+  metrics::SchedulerMetrics* metrics = nullptr;
 };
 
 // Loads and builds everything; errors go to `diags` (check has_errors()).
@@ -54,7 +57,8 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
 // Builds the frameworks of already-resolved profiles.
 Frameworks buildFrameworks(const std::vector<config::ResolvedProfile>& profiles,
                            const plugin::PluginRegistry& registry, HostServices* services,
-                           config::Diagnostics& diags, uint64_t generation = 0);
+                           config::Diagnostics& diags, uint64_t generation = 0,
+                           metrics::SchedulerMetrics* metrics = nullptr);
 
 // What identifies plugin `name` of `profile` for a reload: its name, the digest of the library
 // it comes from and its args as canonical JSON. Equal identities behave alike.
