@@ -105,9 +105,9 @@ void readReload(TableReader& top, HostConfig& config, Diagnostics& diags) {
   const auto positive = [&](std::string_view field, int64_t max, int64_t& out) {
     if (const auto v = reader.integer(field)) {
       if (*v < 0 || *v > max) {
-        diags.error(locationOf(*reader.find(field)), reader.pathOf(field),
-                    "must be in the range [0, " + std::to_string(max) + "], got " +
-                        std::to_string(*v));
+        diags.error(
+            locationOf(*reader.find(field)), reader.pathOf(field),
+            "must be in the range [0, " + std::to_string(max) + "], got " + std::to_string(*v));
       } else {
         out = *v;
       }

@@ -33,7 +33,7 @@ struct HostConfig {
   } admin;
   // [reload]: how profile changes are picked up on a running scheduler.
   struct Reload {
-    bool watch = true;                // inotify on the configuration, profile and plugin files
+    bool watch = true;                   // inotify on the configuration, profile and plugin files
     int64_t debounceMilliseconds = 250;  // a burst of changes within this quiet time is one reload
     int64_t drainWarningSeconds = 60;    // log an old generation still in use after this long
   } reload;
