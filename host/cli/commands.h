@@ -47,4 +47,28 @@ struct BenchArgs {
 };
 int runBench(const BenchArgs& args);
 
+// Where `schedhost status` and `schedhost reload` find the admin endpoints: one of an address,
+// a socket, or a configuration file whose [admin] table names them.
+struct AdminTarget {
+  std::string address;  // --admin-address HOST:PORT
+  std::string socket;   // --admin-socket PATH
+  std::string config;   // --config schedhost.toml
+};
+
+struct StatusArgs {
+  AdminTarget target;
+  bool json = false;
+  double timeoutSeconds = 10;
+};
+// GET /status, printed for people (or the raw JSON). 0 on an answer, 2 when none came.
+int runStatus(const StatusArgs& args);
+
+struct ReloadArgs {
+  AdminTarget target;
+  double timeoutSeconds = 60;
+};
+// POST /reload. 0 when applied, 1 when rejected, 2 when the endpoint could not be reached or
+// answered something unexpected.
+int runReload(const ReloadArgs& args);
+
 }  // namespace sh::cli

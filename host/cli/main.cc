@@ -67,6 +67,23 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   benchCmd->add_flag("--json", bench.json, "JSON output");
 
+  auto addTarget = [](CLI::App* cmd, sh::cli::AdminTarget& target) {
+    cmd->add_option("--admin-address", target.address, "the admin endpoint, HOST:PORT");
+    cmd->add_option("--admin-socket", target.socket, "the admin endpoint, a Unix socket");
+    cmd->add_option("--config", target.config, "schedhost.toml whose [admin] names the endpoint");
+  };
+  sh::cli::StatusArgs status;
+  auto* statusCmd = app.add_subcommand("status", "show a running scheduler's state");
+  addTarget(statusCmd, status.target);
+  statusCmd->add_flag("--json", status.json, "print the raw JSON");
+  statusCmd->add_option("--timeout", status.timeoutSeconds, "give up after this many seconds")
+      ->capture_default_str();
+  sh::cli::ReloadArgs reload;
+  auto* reloadCmd = app.add_subcommand("reload", "reload a running scheduler's profiles");
+  addTarget(reloadCmd, reload.target);
+  reloadCmd->add_option("--timeout", reload.timeoutSeconds, "give up after this many seconds")
+      ->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
   // Logs go to stderr so that JSON on stdout stays clean.
   spdlog::set_default_logger(spdlog::stderr_color_mt("schedhost"));
@@ -76,6 +93,12 @@ int main(int argc, char** argv) {
   auto dirsOr = [](std::vector<std::string> dirs) {
     return dirs.empty() ? sh::cli::defaultPluginDirs() : dirs;
   };
+  if (statusCmd->parsed()) {
+    return sh::cli::runStatus(status);
+  }
+  if (reloadCmd->parsed()) {
+    return sh::cli::runReload(reload);
+  }
   if (benchCmd->parsed()) {
     bench.pluginDirs = dirsOr(bench.pluginDirs);
     return sh::cli::runBench(bench);

@@ -1,0 +1,578 @@
+#include "host/admin/server.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
+#include "host/admin/endpoint.h"
+
+namespace sh::admin {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using Tcp = asio::ip::tcp;
+using Local = asio::local::stream_protocol;
+using ErrorCode = boost::system::error_code;
+
+constexpr std::string_view kTextPlain = "text/plain; charset=utf-8";
+constexpr std::string_view kJson = "application/json";
+constexpr std::string_view kMetricsType = "text/plain; version=0.0.4; charset=utf-8";
+constexpr std::string_view kBusyResponse =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    "Content-Length: 21\r\nConnection: close\r\n\r\ntoo many connections\n";
+
+enum class Route { kHealth, kReady, kConfig, kMetrics, kStatus, kReload };
+
+struct RouteEntry {
+  std::string_view path;
+  Route route;
+  bool post;  // POST only; else GET (and HEAD)
+};
+
+constexpr RouteEntry kRoutes[] = {
+    {"/healthz", Route::kHealth, false},  {"/livez", Route::kHealth, false},
+    {"/readyz", Route::kReady, false},    {"/configz", Route::kConfig, false},
+    {"/metrics", Route::kMetrics, false}, {"/status", Route::kStatus, false},
+    {"/reload", Route::kReload, true},
+};
+
+const RouteEntry* findRoute(std::string_view target) {
+  auto query = target.find('?');
+  if (query != std::string_view::npos) target = target.substr(0, query);
+  for (const auto& entry : kRoutes) {
+    if (entry.path == target) return &entry;
+  }
+  return nullptr;
+}
+
+// What a request is answered with, before it becomes an http::response.
+struct Reply {
+  http::status status = http::status::ok;
+  std::string_view contentType = kTextPlain;
+  std::string body;
+  std::string allow;   // the Allow header of a 405
+  bool close = false;  // close the connection after the response
+};
+
+Reply textReply(http::status status, std::string body, bool close = false) {
+  Reply reply;
+  reply.status = status;
+  reply.body = std::move(body);
+  if (reply.body.empty() || reply.body.back() != '\n') reply.body += '\n';
+  reply.close = close;
+  return reply;
+}
+
+Reply probeReply(const Probe& probe, std::string_view prefix) {
+  if (probe.ok) return textReply(http::status::ok, "ok");
+  std::string reason = probe.reason.empty() ? "unknown reason" : probe.reason;
+  return textReply(http::status::service_unavailable, std::string(prefix) + reason);
+}
+
+// Runs one handler call; never throws.
+Reply callHandler(Handler& handler, Route route, std::stop_token stop) {
+  try {
+    switch (route) {
+      case Route::kHealth:
+        return probeReply(handler.health(stop), "");
+      case Route::kReady:
+        return probeReply(handler.readiness(stop), "not ready: ");
+      case Route::kConfig: {
+        Reply reply{http::status::ok, kJson, handler.configJson(stop)};
+        return reply;
+      }
+      case Route::kMetrics: {
+        Reply reply{http::status::ok, kMetricsType, handler.metricsText(stop)};
+        return reply;
+      }
+      case Route::kStatus: {
+        Reply reply{http::status::ok, kJson, handler.statusJson(stop)};
+        return reply;
+      }
+      case Route::kReload: {
+        ReloadOutcome outcome = handler.reload(stop);
+        Reply reply{outcome.applied ? http::status::ok : http::status::unprocessable_entity, kJson,
+                    std::move(outcome.json)};
+        return reply;
+      }
+    }
+    return textReply(http::status::internal_server_error, "unknown route");
+  } catch (const std::exception& e) {
+    return textReply(http::status::internal_server_error,
+                     std::string("internal error: ") + e.what());
+  } catch (...) {
+    return textReply(http::status::internal_server_error, "internal error");
+  }
+}
+
+std::string causeOf(const ErrorCode& ec) { return ec.message(); }
+
+}  // namespace
+
+// One connection, of either protocol: everything it does runs on the io thread.
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  virtual void close() = 0;
+};
+
+class Server::Impl {
+ public:
+  Impl(ServerOptions options, Handler& handler) : options_(std::move(options)), handler_(handler) {}
+
+  Status start();
+  void stop();
+
+  uint16_t tcpPort() const { return tcpPort_; }
+  std::size_t connectionCount() const { return connections_.load(); }
+
+  // Used by the sessions (io thread).
+  const ServerOptions& options() const { return options_; }
+  Handler& handler() { return handler_; }
+  bool closing() const { return closing_; }
+  void forget(SessionBase* session) {
+    if (sessions_.erase(session) > 0) connections_.fetch_sub(1);
+  }
+  // Runs `fn` on a thread of its own; false when the server is stopping.
+  bool spawn(std::function<void(std::stop_token)> fn);
+  asio::io_context& ioContext() { return ioc_; }
+
+ private:
+  template <class Protocol>
+  void accept(typename Protocol::acceptor& acceptor);
+  template <class Protocol>
+  void onAccept(typename Protocol::acceptor& acceptor, typename Protocol::socket socket);
+  Status listenTcp();
+  Status listenUnix();
+  void closeAll();  // io thread, or any thread once the io thread is gone
+
+  struct Worker {
+    std::atomic<bool> done{false};
+    std::jthread thread;
+  };
+
+  // Declared first so that it goes last: handlers it still holds refer to the members below.
+  asio::io_context ioc_;
+  ServerOptions options_;
+  Handler& handler_;
+  std::optional<Tcp::acceptor> tcpAcceptor_;
+  std::optional<Local::acceptor> unixAcceptor_;
+  uint16_t tcpPort_ = 0;
+  bool socketCreated_ = false;
+  std::thread ioThread_;
+
+  std::mutex lifecycleMutex_;
+  bool started_ = false;
+  bool stopped_ = false;
+
+  // io thread only.
+  bool closing_ = false;
+  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions_;
+  std::atomic<std::size_t> connections_{0};
+
+  std::mutex workersMutex_;
+  bool workersClosed_ = false;
+  std::list<Worker> workers_;
+};
+
+namespace {
+
+template <class Protocol>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Protocol>> {
+ public:
+  using Stream = beast::basic_stream<Protocol, asio::any_io_executor, beast::unlimited_rate_policy>;
+
+  Session(Server::Impl& server, typename Protocol::socket socket)
+      : server_(server), stream_(std::move(socket)) {}
+
+  void run() { readRequest(); }
+
+  void close() override {
+    if (closed_) return;
+    closed_ = true;
+    ErrorCode ec;
+    stream_.socket().shutdown(Protocol::socket::shutdown_both, ec);
+    stream_.close();
+  }
+
+ private:
+  void finish() {
+    close();
+    server_.forget(this);
+  }
+
+  void readRequest() {
+    if (closed_ || server_.closing()) return finish();
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(server_.options().headerLimit));
+    parser_->body_limit(server_.options().bodyLimit);
+    stream_.expires_after(server_.options().readTimeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](ErrorCode ec, std::size_t) { self->onRead(ec); });
+  }
+
+  void onRead(ErrorCode ec) {
+    if (closed_ || server_.closing()) return finish();
+    if (ec) {
+      if (ec == http::error::header_limit) {
+        return respond(textReply(http::status::request_header_fields_too_large,
+                                 "request headers too large", true),
+                       11, false);
+      }
+      if (ec == http::error::body_limit) {
+        return respond(textReply(http::status::payload_too_large, "request body too large", true),
+                       11, false);
+      }
+      if (ec.category() == http::make_error_code(http::error::bad_method).category() &&
+          ec != http::error::end_of_stream && ec != http::error::partial_message) {
+        return respond(textReply(http::status::bad_request, "bad request: " + ec.message(), true),
+                       11, false);
+      }
+      // The client went away, timed out, or the connection broke.
+      return finish();
+    }
+    dispatch(parser_->release());
+  }
+
+  void dispatch(http::request<http::string_body> request) {
+    unsigned version = request.version();
+    bool keepAlive = request.keep_alive();
+    http::verb method = request.method();
+    const RouteEntry* entry = findRoute(request.target());
+    if (entry == nullptr) {
+      return respond(textReply(http::status::not_found, "not found", !keepAlive), version, false);
+    }
+    bool head = method == http::verb::head && !entry->post;
+    bool allowed = entry->post ? method == http::verb::post
+                               : (method == http::verb::get || method == http::verb::head);
+    if (!allowed) {
+      Reply reply = textReply(http::status::method_not_allowed, "method not allowed", !keepAlive);
+      reply.allow = entry->post ? "POST" : "GET, HEAD";
+      return respond(std::move(reply), version, false);
+    }
+    // The handler call runs off the io thread; no timeout meanwhile (a reload may take long).
+    stream_.expires_never();
+    Route route = entry->route;
+    Handler& handler = server_.handler();
+    auto self = this->shared_from_this();
+    auto executor = stream_.get_executor();
+    bool spawned = server_.spawn([self, executor, route, &handler, version, keepAlive,
+                                  head](std::stop_token stop) mutable {
+      Reply reply = callHandler(handler, route, stop);
+      reply.close = reply.close || !keepAlive;
+      asio::post(executor, [self = std::move(self), reply = std::move(reply), version,
+                            head]() mutable { self->respond(std::move(reply), version, head); });
+    });
+    if (!spawned) finish();
+  }
+
+  void respond(Reply reply, unsigned version, bool head) {
+    if (closed_ || server_.closing()) return finish();
+    response_.emplace();
+    auto& response = *response_;
+    response.version(version);
+    response.result(reply.status);
+    response.set(http::field::server, "schedhost");
+    response.set(http::field::content_type, reply.contentType);
+    if (!reply.allow.empty()) response.set(http::field::allow, reply.allow);
+    response.keep_alive(!reply.close);
+    if (head) {
+      response.content_length(reply.body.size());
+    } else {
+      response.body() = std::move(reply.body);
+      response.prepare_payload();
+    }
+    closeAfterWrite_ = reply.close;
+    // A client that does not read its response is dropped like one that does not write.
+    stream_.expires_after(server_.options().readTimeout);
+    http::async_write(
+        stream_, response,
+        [self = this->shared_from_this()](ErrorCode ec, std::size_t) { self->onWrite(ec); });
+  }
+
+  void onWrite(ErrorCode ec) {
+    response_.reset();
+    if (ec) return finish();
+    if (closeAfterWrite_) return lingerAndClose();
+    readRequest();
+  }
+
+  // After an error response, the client may still be sending (the rest of oversized headers
+  // or body): closing with unread bytes would reset the connection and could destroy the
+  // response before the client reads it. So stop sending, discard what arrives for a short
+  // while, then close.
+  void lingerAndClose() {
+    if (closed_ || server_.closing()) return finish();
+    ErrorCode ignored;
+    stream_.socket().shutdown(Protocol::socket::shutdown_send, ignored);
+    stream_.expires_after(std::min<std::chrono::milliseconds>(server_.options().readTimeout,
+                                                              std::chrono::seconds(2)));
+    drain();
+  }
+
+  void drain() {
+    stream_.async_read_some(asio::buffer(discard_),
+                            [self = this->shared_from_this()](ErrorCode ec, std::size_t) {
+                              if (ec || self->closed_ || self->server_.closing()) {
+                                return self->finish();
+                              }
+                              self->drain();
+                            });
+  }
+
+  Server::Impl& server_;
+  Stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::string_body>> response_;
+  std::array<char, 4096> discard_{};
+  bool closed_ = false;
+  bool closeAfterWrite_ = false;
+};
+
+}  // namespace
+
+bool Server::Impl::spawn(std::function<void(std::stop_token)> fn) {
+  std::lock_guard lock(workersMutex_);
+  if (workersClosed_) return false;
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (it->done.load()) {
+      it->thread.join();
+      it = workers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  Worker& worker = workers_.emplace_back();
+  worker.thread = std::jthread([fn = std::move(fn), &worker](std::stop_token stop) {
+    fn(stop);
+    worker.done.store(true);
+  });
+  return true;
+}
+
+template <class Protocol>
+void Server::Impl::accept(typename Protocol::acceptor& acceptor) {
+  acceptor.async_accept([this, &acceptor](ErrorCode ec, typename Protocol::socket socket) {
+    if (closing_ || ec == asio::error::operation_aborted) return;
+    if (ec) {
+      // Out of descriptors or a connection reset before it was accepted: try again shortly
+      // rather than spin.
+      auto timer = std::make_shared<asio::steady_timer>(ioc_, std::chrono::milliseconds(100));
+      timer->async_wait([this, &acceptor, timer](ErrorCode) {
+        if (!closing_) accept<Protocol>(acceptor);
+      });
+      return;
+    }
+    onAccept<Protocol>(acceptor, std::move(socket));
+    accept<Protocol>(acceptor);
+  });
+}
+
+template <class Protocol>
+void Server::Impl::onAccept(typename Protocol::acceptor& /*acceptor*/,
+                            typename Protocol::socket socket) {
+  ErrorCode ec;
+  if (connections_.load() >= options_.maxConnections) {
+    // Best effort: the answer fits in the socket buffer; a client that sent a request it will
+    // not have read may see a reset instead.
+    socket.non_blocking(true, ec);
+    asio::write(socket, asio::buffer(kBusyResponse.data(), kBusyResponse.size()), ec);
+    socket.shutdown(Protocol::socket::shutdown_send, ec);
+    socket.close(ec);
+    return;
+  }
+  auto session = std::make_shared<Session<Protocol>>(*this, std::move(socket));
+  sessions_.emplace(session.get(), session);
+  connections_.fetch_add(1);
+  session->run();
+}
+
+Status Server::Impl::listenTcp() {
+  TcpAddress address;
+  Status parsed = parseTcpAddress(options_.address, address);
+  if (!parsed.ok()) return parsed;
+  std::string where = "admin address " + options_.address;
+  ErrorCode ec;
+  Tcp::endpoint endpoint;
+  auto ip = asio::ip::make_address(address.host, ec);
+  if (!ec) {
+    endpoint = Tcp::endpoint(ip, address.port);
+  } else {
+    Tcp::resolver resolver(ioc_);
+    auto results = resolver.resolve(address.host, std::to_string(address.port), ec);
+    if (ec || results.empty()) {
+      return Status::error("cannot listen on " + where + ": cannot resolve \"" + address.host +
+                           "\": " + (ec ? causeOf(ec) : "no address"));
+    }
+    endpoint = results.begin()->endpoint();
+  }
+  auto& acceptor = tcpAcceptor_.emplace(ioc_);
+  auto fail = [&](const ErrorCode& error) {
+    ErrorCode ignored;
+    acceptor.close(ignored);
+    tcpAcceptor_.reset();
+    return Status::error("cannot listen on " + where + ": " + causeOf(error));
+  };
+  if (acceptor.open(endpoint.protocol(), ec)) return fail(ec);
+  if (acceptor.set_option(asio::socket_base::reuse_address(true), ec)) return fail(ec);
+  if (acceptor.bind(endpoint, ec)) return fail(ec);
+  if (acceptor.listen(asio::socket_base::max_listen_connections, ec)) return fail(ec);
+  tcpPort_ = acceptor.local_endpoint(ec).port();
+  return Status::success();
+}
+
+Status Server::Impl::listenUnix() {
+  const std::string& path = options_.socket;
+  std::string where = "admin socket " + path;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) {
+      return Status::error("cannot listen on " + where +
+                           ": the path exists and is not a socket; refusing to replace it");
+    }
+    // A socket left behind by an earlier run.
+    if (::unlink(path.c_str()) != 0) {
+      return Status::error("cannot replace stale " + where + ": " + std::strerror(errno));
+    }
+  } else if (errno != ENOENT) {
+    return Status::error("cannot listen on " + where + ": " + std::strerror(errno));
+  }
+  Local::endpoint endpoint;
+  try {
+    endpoint = Local::endpoint(path);
+  } catch (const std::exception& e) {
+    return Status::error("cannot listen on " + where + ": " + e.what());
+  }
+  auto& acceptor = unixAcceptor_.emplace(ioc_);
+  ErrorCode ec;
+  auto fail = [&](const std::string& cause) {
+    ErrorCode ignored;
+    acceptor.close(ignored);
+    unixAcceptor_.reset();
+    return Status::error("cannot listen on " + where + ": " + cause);
+  };
+  if (acceptor.open(endpoint.protocol(), ec)) return fail(causeOf(ec));
+  if (acceptor.bind(endpoint, ec)) return fail(causeOf(ec));
+  socketCreated_ = true;
+  if (::chmod(path.c_str(), 0660) != 0) {
+    std::string cause = std::string("chmod 0660: ") + std::strerror(errno);
+    ::unlink(path.c_str());
+    socketCreated_ = false;
+    return fail(cause);
+  }
+  if (acceptor.listen(asio::socket_base::max_listen_connections, ec)) {
+    ::unlink(path.c_str());
+    socketCreated_ = false;
+    return fail(causeOf(ec));
+  }
+  return Status::success();
+}
+
+Status Server::Impl::start() {
+  std::lock_guard lock(lifecycleMutex_);
+  if (started_) return Status::error("admin server already started");
+  if (options_.address.empty() && options_.socket.empty()) {
+    return Status::error("admin server: neither an address nor a socket is configured");
+  }
+  if (!options_.address.empty()) {
+    Status status = listenTcp();
+    if (!status.ok()) return status;
+  }
+  if (!options_.socket.empty()) {
+    Status status = listenUnix();
+    if (!status.ok()) {
+      if (tcpAcceptor_) {
+        ErrorCode ignored;
+        tcpAcceptor_->close(ignored);
+        tcpAcceptor_.reset();
+        tcpPort_ = 0;
+      }
+      return status;
+    }
+  }
+  started_ = true;
+  if (tcpAcceptor_) accept<Tcp>(*tcpAcceptor_);
+  if (unixAcceptor_) accept<Local>(*unixAcceptor_);
+  ioThread_ = std::thread([this] {
+    for (;;) {
+      try {
+        ioc_.run();
+        return;
+      } catch (...) {  // NOLINT(bugprone-empty-catch): a failed handler must not end serving
+      }
+    }
+  });
+  return Status::success();
+}
+
+void Server::Impl::closeAll() {
+  closing_ = true;
+  ErrorCode ignored;
+  if (tcpAcceptor_) tcpAcceptor_->close(ignored);
+  if (unixAcceptor_) unixAcceptor_->close(ignored);
+  for (auto& [raw, weak] : sessions_) {
+    if (auto session = weak.lock()) session->close();
+  }
+}
+
+void Server::Impl::stop() {
+  std::lock_guard lock(lifecycleMutex_);
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  asio::post(ioc_, [this] { closeAll(); });
+  std::list<Worker> workers;
+  {
+    std::lock_guard workersLock(workersMutex_);
+    workersClosed_ = true;
+    workers.splice(workers.end(), workers_);
+  }
+  for (auto& worker : workers) worker.thread.request_stop();
+  for (auto& worker : workers) worker.thread.join();
+  ioc_.stop();
+  ioThread_.join();
+  // The io thread is gone: finish what it left here, on this thread.
+  closeAll();
+  ioc_.restart();
+  try {
+    ioc_.poll();
+  } catch (...) {  // NOLINT(bugprone-empty-catch): nothing is left to serve
+  }
+  sessions_.clear();
+  if (socketCreated_) {
+    ::unlink(options_.socket.c_str());
+    socketCreated_ = false;
+  }
+}
+
+Server::Server(ServerOptions options, Handler& handler)
+    : impl_(std::make_unique<Impl>(std::move(options), handler)) {}
+
+Server::~Server() { stop(); }
+
+Status Server::start() { return impl_->start(); }
+void Server::stop() { impl_->stop(); }
+uint16_t Server::tcpPort() const { return impl_->tcpPort(); }
+std::size_t Server::connectionCount() const { return impl_->connectionCount(); }
+
+}  // namespace sh::admin

@@ -1,0 +1,117 @@
+// The admin HTTP endpoints: HTTP/1.1 over TCP and/or a Unix socket (Boost.Beast).
+//
+// Endpoint contract (what operators and probes rely on):
+//
+//   GET  /healthz, /livez  200 "ok" (text/plain), or 503 with the reason.
+//   GET  /readyz           200 "ok", or 503 "not ready: <reason>". Ready once the initial
+//                          cluster state is loaded and the first profile generation is built;
+//                          not ready while shutting down. Handler::readiness() decides.
+//   GET  /configz          200 application/json: the effective configuration.
+//   GET  /metrics          200 "text/plain; version=0.0.4; charset=utf-8" (Prometheus text).
+//   GET  /status           200 application/json: generation, profiles, queue sizes, bindings in
+//                          flight, pods without a profile, generations still draining, last
+//                          reload (see host/cli/admin_commands.cc for the fields).
+//   POST /reload           runs a reload and waits for it; the body is the result object
+//                          {"kind":"Reload","generation":N,"result":"Applied"|"Rejected",
+//                           "changed":[...],"error":"..."}: 200 when applied, 422 when
+//                          rejected.
+//   HEAD on a GET route    the GET response without its body.
+//   Any other path 404; a known path with another method 405 with an Allow header. A handler
+//   that throws gives 500 with the exception's message.
+//
+// Hostile clients: request headers are limited to 8 KiB (431 beyond) and bodies to 64 KiB
+// (413); bytes that are not HTTP get 400 and the connection is closed. A request must arrive
+// whole within `readTimeout` of the previous response (or of the connection), else the
+// connection is dropped, idle keep-alive connections included. At most `maxConnections` are
+// open at once; beyond that a new connection gets a 503 and is closed. No exception escapes.
+//
+// Threading: one io thread runs every socket operation asynchronously (accept, read, write,
+// the per-connection timeouts). Each handler call runs on a thread of its own, started for the
+// request, so that a slow call (a reload, a status that waits for a lock) never holds up the
+// other connections; its response is handed back to the io thread to be written. stop() closes
+// the listeners and every connection, asks running handler calls to give up through their
+// std::stop_token, joins those threads and then the io thread: no thread outlives stop(). A
+// handler call that ignores its stop token delays stop() until it returns.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stop_token>
+#include <string>
+
+#include "host/common/status.h"
+
+namespace sh::admin {
+
+// The answer of a health or readiness probe: ok, or why not.
+struct Probe {
+  bool ok = true;
+  std::string reason;  // when not ok: served as the 503 body (readiness: "not ready: <reason>")
+};
+
+// The outcome of POST /reload.
+struct ReloadOutcome {
+  bool applied = false;  // 200 when true, 422 when false
+  std::string json;      // the result object, served as the body
+};
+
+// What the scheduler offers the endpoints. Every method may be called from several threads at
+// once (one per request in progress) and must not throw for ordinary failures (a throw is a
+// 500). The stop token is requested when the server stops: a call that waits should then
+// return promptly, whatever it answers (it is not sent anywhere).
+class Handler {
+ public:
+  virtual ~Handler() = default;
+  // /healthz and /livez.
+  virtual Probe health(std::stop_token stop) = 0;
+  // /readyz.
+  virtual Probe readiness(std::stop_token stop) = 0;
+  // /configz: a JSON document.
+  virtual std::string configJson(std::stop_token stop) = 0;
+  // /metrics: Prometheus text exposition format 0.0.4.
+  virtual std::string metricsText(std::stop_token stop) = 0;
+  // /status: a JSON object.
+  virtual std::string statusJson(std::stop_token stop) = 0;
+  // POST /reload: runs a reload and returns when it has been applied or rejected.
+  virtual ReloadOutcome reload(std::stop_token stop) = 0;
+};
+
+struct ServerOptions {
+  std::string address;  // TCP "host:port" (see parseTcpAddress); empty: no TCP listener
+  std::string socket;   // Unix socket path; empty: none
+  std::chrono::milliseconds readTimeout{10'000};
+  std::size_t maxConnections = 64;
+  std::size_t headerLimit = 8 * 1024;
+  std::size_t bodyLimit = 64 * 1024;
+};
+
+class Server {
+ public:
+  // `handler` must outlive the server (or at least stop()).
+  Server(ServerOptions options, Handler& handler);
+  ~Server();  // stop()
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds the listeners and starts the io thread. The error names the address or path and
+  // the cause (bad address, address in use, permission denied, not a socket, ...); nothing is
+  // left listening then. A server starts at most once.
+  Status start();
+  // Stops listening, closes every connection and joins every thread the server started;
+  // removes the Unix socket. Idempotent.
+  void stop();
+
+  // The TCP port bound (useful with port 0); 0 when there is no TCP listener.
+  uint16_t tcpPort() const;
+  // Connections open now.
+  std::size_t connectionCount() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sh::admin
