@@ -32,6 +32,8 @@ struct RunArgs {
   std::vector<std::string> pluginDirs;
   uint64_t seed = 0;
   bool follow = false;
+  std::string adminAddress;  // overrides [admin] address
+  std::string adminSocket;   // overrides [admin] socket
 };
 int runRun(const RunArgs& args);
 

@@ -53,6 +53,10 @@ int main(int argc, char** argv) {
   runCmd->add_option("--plugin-dir", run.pluginDirs, "where plugin .so files are found");
   runCmd->add_option("--seed", run.seed, "seed for tie-breaking")->capture_default_str();
   runCmd->add_flag("--follow", run.follow, "keep reading the change stream");
+  runCmd->add_option("--admin-address", run.adminAddress,
+                     "serve the admin endpoints on HOST:PORT (default: [admin] address; off)");
+  runCmd->add_option("--admin-socket", run.adminSocket,
+                     "serve the admin endpoints on this Unix socket (default: [admin] socket)");
 
   sh::cli::BenchArgs bench;
   auto* benchCmd = app.add_subcommand("bench", "measure scheduling throughput on a workload");

@@ -7,7 +7,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "host/admin/server.h"
 #include "host/cli/commands.h"
+#include "host/cli/run_admin.h"
 #include "host/connectors/decision_log.h"
 #include "host/connectors/embedded_cluster.h"
 #include "host/cycle/scheduler.h"
@@ -58,10 +60,12 @@ int runRun(const RunArgs& args) {
     ~RestoreMask() { reload::SignalWatcher::restoreSignals(mask); }
   } restoreMask{previousMask};
 
+  metrics::SchedulerMetrics metrics;  // outlives every framework: they record into it
   cycle::SchedulerServices services;
   profile::LoadRequest request;
   request.hostConfigFile = args.config;
   request.defaultPluginDirs = args.pluginDirs;
+  request.metrics = &metrics;
   config::Diagnostics diags;
   profile::GenerationPtr first = profile::buildGeneration(request, 1, &services, diags);
   printDiagnostics(diags);
@@ -70,6 +74,10 @@ int runRun(const RunArgs& args) {
     return 1;
   }
   const config::HostConfig& host = first->set.host;
+  metrics.profileGeneration.only().set(1);
+  admin::ServerOptions adminOptions;
+  adminOptions.address = args.adminAddress.empty() ? host.admin.address : args.adminAddress;
+  adminOptions.socket = args.adminSocket.empty() ? host.admin.socket : args.adminSocket;
 
   connectors::DecisionLog log(std::cout);
   connectors::EmbeddedCluster::Options co;
@@ -89,6 +97,7 @@ int runRun(const RunArgs& args) {
   so.seed = args.seed;
   so.queue.initialBackoff = std::chrono::seconds(host.podInitialBackoffSeconds);
   so.queue.maxBackoff = std::chrono::seconds(host.podMaxBackoffSeconds);
+  so.metrics = &metrics;
   auto start = std::chrono::steady_clock::now();
   cycle::SchedulerStats stats;
   std::size_t pending = 0;
@@ -108,8 +117,11 @@ int runRun(const RunArgs& args) {
     ro.install = [&scheduler](const profile::GenerationPtr& g) {
       scheduler.installFrameworks(g->set.frameworks, g->number);
     };
-    ro.report = [&log, &watching, &request](const reload::ReloadResult& r,
-                                            const profile::GenerationPtr& current) {
+    ro.report = [&log, &watching, &request, &metrics](const reload::ReloadResult& r,
+                                                      const profile::GenerationPtr& current) {
+      metrics.reloads.with({r.applied ? "Applied" : "Rejected"}).inc();
+      metrics.pluginLoadFailures.only().inc(r.pluginLoadFailures);
+      metrics.profileGeneration.only().set(static_cast<double>(r.generation));
       connectors::ReloadDecision d;
       d.generation = r.generation;
       d.applied = r.applied;
@@ -138,13 +150,32 @@ int runRun(const RunArgs& args) {
       }
       watching.store(watcher.get());
     }
+    RunAdmin adminHandler(scheduler, reloader, metrics);
+    admin::Server adminServer(adminOptions, adminHandler);
+    if (!adminOptions.address.empty() || !adminOptions.socket.empty()) {
+      if (Status as = adminServer.start(); !as.ok()) {
+        std::cerr << "schedhost run: admin endpoints: " << as.message() << "\n";
+        reloader.stop();
+        services.attach(nullptr, nullptr);
+        return 1;
+      }
+      if (!adminOptions.address.empty()) {
+        std::cerr << "schedhost run: admin endpoints on " << adminOptions.address << " (port "
+                  << adminServer.tcpPort() << ")\n";
+      }
+    }
     reload::SignalWatcher signals([&reloader] { reloader.request("SIGHUP"); },
-                                  [&scheduler](int) { scheduler.stop(); });
+                                  [&scheduler, &adminHandler](int) {
+                                    adminHandler.setStopping();
+                                    scheduler.stop();
+                                  });
     signals.start();
 
     stats = scheduler.run(args.follow);
 
+    adminHandler.setStopping();
     signals.stop();
+    adminServer.stop();
     reloader.stop();  // no report after this: `watching` may go
     watching.store(nullptr);
     if (watcher != nullptr) {

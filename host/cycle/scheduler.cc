@@ -272,6 +272,7 @@ SchedulerStats Scheduler::run(bool follow) {
   queue_->run();
   // The initial list first, as an informer syncs before scheduling starts.
   applyChanges(std::chrono::milliseconds(0));
+  synced_.store(true);
   lastRetiredCheck_ = std::chrono::steady_clock::now();
   while (!stopping_.load()) {
     swapGeneration();

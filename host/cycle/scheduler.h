@@ -122,6 +122,8 @@ class Scheduler : private CycleHost {
   std::optional<GenerationTiming> timingOf(uint64_t generation) const;
   // Thread-safe.
   SchedulerStatus status() const;
+  // True once run() has applied the initial cluster state (thread-safe).
+  bool synced() const { return synced_.load(); }
   // Logs (once each) old generations still held longer than `limit` by some cycle, such as a
   // pod waiting on Permit; returns how many are still held. Called by the loop every second.
   std::size_t checkRetiredGenerations(std::chrono::seconds limit);
@@ -252,6 +254,7 @@ class Scheduler : private CycleHost {
   std::vector<PermitWaiter> permitWaiters_;
 
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> synced_{false};
   connectors::LatencyStats latencies_;
   mutable std::mutex statsMu_;
   SchedulerStats stats_;

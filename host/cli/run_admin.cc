@@ -1,0 +1,123 @@
+#include "host/cli/run_admin.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <boost/json.hpp>
+
+#include "host/connectors/decision_log.h"
+#include "host/plugin/loader.h"
+
+namespace sh::cli {
+
+std::string reloadJson(const reload::ReloadResult& r) {
+  connectors::ReloadDecision d;
+  d.generation = r.generation;
+  d.applied = r.applied;
+  d.changed = r.changed;
+  d.error = r.error;
+  return connectors::reloadLine(d);
+}
+
+admin::Probe RunAdmin::health(std::stop_token) { return {}; }
+
+admin::Probe RunAdmin::readiness(std::stop_token) {
+  if (stopping_.load()) {
+    return {false, "shutting down"};
+  }
+  if (!scheduler_.synced()) {
+    return {false, "the initial cluster state is not loaded yet"};
+  }
+  if (reloader_.current() == nullptr) {
+    return {false, "no profile generation yet"};
+  }
+  return {};
+}
+
+std::string RunAdmin::configJson(std::stop_token) {
+  profile::GenerationPtr g = reloader_.current();
+  return g == nullptr ? std::string("{}") : profile::configzJson(*g);
+}
+
+std::string RunAdmin::metricsText(std::stop_token) {
+  metrics_.pluginLibrariesResident.only().set(static_cast<double>(plugin::residentLibraryCount()));
+  std::vector<metrics::FamilySnapshot> families = metrics_.registry().gather();
+  const queue::QueueMetrics q = scheduler_.queue().metrics();
+  families.push_back(metrics::pendingPodsFamily(q.pendingPods.active, q.pendingPods.backoff,
+                                                q.pendingPods.unschedulable, q.pendingPods.gated));
+  std::vector<metrics::IncomingPods> incoming;
+  for (const auto& [key, count] : q.incomingPods) {
+    incoming.push_back({key.first, key.second, count});
+  }
+  families.push_back(metrics::incomingPodsFamily(incoming));
+  std::sort(families.begin(), families.end(),
+            [](const metrics::FamilySnapshot& a, const metrics::FamilySnapshot& b) {
+              return a.desc.name < b.desc.name;
+            });
+  return metrics::renderText(families);
+}
+
+std::string RunAdmin::statusJson(std::stop_token) {
+  namespace json = boost::json;
+  const cycle::SchedulerStatus s = scheduler_.status();
+  json::object out;
+  out["generation"] = s.generation;
+  out["ready"] = readiness({}).ok;
+  json::array profiles;
+  if (profile::GenerationPtr g = reloader_.current()) {
+    for (const config::ResolvedProfile& rp : g->set.resolved) {
+      json::object plugins;
+      for (ExtensionPoint point : kAllExtensionPoints) {
+        json::array list;
+        for (const config::ResolvedPlugin& r : rp.at(point)) {
+          if (point == ExtensionPoint::kScore) {
+            list.push_back(json::object{{"name", r.name}, {"weight", r.weight}});
+          } else {
+            list.push_back(json::string(r.name));
+          }
+        }
+        if (!list.empty()) {
+          plugins[typeName(point)] = std::move(list);
+        }
+      }
+      profiles.push_back(
+          json::object{{"schedulerName", rp.schedulerName}, {"plugins", std::move(plugins)}});
+    }
+  }
+  out["profiles"] = std::move(profiles);
+  out["queue"] = json::object{{"active", s.queue.active},
+                              {"backoff", s.queue.backoff},
+                              {"unschedulable", s.queue.unschedulable},
+                              {"gated", s.queue.gated}};
+  out["bindingsInFlight"] = s.bindingsInFlight;
+  json::array orphans;
+  for (const auto& [pod, schedulerName] : s.podsWithoutProfile) {
+    orphans.push_back(json::object{{"pod", pod}, {"schedulerName", schedulerName}});
+  }
+  out["podsWithoutProfile"] = std::move(orphans);
+  json::array retired;
+  for (const auto& [generation, age] : s.retiredInUse) {
+    retired.push_back(json::object{{"generation", generation}, {"ageSeconds", age}});
+  }
+  out["retiredGenerationsInUse"] = std::move(retired);
+  if (auto last = reloader_.last()) {
+    out["lastReload"] = json::parse(reloadJson(*last));
+  } else {
+    out["lastReload"] = nullptr;
+  }
+  return json::serialize(out);
+}
+
+admin::ReloadOutcome RunAdmin::reload(std::stop_token stop) {
+  const uint64_t ticket = reloader_.request("POST /reload");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (!stop.stop_requested() && std::chrono::steady_clock::now() < deadline) {
+    if (auto result = reloader_.wait(ticket, std::chrono::milliseconds(100))) {
+      return {result->applied, reloadJson(*result)};
+    }
+  }
+  return {false, R"({"kind":"Reload","result":"Rejected","changed":[],"error":"the scheduler )"
+                 R"(is stopping, or the reload did not finish within 5 minutes"})"};
+}
+
+}  // namespace sh::cli

@@ -1,0 +1,42 @@
+// RunAdmin: what `schedhost run` serves on the admin endpoints (admin::Handler) — health and
+// readiness, /configz from the current generation, /metrics from the scheduler's metrics and
+// its queue, /status, and POST /reload through the reloader (docs/operations.md).
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "host/admin/server.h"
+#include "host/cycle/scheduler.h"
+#include "host/metrics/scheduler_metrics.h"
+#include "host/reload/reloader.h"
+
+namespace sh::cli {
+
+class RunAdmin : public admin::Handler {
+ public:
+  RunAdmin(cycle::Scheduler& scheduler, reload::Reloader& reloader,
+           metrics::SchedulerMetrics& metrics)
+      : scheduler_(scheduler), reloader_(reloader), metrics_(metrics) {}
+
+  // Shutting down: /readyz answers 503 from now on.
+  void setStopping() { stopping_.store(true); }
+
+  admin::Probe health(std::stop_token stop) override;
+  admin::Probe readiness(std::stop_token stop) override;
+  std::string configJson(std::stop_token stop) override;
+  std::string metricsText(std::stop_token stop) override;
+  std::string statusJson(std::stop_token stop) override;
+  admin::ReloadOutcome reload(std::stop_token stop) override;
+
+ private:
+  cycle::Scheduler& scheduler_;
+  reload::Reloader& reloader_;
+  metrics::SchedulerMetrics& metrics_;
+  std::atomic<bool> stopping_{false};
+};
+
+// The reload result as the Reload decision line and POST /reload's body write it.
+std::string reloadJson(const reload::ReloadResult& result);
+
+}  // namespace sh::cli
