@@ -148,6 +148,7 @@ HostConfig parseHostConfig(std::string_view text, const std::string& fileName, D
   const SourceLocation fileStart{fileName, 1, 1};
   std::optional<TomlValue> root = parseToml(text, fileName, diags);
   if (!root) {
+    config.parsed = false;
     return config;
   }
   const std::filesystem::path base = std::filesystem::path(fileName).parent_path();
@@ -196,6 +197,7 @@ HostConfig loadHostConfig(const std::filesystem::path& path, Diagnostics& diags)
     diags.error(SourceLocation{path.string(), 0, 0}, {}, "cannot open file");
     HostConfig config;
     config.file = path.string();
+    config.parsed = false;
     return config;
   }
   std::ostringstream buffer;

@@ -15,6 +15,7 @@ namespace sh::config {
 
 struct HostConfig {
   std::string file;                      // the file it was read from
+  bool parsed = true;                    // false: the file could not be read or parsed
   int32_t parallelism = 16;              // 0 = one worker per core
   int32_t percentageOfNodesToScore = 0;  // 0 = adaptive
   int64_t podInitialBackoffSeconds = 1;

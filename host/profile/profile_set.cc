@@ -74,6 +74,9 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
   ProfileSet set;
   if (!request.hostConfigFile.empty()) {
     set.host = config::loadHostConfig(request.hostConfigFile, diags);
+    if (!set.host.parsed) {
+      return set;  // nothing to resolve: the errors would only follow from the first
+    }
   }
   for (const std::string& f : request.profileFiles) {
     if (auto p = config::loadProfileFile(f, diags)) {
