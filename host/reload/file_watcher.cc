@@ -221,7 +221,9 @@ bool FileWatcher::matches(const Dir& dir, const std::string& name) const {
   if (dir.names.contains(name)) {
     return true;
   }
-  if (!dir.names.empty() && name == kConfigMapData) {
+  // A ConfigMap volume swaps its content by renaming `..data`, in a watched file's directory
+  // as in a whole watched directory (profileDirs mounted from a ConfigMap).
+  if ((!dir.names.empty() || dir.whole) && name == kConfigMapData) {
     return true;
   }
   if (dir.whole) {

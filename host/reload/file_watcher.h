@@ -8,7 +8,7 @@
 //                file's directory also counts: that is how a ConfigMap volume swaps its
 //                content (a new timestamped directory, then `..data` renamed over).
 //   directories  any entry whose name ends in one of the extensions (".toml", ".so" by
-//                default).
+//                default), and `..data` (a ConfigMap-mounted directory).
 //
 // Relevant events: IN_CLOSE_WRITE, IN_MOVED_TO, IN_MOVED_FROM, IN_CREATE, IN_DELETE and
 // IN_ATTRIB on a matching name, and IN_Q_OVERFLOW (events were lost, so anything may have

@@ -26,6 +26,11 @@ std::vector<std::string> restartOnlyChanges(const config::HostConfig& was,
   if (was.admin.address != now.admin.address || was.admin.socket != now.admin.socket) {
     out.emplace_back("admin");
   }
+  if (was.reload.watch != now.reload.watch ||
+      was.reload.debounceMilliseconds != now.reload.debounceMilliseconds ||
+      was.reload.drainWarningSeconds != now.reload.drainWarningSeconds) {
+    out.emplace_back("reload");
+  }
   return out;
 }
 

@@ -237,6 +237,8 @@ class SchedulerHarness {
 
   connectors::EmbeddedCluster& cluster() { return *cluster_; }
   Scheduler& scheduler() { return *scheduler_; }
+  // What the plugins of later generations must be created with (bindings go through it).
+  SchedulerServices& services() { return services_; }
 
   // The stored pod ns/<name> (null when deleted).
   std::shared_ptr<const model::Pod> storedPod(std::string_view name) const {

@@ -203,6 +203,25 @@ TEST(FileWatcher, ConfigMapDataSwapCallsOnce) {
   EXPECT_EQ(line, "a = 2");
 }
 
+// profileDirs mounted from a ConfigMap: the swap of `..data` in a watched directory is one
+// change, though no entry ending in .toml changes its name.
+TEST(FileWatcher, ConfigMapDataSwapInAWatchedDirectoryCallsOnce) {
+  TempDir dir;
+  fs::create_directory(dir.path() / "..2024_01_01_00_00_00.1");
+  writeFile(dir.path() / "..2024_01_01_00_00_00.1" / "batch.toml", "a = 1\n");
+  fs::create_directory_symlink("..2024_01_01_00_00_00.1", dir.path() / "..data");
+
+  Counted c;
+  c.watcher.setTargets({}, {dir.path()});
+  ASSERT_TRUE(c.watcher.start().ok());
+
+  fs::create_directory(dir.path() / "..2024_01_01_00_01_00.2");
+  writeFile(dir.path() / "..2024_01_01_00_01_00.2" / "batch.toml", "a = 2\n");
+  fs::create_directory_symlink("..2024_01_01_00_01_00.2", dir.path() / "..data_tmp");
+  fs::rename(dir.path() / "..data_tmp", dir.path() / "..data");
+  EXPECT_EQ(c.settle(1), 1);
+}
+
 TEST(FileWatcher, MissingDirectoryIsReportedOnceAndSkipped) {
   TempDir dir;
   fs::path missing = dir.path() / "plugins.d";

@@ -137,16 +137,14 @@ TEST_F(ReloaderTest, RejectedReloadsKeepTheRunningGeneration) {
   const fs::path notAPlugin = dir_ / "libnot-a-plugin.so";
   std::ofstream(notAPlugin) << "just text\n";
   const std::vector<RejectCase> cases = {
-      {"bad TOML", std::string(kDefault) + "parallelism = \n",
-       "schedhost.toml:4:15: invalid TOML"},
+      {"bad TOML", std::string(kDefault) + "parallelism = \n", "schedhost.toml:4:15: invalid TOML"},
       {"unknown plugin",
        std::string(kDefault) + "[profiles.plugins.filter]\nenabled = [{name = \"NoSuchPlugin\"}]\n",
        "schedhost.toml:5:12: profiles[0].plugins.filter.enabled[0].name: plugin \"NoSuchPlugin\" "
        "does not exist"},
       {"bad args",
-       std::string(kDefault) +
-           "[[profiles.pluginConfig]]\nname = \"NodeResourcesFit\"\n"
-           "[profiles.pluginConfig.args.scoringStrategy]\ntype = \"Nope\"\n",
+       std::string(kDefault) + "[[profiles.pluginConfig]]\nname = \"NodeResourcesFit\"\n"
+                               "[profiles.pluginConfig.args.scoringStrategy]\ntype = \"Nope\"\n",
        "scoringStrategy.type"},
       {"a library that fails to load",
        std::string(kDefault) + "[[profiles.libraries]]\npath = \"" + notAPlugin.string() + "\"\n",
