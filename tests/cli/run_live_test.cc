@@ -361,6 +361,22 @@ TEST_F(RunLive, ProbesAndShutdown) {
   }
   ASSERT_TRUE(fs::exists(socket_));
   run_->signal(SIGTERM);
+  // While it stops, /readyz may still answer for a moment: then with 503, never 200 again
+  // once it said 503. The window can be too short to see.
+  bool sawStopping = false;
+  eventually(
+      [&] {
+        admin::ClientResponse r = get("/readyz");
+        if (!r.ok()) return true;  // the listener is gone
+        if (r.status == 503) {
+          sawStopping = true;
+          EXPECT_EQ(r.body, "not ready: shutting down\n");
+        } else {
+          EXPECT_FALSE(sawStopping) << "/readyz answered " << r.status << " after a 503";
+        }
+        return false;
+      },
+      kEventDeadline);
   std::optional<int> code = run_->waitExit(kEventDeadline);
   ASSERT_TRUE(code.has_value()) << "no clean exit after SIGTERM; stderr:\n" << run_->err();
   EXPECT_EQ(*code, 0) << run_->err();
