@@ -700,5 +700,27 @@ TEST_F(RunLive, StatusCommand) {
   EXPECT_EQ(status.out.rfind("generation 2 (ready)\n", 0), 0u) << status.out;
 }
 
+// Nothing runs between reloads here (no cycle, no binding, no pod waiting on Permit), so the
+// replaced generations are released at once and none is reported as draining.
+TEST_F(RunLive, ReplacedGenerationsAreReleasedWhenIdle) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  ASSERT_TRUE(waitForLine("Binding", "default/web-0").has_value()) << run_->out();
+  for (int generation = 2; generation <= 3; ++generation) {
+    admin::ClientResponse r = post("/reload");
+    ASSERT_TRUE(r.ok()) << r.error;
+    ASSERT_EQ(r.status, 200) << r.body;
+  }
+  json::object status;
+  EXPECT_TRUE(eventually(
+      [&] {
+        status = getJson("/status");
+        const json::value* retired = status.if_contains("retiredGenerationsInUse");
+        return integer(status, "generation") == 3 && retired != nullptr && retired->is_array() &&
+               retired->as_array().empty();
+      },
+      kEventDeadline))
+      << json::serialize(status);
+}
+
 }  // namespace
 }  // namespace sh::cli
