@@ -73,7 +73,7 @@ int runRun(const RunArgs& args) {
     std::cerr << "schedhost run: " << diags.errorCount() << " configuration error(s)\n";
     return 1;
   }
-  const config::HostConfig& host = first->set.host;
+  const config::HostConfig host = first->set.host;  // a copy: `first` is released below
   metrics.profileGeneration.only().set(1);
   admin::ServerOptions adminOptions;
   adminOptions.address = args.adminAddress.empty() ? host.admin.address : args.adminAddress;
@@ -150,6 +150,7 @@ int runRun(const RunArgs& args) {
       }
       watching.store(watcher.get());
     }
+    first.reset();  // the reloader holds the current generation; a replaced one must drain
     RunAdmin adminHandler(scheduler, reloader, metrics);
     admin::Server adminServer(adminOptions, adminHandler);
     if (!adminOptions.address.empty() || !adminOptions.socket.empty()) {
