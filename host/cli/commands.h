@@ -46,6 +46,14 @@ struct BenchArgs {
   uint64_t seed = 0;
   int timeoutSeconds = 600;
   bool json = false;
+  bool metrics = true;    // record the scheduler's metrics, as `run` does
+  int reloadEveryMs = 0;  // > 0: a reload every this many ms while the workload runs
+  // "reload" or "metrics": run the workload twice in one process, without and with it.
+  std::string compare;
+  // > 0: instead of measuring throughput, run this many reloads back to back, alternating
+  // `config` and `altConfig`, and report resident memory along the way.
+  int reloadCycles = 0;
+  std::string altConfig;
 };
 int runBench(const BenchArgs& args);
 

@@ -70,6 +70,19 @@ int main(int argc, char** argv) {
   benchCmd->add_option("--timeout", bench.timeoutSeconds, "give up after this many seconds")
       ->capture_default_str();
   benchCmd->add_flag("--json", bench.json, "JSON output");
+  benchCmd->add_flag("!--no-metrics", bench.metrics, "do not record the scheduler's metrics");
+  benchCmd->add_option("--reload-every-ms", bench.reloadEveryMs,
+                       "reload the profiles every this many ms during the run");
+  benchCmd
+      ->add_option("--compare", bench.compare,
+                   "run twice in one process: without and with 'reload' (every "
+                   "--reload-every-ms, default 100) or 'metrics'")
+      ->check(CLI::IsMember({"reload", "metrics"}));
+  benchCmd->add_option("--reload-cycles", bench.reloadCycles,
+                       "run this many reloads alternating --config and --alt-config and report "
+                       "resident memory");
+  benchCmd->add_option("--alt-config", bench.altConfig,
+                       "the second configuration of --reload-cycles");
 
   auto addTarget = [](CLI::App* cmd, sh::cli::AdminTarget& target) {
     cmd->add_option("--admin-address", target.address, "the admin endpoint, HOST:PORT");
