@@ -161,9 +161,12 @@ void Scheduler::swapGeneration() {
   }
   // Pods of removed profiles leave the queue; they stay in pods_ (podsWithoutProfile).
   queue_->setProfiles(queueProfiles(frameworks_));
-  // Pods whose schedulerName gained a profile join the queue.
+  // Pods whose schedulerName gained a profile join the queue (a scan of every known pod, so
+  // only when a profile appeared).
+  const bool added = std::any_of(frameworks_.begin(), frameworks_.end(),
+                                 [&old](const auto& entry) { return !old.contains(entry.first); });
   std::vector<std::shared_ptr<const model::Pod>> adopted;
-  {
+  if (added) {
     std::lock_guard<std::mutex> lock(podsMu_);
     for (const auto& [uid, pod] : pods_) {
       if (!assigned(*pod) && responsibleFor(*pod) && !servedBy(old, *pod)) {

@@ -560,6 +560,11 @@ std::vector<PodPtr> SchedulingQueue::setProfiles(QueueProfiles profiles) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     old.swap(profiles_);
+    // A pod can lose its profile only when some schedulerName went away.
+    bool removed = false;
+    for (const Profile& was : old) {
+      removed = removed || profiles.find(was.name) == profiles.end();
+    }
     profileByName_.clear();
     pluginEvents_.clear();
     LessFunc less;
@@ -583,17 +588,20 @@ std::vector<PodPtr> SchedulingQueue::setProfiles(QueueProfiles profiles) {
       backoff_.reheap();
     }
 
-    // Pods that no profile schedules any more leave the queue.
+    // Pods that no profile schedules any more leave the queue (a scan of every queued pod, so
+    // only when a profile went away).
     std::vector<std::string> orphans;
     const auto collect = [&](const QueuedPodInfo& info) {
       if (profileFor(*info.pod) == nullptr) {
         orphans.push_back(info.key());
       }
     };
-    active_.forEach(collect);
-    backoff_.forEach(collect);
-    for (const QueuedPodInfo* info : unschedulable_.list()) {
-      collect(*info);
+    if (removed) {
+      active_.forEach(collect);
+      backoff_.forEach(collect);
+      for (const QueuedPodInfo* info : unschedulable_.list()) {
+        collect(*info);
+      }
     }
     for (const std::string& key : orphans) {
       QueuedPodInfoPtr info = active_.remove(key);
@@ -612,7 +620,9 @@ std::vector<PodPtr> SchedulingQueue::setProfiles(QueueProfiles profiles) {
 
     // Gated pods meet the new PreEnqueue plugins.
     bool activated = false;
-    for (QueuedPodInfo* gated : unschedulable_.list()) {
+    const std::vector<QueuedPodInfo*> waiting =
+        unschedulable_.gatedCount() > 0 ? unschedulable_.list() : std::vector<QueuedPodInfo*>{};
+    for (QueuedPodInfo* gated : waiting) {
       if (!gated->gated()) {
         continue;
       }
