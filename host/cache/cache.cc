@@ -68,8 +68,10 @@ void Cache::setNode(std::shared_ptr<const model::Node> node) {
     tree_.add(now);
     ++treeVersion_;
   } else if (zoneKey(old->view()) != zoneKey(now)) {
+    // The tree's order changes, but not the snapshot's: upstream's UpdateSnapshot rebuilds its
+    // node list only when a node was added or removed (updateAllLists), so the node keeps its
+    // place there until then.
     tree_.update(old->view(), now);
-    ++treeVersion_;
   }
   if (images_.replace(&entry, old != nullptr ? &old->view() : nullptr, &now)) {
     markImagesStale(entry);

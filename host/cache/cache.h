@@ -173,7 +173,7 @@ class Cache {
   NodeList nodes_;                                                   // most recently changed first
   std::unordered_map<std::string_view, NodeList::iterator> byName_;  // keys: CachedNode::name
   NodeTree tree_;
-  uint64_t treeVersion_ = 1;  // bumped whenever tree_'s order changes
+  uint64_t treeVersion_ = 1;  // bumped whenever a node joins or leaves tree_
   ImageIndex images_;
   std::unordered_map<std::string, PodState, StringHash, std::equal_to<>> pods_;
   std::size_t assumedCount_ = 0;

@@ -97,6 +97,7 @@ std::optional<BenchRun> runOnce(const BenchArgs& args, const bench::Workload& wo
   cycle::SchedulerOptions so;
   so.parallelism = args.parallelism >= 0 ? args.parallelism : first->set.host.parallelism;
   so.percentageOfNodesToScore = first->set.host.percentageOfNodesToScore;
+  so.maxConcurrentBindings = first->set.host.binding.maxConcurrent;
   so.seed = args.seed;
   so.metrics = withMetrics ? &metrics : nullptr;
   BenchRun out;

@@ -94,6 +94,7 @@ int runRun(const RunArgs& args) {
   cycle::SchedulerOptions so;
   so.parallelism = host.parallelism;
   so.percentageOfNodesToScore = host.percentageOfNodesToScore;
+  so.maxConcurrentBindings = host.binding.maxConcurrent;
   so.seed = args.seed;
   so.queue.initialBackoff = std::chrono::seconds(host.podInitialBackoffSeconds);
   so.queue.maxBackoff = std::chrono::seconds(host.podMaxBackoffSeconds);

@@ -118,6 +118,23 @@ void readReload(TableReader& top, HostConfig& config, Diagnostics& diags) {
   reader.finish();
 }
 
+void readBinding(TableReader& top, HostConfig& config, Diagnostics& diags) {
+  const TomlValue* table = top.table("binding");
+  if (table == nullptr) {
+    return;
+  }
+  TableReader reader(*table, top.pathOf("binding"), diags);
+  if (const auto v = reader.integer("maxConcurrent")) {
+    if (*v < 1 || *v > 65'536) {
+      diags.error(locationOf(*reader.find("maxConcurrent")), reader.pathOf("maxConcurrent"),
+                  "must be in the range [1, 65536], got " + std::to_string(*v));
+    } else {
+      config.binding.maxConcurrent = static_cast<int32_t>(*v);
+    }
+  }
+  reader.finish();
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path& dir,
@@ -158,6 +175,7 @@ HostConfig parseHostConfig(std::string_view text, const std::string& fileName, D
   config.profileDirs = readDirs(reader, "profileDirs", base);
   readAdmin(reader, config, diags);
   readReload(reader, config, diags);
+  readBinding(reader, config, diags);
 
   if (const TomlValue* profiles = reader.array("profiles")) {
     const auto& items = profiles->as_array();

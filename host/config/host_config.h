@@ -38,6 +38,11 @@ struct HostConfig {
     int64_t debounceMilliseconds = 250;  // a burst of changes within this quiet time is one reload
     int64_t drainWarningSeconds = 60;    // log an old generation still in use after this long
   } reload;
+  // [binding]: the binding cycles, each on a thread of its own as upstream gives each its
+  // goroutine.
+  struct Binding {
+    int32_t maxConcurrent = 1024;  // binding cycles running at once; more wait for a thread
+  } binding;
 };
 
 // Reads schedhost.toml and the profile files its profileDirs name. Every problem found goes to

@@ -464,11 +464,29 @@ void EmbeddedCluster::recordFailure(const SchedulingFailure& failure) {
     applySchedulingFailure(manifest, failure.reason, failure.message, failure.nominatedNodeName,
                            now);
   };
-  auto commit = [](std::shared_ptr<const model::Pod>, std::shared_ptr<const model::Pod>) {};
-  Status s = updatePod(key, check, edit, commit);
+  Status s = updatePod(key, check, edit, statusCommit());
   if (!s.ok()) {
     spdlog::debug("embedded cluster: failure of pod {} not recorded: {}", key, s.message());
   }
+}
+
+EmbeddedCluster::PodCommit EmbeddedCluster::statusCommit() {
+  return [this](std::shared_ptr<const model::Pod> old, std::shared_ptr<const model::Pod> cur) {
+    if (old->view().nominated_node_name.len == cur->view().nominated_node_name.len &&
+        std::string_view(old->view().nominated_node_name.ptr,
+                         old->view().nominated_node_name.len) ==
+            std::string_view(cur->view().nominated_node_name.ptr,
+                             cur->view().nominated_node_name.len)) {
+      return;  // the scheduling queue ignores a status-only change
+    }
+    ClusterChange change;
+    change.type = ClusterChange::Type::kModified;
+    change.kind = ClusterChange::Kind::kPod;
+    change.oldPod = std::move(old);
+    change.curPod = std::move(cur);
+    change.source = "status";
+    pushLocked(std::move(change));
+  };
 }
 
 Status EmbeddedCluster::preemptPod(const model::Pod& pod, std::string_view message) {
@@ -491,8 +509,7 @@ Status EmbeddedCluster::clearNominatedNodeName(const model::Pod& pod) {
       status->as_object().erase("nominatedNodeName");
     }
   };
-  auto commit = [](std::shared_ptr<const model::Pod>, std::shared_ptr<const model::Pod>) {};
-  return updatePod(podKey(pod), check, edit, commit);
+  return updatePod(podKey(pod), check, edit, statusCommit());
 }
 
 void EmbeddedCluster::recordEvent(const EventRecord& event) {

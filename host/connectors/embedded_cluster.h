@@ -115,16 +115,16 @@ class EmbeddedCluster final : public Connector {
   // recordFailure), then deletePod: the kDeleted change's oldPod carries the condition.
   Status preemptPod(const model::Pod& pod, std::string_view message) override;
   // Sets PodScheduled=False (reason, message cut to 1 KiB) and status.nominatedNodeName
-  // (nullopt: unchanged, "": removed) on the stored pod, and emits NO change. Upstream's
-  // status patch does come back as an update event, but the scheduling queue ignores it:
-  // isPodUpdated() compares old and new with resourceVersion, generation and status stripped,
-  // so a patch that only writes status leaves the pod where it is. Delivering it would cost an
-  // event-loop turn and, in a replay, interleave our writes with the recorded stream. The next
-  // change of the pod carries the patched pod as oldPod. Ignored when the pod no longer exists
-  // or is bound by now.
+  // (nullopt: unchanged, "": removed) on the stored pod. Upstream's status patch comes back as
+  // an update event. The scheduling queue ignores a status-only change (isPodUpdated()
+  // compares old and new with resourceVersion, generation and status stripped), so the change
+  // is emitted (source "status") only when nominatedNodeName changed: the event handler then
+  // requeues the pods of lower or equal priority that the old nomination held back. Otherwise
+  // the next change of the pod carries the patched pod as oldPod. Ignored when the pod no
+  // longer exists or is bound by now.
   void recordFailure(const SchedulingFailure& failure) override;
-  // Removes status.nominatedNodeName from the stored pod; like recordFailure, a status-only
-  // patch that emits no change. Errors: `pod ns/p not found`, the UID precondition.
+  // Removes status.nominatedNodeName from the stored pod; a change is emitted as for
+  // recordFailure. Errors: `pod ns/p not found`, the UID precondition.
   Status clearNominatedNodeName(const model::Pod& pod) override;
   void recordEvent(const EventRecord& event) override;
 
@@ -170,6 +170,8 @@ class EmbeddedCluster final : public Connector {
   // lock on the stored pod, before and again at the commit, and its failure aborts; the edit
   // and the parse run outside the lock, and start over when the pod changed meanwhile.
   // `commit` runs under the lock once the new pod is stored.
+  // The commit of a status patch: emits the change when nominatedNodeName changed.
+  PodCommit statusCommit();
   Status updatePod(const std::string& key, const PodCheck& check, const PodEdit& edit,
                    const PodCommit& commit);
   void pushLocked(ClusterChange change);

@@ -1,5 +1,6 @@
-// The binding cycle (upstream schedule_one.go: bindingCycle): on the binding pool, so the next
-// pod's scheduling cycle starts at once.
+// The binding cycle (upstream schedule_one.go: bindingCycle, runBindingCycle): each on a thread
+// of its own, as upstream starts a goroutine for each, so the next pod's scheduling cycle
+// starts at once and a slow binding holds up no other.
 #include <spdlog/spdlog.h>
 
 #include "host/cycle/pod_text.h"
@@ -7,13 +8,20 @@
 
 namespace sh::cycle {
 
+namespace {
+
+// Idle binding threads beyond this many end after kBindThreadIdle without work.
+constexpr std::size_t kBindThreadsKept = 4;
+constexpr auto kBindThreadIdle = std::chrono::seconds(10);
+
+}  // namespace
+
 void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
                                   std::unique_ptr<CycleState> cycle, queue::QueuedPodInfoPtr info,
                                   std::shared_ptr<const model::Pod> assumed, std::string host,
                                   int64_t startNanos, std::shared_ptr<WaitingPod> waiting) {
   // The cycle state outlives the scheduling cycle; the snapshot it points at does not.
   cycle->snapshot = nullptr;
-  const bool waits = waiting != nullptr;
   auto job = [this, fw = std::move(fw), cycle = std::shared_ptr<CycleState>(std::move(cycle)),
               info = std::shared_ptr<queue::QueuedPodInfo>(std::move(info)),
               assumed = std::move(assumed), host = std::move(host), startNanos,
@@ -22,27 +30,25 @@ void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
   };
   std::lock_guard<std::mutex> lock(bindMu_);
   ++bindingsInFlight_;
-  if (!waits) {
-    bindJobs_.push_back(std::move(job));
+  bindJobs_.push_back(std::move(job));
+  // Every queued binding cycle needs a thread of its own: an idle one that has not yet taken
+  // a job, or a new one. At the limit it waits for a running one to finish.
+  if (bindThreadsIdle_ >= bindJobs_.size() ||
+      bindThreadsAlive_ >= static_cast<std::size_t>(options_.maxConcurrentBindings)) {
     bindCv_.notify_one();
     return;
   }
-  // Waiting on Permit in the pool would hold up every binding queued behind this one (with
-  // one binding thread, all of them) until the pod is allowed or times out.
-  std::erase_if(permitWaiters_, [](PermitWaiter& w) {
-    if (!w.finished->load()) {
+  std::erase_if(bindThreads_, [](BindThread& t) {
+    if (!t.finished->load()) {
       return false;
     }
-    w.thread.join();  // past bindingFinished(): returns at once
+    t.thread.join();  // it has returned from bindingWorker: at once
     return true;
   });
   auto finished = std::make_shared<std::atomic<bool>>(false);
-  permitWaiters_.push_back({std::thread([this, job = std::move(job), finished] {
-                              job();
-                              bindingFinished();
-                              finished->store(true);
-                            }),
-                            finished});
+  ++bindThreadsAlive_;
+  bindThreads_.push_back(
+      {std::thread([this, finished] { bindingWorker(finished); }), std::move(finished)});
 }
 
 void Scheduler::bindingFinished() {
@@ -53,20 +59,29 @@ void Scheduler::bindingFinished() {
   }
 }
 
-void Scheduler::bindingWorker() {
+void Scheduler::bindingWorker(const std::shared_ptr<std::atomic<bool>>& finished) {
+  std::unique_lock<std::mutex> lock(bindMu_);
   for (;;) {
-    std::function<void()> job;
-    {
-      std::unique_lock<std::mutex> lock(bindMu_);
-      bindCv_.wait(lock, [&] { return bindStopping_ || !bindJobs_.empty(); });
-      if (bindJobs_.empty()) {
-        return;  // stopping and drained
+    ++bindThreadsIdle_;
+    const bool woken = bindCv_.wait_for(lock, kBindThreadIdle,
+                                        [&] { return bindStopping_ || !bindJobs_.empty(); });
+    --bindThreadsIdle_;
+    if (bindJobs_.empty()) {
+      if (bindStopping_ || (!woken && bindThreadsAlive_ > kBindThreadsKept)) {
+        --bindThreadsAlive_;
+        finished->store(true);
+        return;
       }
-      job = std::move(bindJobs_.front());
-      bindJobs_.pop_front();
+      continue;
     }
-    job();
+    {
+      std::function<void()> job = std::move(bindJobs_.front());
+      bindJobs_.pop_front();
+      lock.unlock();
+      job();
+    }  // the cycle's state and framework are let go before the binding counts as over
     bindingFinished();
+    lock.lock();
   }
 }
 
@@ -83,33 +98,35 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
   const sh_pod& pod = assumed->view();
   const std::string uid(pod.uid.ptr, pod.uid.len);
   const queue::ClusterEvent assignedPodDelete{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}};
+  // Every binding failure clears the nomination (upstream handleBindingCycleError).
+  const queue::NominatingInfo clearNomination = queue::NominatingInfo::overrideWith("");
   auto fail = [&](Status s, bool permitRejection) {
     fw->runUnreserve(cycle, pod, host);
     const bool forgotten = cache_.forgetPod(assumed).ok();
-    if (permitRejection && s.isRejected()) {
-      FitError fe;
+    // A Permit rejection is a FitError on the chosen node. Failures after WaitOnPermit are
+    // never "unschedulable by plugin": no FitError, so no rejector plugins and the error
+    // backoff, though a PreBind or Bind rejection still reports reason Unschedulable
+    // (upstream bindingCycle, handleSchedulingFailure).
+    FitError fe;
+    const bool fit = permitRejection && s.isRejected();
+    if (fit) {
       fe.numAllNodes = 1;
       fe.diagnosis.addPluginStatus(s);
       fe.diagnosis.nodeToStatus.set(host, s);
-      handleSchedulingFailure(*fw, std::make_unique<queue::QueuedPodInfo>(*info), s, &fe,
-                              std::nullopt, startNanos);
-      // After the failure handler, and not for the pod itself: the forgotten copy is the
-      // rejected pod's own, and must not requeue it (upstream handleBindingCycleError).
-      if (forgotten) {
-        queue_->moveAllToActiveOrBackoffQueue(
-            assignedPodDelete, assumed, nullptr,
-            [&uid](const queue::QueuedPodInfo& other) { return other.pod->uid() != uid; });
-      }
-    } else {
-      if (forgotten) {
-        queue_->moveAllToActiveOrBackoffQueue(assignedPodDelete, assumed, nullptr);
-      }
-      if (s.isRejected() && !permitRejection) {
-        // Failures after WaitOnPermit are never "unschedulable by plugin".
-        s.setCode(SH_ERROR);
-      }
-      handleSchedulingFailure(*fw, std::make_unique<queue::QueuedPodInfo>(*info), s, nullptr,
-                              std::nullopt, startNanos);
+    }
+    // The forgotten pod freed its node: an AssignedPodDelete. After a rejection it comes after
+    // the failure handler and leaves the pod itself out, so the event cannot requeue it
+    // (upstream handleBindingCycleError).
+    const bool rejected = s.isRejected();
+    if (forgotten && !rejected) {
+      queue_->moveAllToActiveOrBackoffQueue(assignedPodDelete, assumed, nullptr);
+    }
+    handleSchedulingFailure(*fw, std::make_unique<queue::QueuedPodInfo>(*info), s,
+                            fit ? &fe : nullptr, clearNomination, startNanos);
+    if (forgotten && rejected) {
+      queue_->moveAllToActiveOrBackoffQueue(
+          assignedPodDelete, assumed, nullptr,
+          [&uid](const queue::QueuedPodInfo& other) { return other.pod->uid() != uid; });
     }
   };
 

@@ -9,6 +9,12 @@
 #include "host/model/pod_assign.h"
 
 namespace sh::cycle {
+namespace {
+
+// Upstream schedule_one.go: clearNominatedNode.
+const queue::NominatingInfo kClearNomination = queue::NominatingInfo::overrideWith("");
+
+}  // namespace
 
 void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   const model::Pod& podObj = *info->pod;
@@ -63,15 +69,20 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
     isFitError = st.isRejected() && fitError.numAllNodes > 0;
   }
   if (!st.ok()) {
-    std::optional<std::string> nominated;
+    // Every failure clears the pod's nomination, except one PostFilter ran for: its result
+    // decides (none: the nomination stays) (upstream schedulingAlgorithm).
+    queue::NominatingInfo nominating = kClearNomination;
     if (isFitError && fw->hasPostFilterPlugins()) {
       if (options_.metrics != nullptr) {
         options_.metrics->preemptionAttempts.only().inc();
       }
+      std::optional<std::string> nominated;
       Status pf = fw->runPostFilter(*cycle, pod, fitError.diagnosis.nodeToStatus, &nominated);
       fitError.diagnosis.postFilterMsg = pf.ok() ? std::string() : pf.message();
+      nominating =
+          nominated ? queue::NominatingInfo::overrideWith(*nominated) : queue::NominatingInfo{};
     }
-    handleSchedulingFailure(*fw, std::move(info), st, isFitError ? &fitError : nullptr, nominated,
+    handleSchedulingFailure(*fw, std::move(info), st, isFitError ? &fitError : nullptr, nominating,
                             start);
     return;
   }
@@ -81,7 +92,7 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   Status as = assumed == nullptr ? Status(SH_ERROR, "cannot copy pod " + podKey(pod))
                                  : cache_.assumePod(assumed);
   if (!as.ok()) {
-    handleSchedulingFailure(*fw, std::move(info), as, nullptr, std::nullopt, start);
+    handleSchedulingFailure(*fw, std::move(info), as, nullptr, kClearNomination, start);
     return;
   }
   queue_->deleteNominatedPodIfExists(info->pod);
@@ -95,9 +106,9 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
       fe.numAllNodes = 1;
       fe.diagnosis.addPluginStatus(s);
       fe.diagnosis.nodeToStatus.set(result.host, s);
-      handleSchedulingFailure(*fw, std::move(info), s, &fe, std::nullopt, start);
+      handleSchedulingFailure(*fw, std::move(info), s, &fe, kClearNomination, start);
     } else {
-      handleSchedulingFailure(*fw, std::move(info), s, nullptr, std::nullopt, start);
+      handleSchedulingFailure(*fw, std::move(info), s, nullptr, kClearNomination, start);
     }
   };
   Status rs = fw->runReserve(*cycle, ap, result.host);
@@ -140,12 +151,14 @@ Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_p
     result.host = str(feasible[0]->node->name);
     return Status();
   }
-  Status ps = fw.runPreScore(cycle, pod, feasible);
-  if (!ps.ok()) {
-    return ps;
-  }
   std::vector<NodeScore> scores;
   if (fw.hasScorePlugins()) {
+    // Without Score plugins every node scores 1 and PreScore does not run either (upstream
+    // prioritizeNodes).
+    Status ps = fw.runPreScore(cycle, pod, feasible);
+    if (!ps.ok()) {
+      return ps;
+    }
     cycle.parallelPhase = true;
     Status ss = fw.runScore(cycle, pod, feasible, scores, nullptr,
                             [this](std::size_t n, const std::function<void(std::size_t)>& fn) {
@@ -176,28 +189,39 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
   const std::vector<const sh_node_info*>& all = snapshot_.views;
   PreFilterOutcome pre;
   Status ps = fw.runPreFilter(cycle, pod, pre);
+  if (ps.code() == SH_ERROR) {
+    status = ps;
+    return {};
+  }
+  // The plugins that restricted the node set are rejectors from here on: if the nodes they
+  // named do not exist or all fail, the pod waits for an event one of them registered
+  // (upstream findNodesThatFitPod: Diagnosis.UnschedulablePlugins starts as the PreFilter's
+  // pluginsWithNodes).
+  diagnosis.unschedulablePlugins.insert(pre.restrictingPlugins.begin(),
+                                        pre.restrictingPlugins.end());
   if (!ps.ok()) {
-    if (ps.code() == SH_ERROR) {
-      status = ps;
-      return {};
-    }
     nts.setAbsent(ps);
     diagnosis.preFilterMsg = ps.message();
     diagnosis.addPluginStatus(ps);
     return {};
   }
 
-  // The nominated node first: if the pod still fits there, it is the only candidate.
+  // The nominated node first: if the pod still fits there, it is the only candidate. A
+  // rejection there is recorded like any other (upstream evaluateNominatedNode shares the
+  // NodeToStatus); an Error is only logged, and the full search follows.
   if (pod.nominated_node_name.len > 0) {
-    if (const sh_node_info* ni = snapshot_.find(
-            std::string_view(pod.nominated_node_name.ptr, pod.nominated_node_name.len))) {
+    const std::string_view nominated(pod.nominated_node_name.ptr, pod.nominated_node_name.len);
+    if (const sh_node_info* ni = snapshot_.find(nominated)) {
       Status s = runFilterWithNominatedPods(fw, cycle, pod, *ni);
       if (s.ok()) {
         return {ni};
       }
       if (s.code() == SH_ERROR) {
-        status = s;
-        return {};
+        spdlog::warn("evaluating nominated node {} for pod {}: {}", nominated, podKey(pod),
+                     s.message());
+      } else {
+        diagnosis.addPluginStatus(s);
+        nts.set(std::string(nominated), std::move(s));
       }
     }
   }
@@ -207,7 +231,7 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
   if (pre.restricted) {
     for (const std::string& name : pre.nodeNames) {
       if (const sh_node_info* ni = snapshot_.find(name)) {
-        restricted.push_back(ni);
+        restricted.push_back(ni);  // names of nodes that do not exist are dropped
       }
     }
     nodes = &restricted;
@@ -220,23 +244,35 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
     nts.setAbsent(Status(SH_UNSCHEDULABLE_AND_UNRESOLVABLE,
                          "node(s) didn't satisfy plugin(s) [" + list + "]"));
   }
+
+  std::vector<const sh_node_info*> feasible;
+  // From here on, whatever happens (an Error included), nextStartNodeIndex moves past the
+  // nodes examined: upstream adds len(feasibleNodes) + NodeToStatus.Len(), modulo the number
+  // of all nodes.
+  auto advanceStart = [&] {
+    nextStartNodeIndex_ = (nextStartNodeIndex_ + feasible.size() + nts.size()) % all.size();
+  };
+
+  // Upstream findNodesThatPassFilters works on the (restricted) list: the number of feasible
+  // nodes to find comes from its length, and nodes are visited from nextStartNodeIndex
+  // modulo that length.
   const std::size_t n = nodes->size();
   if (n == 0) {
-    return {};
+    advanceStart();
+    return feasible;
   }
-  std::size_t numToFind = numFeasibleNodesToFind(options_.percentageOfNodesToScore,
-                                                 fw.percentageOfNodesToScore(), all.size());
+  std::size_t numToFind =
+      numFeasibleNodesToFind(options_.percentageOfNodesToScore, fw.percentageOfNodesToScore(), n);
   if (!fw.hasScorePlugins()) {
     numToFind = 1;
   }
-  std::vector<const sh_node_info*> feasible;
   feasible.reserve(std::min(numToFind, n));
   const std::size_t start = nextStartNodeIndex_ % n;
   if (!fw.hasFilterPlugins()) {
     for (std::size_t i = 0; i < n && feasible.size() < numToFind; ++i) {
       feasible.push_back((*nodes)[(start + i) % n]);
     }
-    nextStartNodeIndex_ = (nextStartNodeIndex_ + feasible.size()) % all.size();
+    advanceStart();
     return feasible;
   }
 
@@ -294,6 +330,7 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
       }
       if (round[i].code() == SH_ERROR) {
         status = std::move(round[i]);
+        advanceStart();
         return {};
       }
       diagnosis.addPluginStatus(round[i]);
@@ -303,7 +340,7 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
       processed += len;
     }
   }
-  nextStartNodeIndex_ = (nextStartNodeIndex_ + processed) % all.size();
+  advanceStart();
   return feasible;
 }
 
@@ -323,7 +360,7 @@ Status Scheduler::runFilterWithNominatedPods(const Framework& fw, CycleState& cy
 
 void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInfoPtr info,
                                         const Status& status, const FitError* fitError,
-                                        std::optional<std::string> nominatedNode,
+                                        const queue::NominatingInfo& nominating,
                                         int64_t startNanos) {
   const sh_pod& pod = info->pod->view();
   const std::string uid = str(pod.uid);
@@ -341,13 +378,13 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
     }
   }
 
+  // Only a FitError names rejector plugins; any other failure (an error, or a PreBind or Bind
+  // rejection) waits out the error backoff (upstream handleSchedulingFailure).
   info->unschedulablePlugins.clear();
   info->pendingPlugins.clear();
   if (fitError != nullptr) {
     info->unschedulablePlugins = fitError->diagnosis.unschedulablePlugins;
     info->pendingPlugins = fitError->diagnosis.pendingPlugins;
-  } else if (rejected && !status.plugin().empty()) {
-    info->unschedulablePlugins.insert(status.plugin());
   }
 
   std::shared_ptr<const model::Pod> latest;
@@ -361,12 +398,13 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
   const std::string key = podKey(pod);
   const int attempts = info->attempts;
   std::shared_ptr<const model::Pod> failedPod = info->pod;
-  if (latest != nullptr && latest->view().node_name.len == 0 && nominatedNode &&
+  const bool override = nominating.mode == queue::NominatingInfo::Mode::kOverride;
+  if (latest != nullptr && latest->view().node_name.len == 0 && override &&
       std::string_view(latest->view().nominated_node_name.ptr,
-                       latest->view().nominated_node_name.len) != *nominatedNode) {
-    // The status patch below writes the nomination; the pod as the scheduler knows it carries
-    // it from now on, so the next attempt tries the nominated node first.
-    if (auto nominated = model::withNominatedNode(*latest, *nominatedNode)) {
+                       latest->view().nominated_node_name.len) != nominating.nominatedNodeName) {
+    // The status patch below writes (or clears) the nomination; the pod as the scheduler
+    // knows it carries that from now on, so the next attempt starts from it.
+    if (auto nominated = model::withNominatedNode(*latest, nominating.nominatedNodeName)) {
       std::lock_guard<std::mutex> lock(podsMu_);
       auto it = pods_.find(uid);
       if (it != pods_.end() && it->second == latest) {
@@ -387,9 +425,13 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
     if (!q.ok()) {
       spdlog::warn("requeue {}: {}", key, q.message());
     }
-    if (nominatedNode) {
-      queue_->addNominatedPod(latest, queue::NominatingInfo::overrideWith(*nominatedNode));
-    }
+  }
+  // The nominator follows the decision (upstream calls AddNominatedPod in every case; its
+  // pod lister refuses a pod deleted or bound, and a pod no profile serves is not ours).
+  if (latest != nullptr && latest->view().node_name.len == 0 && served) {
+    queue_->addNominatedPod(latest, nominating);
+  } else {
+    queue_->deleteNominatedPodIfExists(failedPod);
   }
 
   if (message.size() > 1024) {
@@ -400,7 +442,9 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
   failure.pod = failedPod;
   failure.reason = reason;
   failure.message = message;
-  failure.nominatedNodeName = nominatedNode;
+  if (override) {
+    failure.nominatedNodeName = nominating.nominatedNodeName;  // "" clears it
+  }
   connector_.recordFailure(failure);
   latencies_.record(static_cast<double>(nowNanos() - startNanos) / 1e6);
   if (log_ != nullptr) {

@@ -14,6 +14,10 @@ namespace {
 
 bool assigned(const model::Pod& p) { return p.view().node_name.len > 0; }
 
+std::string_view nominatedNodeName(const model::Pod& p) {
+  return {p.view().nominated_node_name.ptr, p.view().nominated_node_name.len};
+}
+
 int64_t steadyNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -43,10 +47,7 @@ Scheduler::Scheduler(Frameworks frameworks, connectors::Connector& connector,
   }
   queue_ =
       std::make_unique<queue::SchedulingQueue>(queueProfiles(frameworks_), options_.queue, clock_);
-  int threads = std::max(1, options_.bindingThreads);
-  for (int i = 0; i < threads; ++i) {
-    bindThreads_.emplace_back([this] { bindingWorker(); });
-  }
+  options_.maxConcurrentBindings = std::max(1, options_.maxConcurrentBindings);
 }
 
 Scheduler::~Scheduler() {
@@ -59,16 +60,15 @@ Scheduler::~Scheduler() {
   // A stopping scheduler does not wait out Permit timeouts (up to 15 minutes): the pods
   // still waiting are rejected, and their binding cycles unwind as for any rejection.
   waitingPods_.rejectAll("scheduler is stopping");
-  for (auto& t : bindThreads_) {
-    t.join();
-  }
-  std::vector<PermitWaiter> waiters;
+  // Threads only start under bindMu_ from startBindingCycle, which no longer runs: the list
+  // is complete, and each thread drains the queued binding cycles before it ends.
+  std::vector<BindThread> threads;
   {
     std::lock_guard<std::mutex> lock(bindMu_);
-    waiters.swap(permitWaiters_);
+    threads.swap(bindThreads_);
   }
-  for (PermitWaiter& w : waiters) {
-    w.thread.join();
+  for (BindThread& t : threads) {
+    t.thread.join();
   }
   queue_->close();
 }
@@ -422,10 +422,55 @@ void Scheduler::onPodUpdate(const std::shared_ptr<const model::Pod>& old,
         queue::ClusterEvent{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_ADD, {}}, nullptr, cur);
     return;
   }
-  if (!responsibleFor(*cur) || cache_.isAssumedPod(uid)) {
+  if (!responsibleFor(*cur)) {
+    return;
+  }
+  if (cache_.isAssumedPod(uid)) {
+    // An assumed pod is not in the queue; its deletion starting is handled as a deletion
+    // (upstream updatePodInSchedulingQueue).
+    if (cur->view().deleting != 0 && old->view().deleting == 0) {
+      handleAssumedPodDeletion(*cur);
+    }
     return;
   }
   queue_->update(old, cur);
+  if (nominatedNodeName(*old).size() > 0 && nominatedNodeName(*old) != nominatedNodeName(*cur)) {
+    // The pod no longer holds room on its old nominated node, where pods of lower or equal
+    // priority counted it as placed: as if it had left that node.
+    moveLowerOrEqualPriority(old);
+  }
+}
+
+void Scheduler::moveLowerOrEqualPriority(const std::shared_ptr<const model::Pod>& pod) {
+  // Upstream eventhandlers.go: MoveAllToActiveOrBackoffQueue(EventAssignedPodDelete, pod,
+  // nil, getLEPriorityPreCheck(priority)).
+  const int32_t priority = pod->view().priority;
+  queue_->moveAllToActiveOrBackoffQueue(
+      queue::ClusterEvent{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}}, pod, nullptr,
+      [priority](const queue::QueuedPodInfo& other) {
+        return other.pod->view().priority <= priority;
+      });
+}
+
+void Scheduler::handleAssumedPodDeletion(const model::Pod& pod) {
+  // Upstream eventhandlers.go: handleAssumedPodDeletion. The cached copy is the one that holds
+  // room on its node.
+  const std::string uid = str(pod.view().uid);
+  std::shared_ptr<const model::Pod> cached = cache_.getPod(uid);
+  if (cached == nullptr) {
+    return;  // its binding cycle already finished with it
+  }
+  // Waiting on Permit: rejected, and its binding cycle forgets it. Past Permit (PreBind,
+  // Bind): forgotten here so its room is free at once; the binding then fails.
+  auto waiting = waitingPods_.get(uid);
+  if (waiting == nullptr || !waiting->reject("", "removed")) {
+    Status s = cache_.forgetPod(cached);
+    if (!s.ok()) {
+      spdlog::warn("cache: {}", s.message());
+    }
+  }
+  queue_->moveAllToActiveOrBackoffQueue(
+      queue::ClusterEvent{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}}, cached, nullptr);
 }
 
 void Scheduler::onPodDelete(const std::shared_ptr<const model::Pod>& pod) {
@@ -448,14 +493,10 @@ void Scheduler::onPodDelete(const std::shared_ptr<const model::Pod>& pod) {
   }
   queue_->remove(pod);
   if (cache_.isAssumedPod(uid)) {
-    // Deleted while we were binding it: a pod waiting on Permit is rejected (its binding
-    // cycle forgets it); otherwise forget it here.
-    if (auto wp = waitingPods_.get(uid)) {
-      wp->reject("", "removed");
-    } else if (auto cached = cache_.getPod(uid)) {
-      cache_.forgetPod(cached);
-    }
-    queue_->moveAllToActiveOrBackoffQueue(deleted, pod, nullptr);
+    handleAssumedPodDeletion(*pod);
+  } else if (!nominatedNodeName(*pod).empty()) {
+    // Pods of lower or equal priority counted it as placed on its nominated node.
+    moveLowerOrEqualPriority(pod);
   }
 }
 

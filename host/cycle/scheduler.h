@@ -54,7 +54,10 @@ struct SchedulerOptions {
   int parallelism = 16;              // Filter/Score workers; 0 = one per core
   int percentageOfNodesToScore = 0;  // 0 = adaptive
   uint64_t seed = 0;                 // tie-break seed
-  int bindingThreads = 1;
+  // Binding cycles that run at once, each on a thread of its own (upstream starts a goroutine
+  // per binding cycle), so a slow PreBind or a pod waiting on Permit holds up no other pod.
+  // Beyond the limit a binding cycle waits for a thread to come free.
+  int maxConcurrentBindings = 1024;
   queue::QueueOptions queue;
   // Where attempts, preemptions and Filter durations are recorded; nullptr: nowhere. Must
   // outlive the scheduler.
@@ -109,6 +112,8 @@ class Scheduler : private CycleHost {
   bool stepForTest();
   // Waits until every binding cycle started so far has finished.
   void waitForBindingsForTest();
+  // Where the next Filter search starts (upstream nextStartNodeIndex); loop thread.
+  std::size_t nextStartNodeIndexForTest() const { return nextStartNodeIndex_; }
 
   // The current frameworks; from the loop's thread (or when the loop is not running).
   const Frameworks& frameworks() const { return frameworks_; }
@@ -150,6 +155,12 @@ class Scheduler : private CycleHost {
                    const std::shared_ptr<const model::Pod>& cur);
   void onPodDelete(const std::shared_ptr<const model::Pod>& pod);
   bool responsibleFor(const model::Pod& pod) const;
+  // A pod being deleted (or starting to be) while assumed: rejected if waiting on Permit,
+  // forgotten otherwise; its room is freed for the others.
+  void handleAssumedPodDeletion(const model::Pod& pod);
+  // AssignedPodDelete for the pending pods of priority <= `pod`'s: `pod` stopped counting as
+  // placed on its nominated node.
+  void moveLowerOrEqualPriority(const std::shared_ptr<const model::Pod>& pod);
 
   // The scheduling cycle (schedule_one.cc).
   void scheduleOne(queue::QueuedPodInfoPtr info);
@@ -176,7 +187,7 @@ class Scheduler : private CycleHost {
                  const std::vector<const sh_pod*>& victims) override;
   void handleSchedulingFailure(const Framework& fw, queue::QueuedPodInfoPtr info,
                                const Status& status, const FitError* fitError,
-                               std::optional<std::string> nominatedNode, int64_t startNanos);
+                               const queue::NominatingInfo& nominating, int64_t startNanos);
 
   // The binding cycle (binding_cycle.cc), on the binding pool.
   void startBindingCycle(std::shared_ptr<const Framework> fw, std::unique_ptr<CycleState> cycle,
@@ -186,7 +197,9 @@ class Scheduler : private CycleHost {
                     const std::shared_ptr<queue::QueuedPodInfo>& info,
                     const std::shared_ptr<const model::Pod>& assumed, const std::string& host,
                     int64_t startNanos, const std::shared_ptr<WaitingPod>& waiting);
-  void bindingWorker();
+  // A binding thread: runs queued binding cycles; ends when the scheduler stops, or after
+  // idling a while when more than a few threads are alive.
+  void bindingWorker(const std::shared_ptr<std::atomic<bool>>& finished);
   // Counts a binding cycle as over (bindingsInFlight_).
   void bindingFinished();
 
@@ -236,22 +249,23 @@ class Scheduler : private CycleHost {
   bool haveNominatedPods_ = false;
   uint64_t rngState_ = 0;
 
-  // The binding pool.
+  // The binding threads: as many as binding cycles run at once, up to maxConcurrentBindings.
+  // A binding cycle takes an idle thread or starts a new one; idle threads beyond a few end
+  // after a while. Under bindMu_; ended threads are joined when the next one starts, the
+  // rest at destruction.
   mutable std::mutex bindMu_;
   std::condition_variable bindCv_;
   std::condition_variable bindIdleCv_;
   std::deque<std::function<void()>> bindJobs_;
   std::size_t bindingsInFlight_ = 0;
   bool bindStopping_ = false;
-  std::vector<std::thread> bindThreads_;
-  // Binding cycles that wait on Permit, each on a thread of its own so that a waiting pod
-  // never holds up the pool (upstream gives every binding cycle its own goroutine). Under
-  // bindMu_; finished ones are joined when the next one starts, the rest at destruction.
-  struct PermitWaiter {
+  struct BindThread {
     std::thread thread;
     std::shared_ptr<std::atomic<bool>> finished;
   };
-  std::vector<PermitWaiter> permitWaiters_;
+  std::vector<BindThread> bindThreads_;
+  std::size_t bindThreadsAlive_ = 0;
+  std::size_t bindThreadsIdle_ = 0;
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> synced_{false};

@@ -206,6 +206,7 @@ Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterO
     if (!s.ok()) {
       s.setPlugin(p->name());
       if (s.code() == SH_UNSCHEDULABLE_AND_UNRESOLVABLE) {
+        outcome.restrictingPlugins.clear();  // the plugin alone is to blame
         return s;
       }
       if (s.code() == SH_UNSCHEDULABLE) {
@@ -214,6 +215,7 @@ Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterO
       }
       s.wrap("running PreFilter plugin " + quoted(p->name()) + ": ");
       s.setCode(SH_ERROR);
+      outcome.restrictingPlugins.clear();
       return s;
     }
     if (!result.restricted) {
@@ -235,9 +237,9 @@ Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterO
                             ? "node(s) didn't satisfy plugin " + outcome.restrictingPlugins[0]
                             : "node(s) didn't satisfy plugin(s) " +
                                   goList(outcome.restrictingPlugins) + " simultaneously";
-      Status u(SH_UNSCHEDULABLE_AND_UNRESOLVABLE, msg);
-      u.setPlugin(p->name());
-      return u;
+      // No plugin of its own: the rejectors are every restricting plugin
+      // (outcome.restrictingPlugins), as upstream RunPreFilterPlugins returns them.
+      return Status(SH_UNSCHEDULABLE_AND_UNRESOLVABLE, msg);
     }
   }
   outcome.nodeNames.assign(merged.begin(), merged.end());

@@ -40,6 +40,10 @@ struct ScoreWeight {
 struct PreFilterOutcome {
   bool restricted = false;             // false: all nodes
   std::vector<std::string> nodeNames;  // sorted, when restricted
+  // The plugins whose result named nodes, in order; set even when PreFilter rejects the pod
+  // (the rejectors of an empty intersection), cleared when one plugin alone rejects it
+  // with UnschedulableAndUnresolvable or fails (upstream RunPreFilterPlugins'
+  // pluginsWithNodes).
   std::vector<std::string> restrictingPlugins;
 };
 

@@ -18,6 +18,12 @@ void Nominator::add(const model::Pod& pod, const NominatingInfo& info) {
   std::string nodeName;
   if (info.mode == NominatingInfo::Mode::kOverride) {
     nodeName = info.nominatedNodeName;
+    if (nodeName.empty()) {
+      // Upstream records the pod under the node name "", which no lookup ever asks for;
+      // every failed attempt clears a nomination this way, and a list of all of them would
+      // only cost a linear removal each. Not recording it answers every query the same.
+      return;
+    }
   } else {
     if (nominatedNodeName(pod).empty()) {
       return;

@@ -51,7 +51,8 @@ class Nominator {
   explicit Nominator(PodLister lister = {}) : lister_(std::move(lister)) {}
 
   // AddNominatedPod. Removes any previous entry of the pod, then records it on:
-  //   Override: info.nominatedNodeName (even "", as v1.36 does);
+  //   Override: info.nominatedNodeName; "" clears the nomination (v1.36 records the pod
+  //             under "", a node no lookup names: the same answers);
   //   Noop:     the pod's status.nominatedNodeName, or nothing when that is empty.
   // Skipped when the lister no longer has the pod or has it bound to a node.
   void add(const model::Pod& pod, const NominatingInfo& info);

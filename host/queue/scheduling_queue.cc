@@ -15,7 +15,8 @@ constexpr int64_t kMaxFlusherSleepNanos = 1'000'000'000;
 constexpr int64_t kMinFlusherSleepNanos = 1'000'000;
 
 // The resources a plugin without EventsToRegister is registered for, each with All (upstream
-// UnrollWildCardResource: every resource, never the wildcard itself).
+// framework/types.go: UnrollWildCardResource). Ten of them: VolumeAttachment and
+// ResourceSlice are not in upstream's list, so such a plugin is not woken by their events.
 constexpr sh_event_resource kAllResources[] = {
     SH_RESOURCE_POD,
     SH_RESOURCE_NODE,
@@ -23,11 +24,9 @@ constexpr sh_event_resource kAllResources[] = {
     SH_RESOURCE_PERSISTENT_VOLUME_CLAIM,
     SH_RESOURCE_CSI_NODE,
     SH_RESOURCE_CSI_DRIVER,
-    SH_RESOURCE_VOLUME_ATTACHMENT,
     SH_RESOURCE_CSI_STORAGE_CAPACITY,
     SH_RESOURCE_STORAGE_CLASS,
     SH_RESOURCE_RESOURCE_CLAIM,
-    SH_RESOURCE_RESOURCE_SLICE,
     SH_RESOURCE_DEVICE_CLASS,
 };
 
@@ -156,8 +155,12 @@ void SchedulingQueue::runPreEnqueuePlugins(QueuedPodInfo& info) {
   const sh_pod& pod = info.pod->view();
   const auto& plugins = profile->plugins.preEnqueue;
   auto gate = [&](const PreEnqueuePlugin& p, const Status& s) {
+    // Counted once per plugin and pod: a pod gated again by the same plugin (an update, a
+    // ForceActivate) is already in the gauge (upstream runPreEnqueuePlugin).
+    if (info.unschedulablePlugins.count(p.name) == 0 && info.pendingPlugins.count(p.name) == 0) {
+      bumpUnschedulableGauge(p.name, *info.pod, 1);
+    }
     info.unschedulablePlugins.insert(p.name);
-    bumpUnschedulableGauge(p.name, *info.pod, 1);
     info.gatingPlugin = p.name;
     auto events = pluginEvents_.find(p.name);
     info.gatingPluginEvents =

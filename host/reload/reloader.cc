@@ -31,6 +31,9 @@ std::vector<std::string> restartOnlyChanges(const config::HostConfig& was,
       was.reload.drainWarningSeconds != now.reload.drainWarningSeconds) {
     out.emplace_back("reload");
   }
+  if (was.binding.maxConcurrent != now.binding.maxConcurrent) {
+    out.emplace_back("binding");
+  }
   return out;
 }
 

@@ -175,13 +175,23 @@ std::string checkIndexes(const Snapshot& s) {
   return {};
 }
 
-std::string compareWithRebuild(const Cache& cache, const Snapshot& snapshot) {
+std::string compareWithRebuild(const Cache& cache, const Snapshot& snapshot, bool anyNodeOrder) {
   if (std::string d = checkIndexes(snapshot); !d.empty()) {
     return "indexes: " + d;
   }
   CacheDump dump = cache.dumpForTest();
   auto rebuilt = buildSnapshot(dump.nodes, dump.pods);
-  return diff(summarize(*rebuilt), summarize(snapshot));
+  SnapshotSummary want = summarize(*rebuilt);
+  SnapshotSummary got = summarize(snapshot);
+  if (anyNodeOrder) {
+    for (SnapshotSummary* s : {&want, &got}) {
+      std::sort(s->nodes.begin(), s->nodes.end(),
+                [](const NodeSummary& a, const NodeSummary& b) { return a.name < b.name; });
+      std::sort(s->withAffinity.begin(), s->withAffinity.end());
+      std::sort(s->withRequiredAntiAffinity.begin(), s->withRequiredAntiAffinity.end());
+    }
+  }
+  return diff(want, got);
 }
 
 std::vector<std::string> nodeNames(const Snapshot& snapshot) {

@@ -302,8 +302,10 @@ TEST(SnapshotUpdateTest, SnapshotIsStableWhileTheCacheChanges) {
   EXPECT_EQ(compareWithRebuild(cache, snap), "");
 }
 
-// Upstream keeps the old order until a node is added or removed; we relist at once.
-TEST(SnapshotUpdateTest, ZoneChangeReordersTheSnapshot) {
+// Upstream's UpdateSnapshot rebuilds the node list (in node-tree order) only when a node was
+// added or removed: a node whose zone changed moves in the tree at once, but keeps its place
+// in the snapshot until the node set next changes.
+TEST(SnapshotUpdateTest, ZoneChangeKeepsTheSnapshotOrderUntilANodeComesOrGoes) {
   auto node = [](const char* n, const char* zone) {
     return makeNode().name(n).label("topology.kubernetes.io/zone", zone).obj();
   };
@@ -313,10 +315,23 @@ TEST(SnapshotUpdateTest, ZoneChangeReordersTheSnapshot) {
   ASSERT_TRUE(cache.addNode(node("c", "z2")).ok());
   Snapshot snap;
   ASSERT_TRUE(cache.updateSnapshot(snap).ok());
+  // Round robin over zones z1: [a, b], z2: [c].
   EXPECT_EQ(nodeNames(snap), (Names{"a", "c", "b"}));
+
+  // a moves to z2: the tree is z1: [b], z2: [c, a], but the snapshot keeps its order, with
+  // a's new labels in place.
   ASSERT_TRUE(cache.updateNode(nullptr, node("a", "z2")).ok());
   ASSERT_TRUE(cache.updateSnapshot(snap).ok());
-  EXPECT_EQ(nodeNames(snap), (Names{"b", "c", "a"}));
+  EXPECT_EQ(nodeNames(snap), (Names{"a", "c", "b"}));
+  const sh_node_info* a = snap.find("a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->node->label_count, 1u);
+  EXPECT_EQ(std::string(a->node->labels[0].value_str.ptr, a->node->labels[0].value_str.len), "z2");
+
+  // A node added: the list is rebuilt from the tree, z1: [b], z2: [c, a], z3: [d].
+  ASSERT_TRUE(cache.addNode(node("d", "z3")).ok());
+  ASSERT_TRUE(cache.updateSnapshot(snap).ok());
+  EXPECT_EQ(nodeNames(snap), (Names{"b", "c", "d", "a"}));
   EXPECT_EQ(compareWithRebuild(cache, snap), "");
 }
 

@@ -109,6 +109,18 @@ percentageOfNodesToScore = -5
             "[0, 100], got -5\n");
 }
 
+TEST(HostConfigTest, BindingTable) {
+  Diagnostics diags;
+  EXPECT_EQ(parse("", diags).binding.maxConcurrent, 1024);
+  EXPECT_EQ(parse("[binding]\nmaxConcurrent = 8\n", diags).binding.maxConcurrent, 8);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  const HostConfig bad = parse("[binding]\nmaxConcurrent = 0\ncap = 3\n", diags);
+  EXPECT_EQ(bad.binding.maxConcurrent, 1024);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:2:17: binding.maxConcurrent: must be in the range [1, 65536], got 0\n"
+            "schedhost.toml:3:7: binding.cap: unknown field \"cap\"\n");
+}
+
 TEST(HostConfigTest, InitialBackoffAboveDefaultMax) {
   Diagnostics diags;
   parse("podInitialBackoffSeconds = 11\n", diags);

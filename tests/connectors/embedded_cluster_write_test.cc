@@ -158,9 +158,14 @@ TEST_F(WriteTest, BindLosesNoConcurrentStatusPatch) {
     }
   });
   ASSERT_TRUE(cluster_->bind(*original, "n1").ok());
+  auto nominated = cluster_->next(std::chrono::seconds(1));  // the patch set a nomination
+  ASSERT_TRUE(nominated.has_value());
+  EXPECT_EQ(nominated->source, "status");
   auto change = cluster_->next(std::chrono::seconds(1));
   ASSERT_TRUE(change.has_value());
+  EXPECT_EQ(change->source, "binding");
   EXPECT_NE(change->oldPod, original) << "the bind started over from the patched pod";
+  EXPECT_EQ(change->oldPod, nominated->curPod);
   auto manifest = boost::json::parse(change->curPod->json());
   EXPECT_EQ(manifest.at("status").at("nominatedNodeName").as_string(), "n2");
   EXPECT_EQ(podScheduled(manifest)->at("status").as_string(), "True");
@@ -220,15 +225,22 @@ TEST_F(WriteTest, PreemptPodMarksTheVictimThenDeletesIt) {
   EXPECT_EQ(cluster_->preemptPod(*victim, "again").message(), "pod ns/r not found");
 }
 
-TEST_F(WriteTest, RecordFailureUpdatesStatusWithoutAChange) {
+TEST_F(WriteTest, RecordFailureEmitsAChangeOnlyWhenTheNominationChanges) {
   SchedulingFailure f;
   f.pod = pod("p");
   f.reason = "Unschedulable";
   f.message = "0/2 nodes are available: 2 Insufficient cpu.";
   f.nominatedNodeName = "n2";
   cluster_->recordFailure(f);
-  EXPECT_EQ(cluster_->pending(), 0u) << "no change for our own status patch";
   EXPECT_NE(pod("p"), f.pod) << "a new Pod was stored";
+  // The nomination went from none to n2: the update comes back, as a watch delivers it.
+  ASSERT_EQ(cluster_->pending(), 1u);
+  auto nominated = cluster_->next(std::chrono::seconds(1));
+  ASSERT_TRUE(nominated.has_value());
+  EXPECT_EQ(nominated->type, ClusterChange::Type::kModified);
+  EXPECT_EQ(nominated->source, "status");
+  EXPECT_EQ(nominated->oldPod, f.pod);
+  EXPECT_EQ(nominated->curPod, pod("p"));
 
   auto manifest = boost::json::parse(pod("p")->json());
   const boost::json::object* cond = podScheduled(manifest);
@@ -238,15 +250,21 @@ TEST_F(WriteTest, RecordFailureUpdatesStatusWithoutAChange) {
   EXPECT_EQ(cond->at("message").as_string(), f.message);
   EXPECT_EQ(manifest.at("status").at("nominatedNodeName").as_string(), "n2");
 
-  // A later failure without a nomination keeps it; an empty one clears it.
+  // A later failure without a nomination keeps it, and the same nomination again changes
+  // nothing a watcher acts on: no change. An empty one clears it: a change.
   f.nominatedNodeName.reset();
   cluster_->recordFailure(f);
   manifest = boost::json::parse(pod("p")->json());
   EXPECT_EQ(manifest.at("status").at("nominatedNodeName").as_string(), "n2");
+  f.nominatedNodeName = "n2";
+  cluster_->recordFailure(f);
+  EXPECT_EQ(cluster_->pending(), 0u) << "a status-only patch is not delivered";
   f.nominatedNodeName = "";
   cluster_->recordFailure(f);
   manifest = boost::json::parse(pod("p")->json());
   EXPECT_FALSE(manifest.at("status").as_object().contains("nominatedNodeName"));
+  ASSERT_EQ(cluster_->pending(), 1u);
+  EXPECT_EQ(cluster_->next(std::chrono::seconds(1))->curPod, pod("p"));
 
   // The bind starts from the patched pod and turns the condition True.
   auto patched = pod("p");
@@ -268,7 +286,7 @@ TEST_F(WriteTest, RecordFailureUpdatesStatusWithoutAChange) {
   EXPECT_EQ(cluster_->pending(), 0u);
 }
 
-TEST_F(WriteTest, ClearNominatedNodeNameIsAStatusPatchWithoutAChange) {
+TEST_F(WriteTest, ClearNominatedNodeNameIsAStatusPatchDeliveredAsAChange) {
   SchedulingFailure f;
   f.pod = pod("p");
   f.reason = "Unschedulable";
@@ -276,11 +294,17 @@ TEST_F(WriteTest, ClearNominatedNodeNameIsAStatusPatchWithoutAChange) {
   f.nominatedNodeName = "n2";
   cluster_->recordFailure(f);
   ASSERT_EQ(pod("p")->view().nominated_node_name.len, 2u);
+  ASSERT_TRUE(cluster_->next(std::chrono::seconds(1)).has_value());
 
   auto nominated = pod("p");
   ASSERT_TRUE(cluster_->clearNominatedNodeName(*nominated).ok());
-  EXPECT_EQ(cluster_->pending(), 0u);
   EXPECT_EQ(pod("p")->view().nominated_node_name.len, 0u);
+  ASSERT_EQ(cluster_->pending(), 1u);
+  auto change = cluster_->next(std::chrono::seconds(1));
+  EXPECT_EQ(change->oldPod, nominated);
+  EXPECT_EQ(change->curPod, pod("p"));
+  ASSERT_TRUE(cluster_->clearNominatedNodeName(*pod("p")).ok());
+  EXPECT_EQ(cluster_->pending(), 0u) << "nothing was nominated any more";
   auto manifest = boost::json::parse(pod("p")->json());
   EXPECT_FALSE(manifest.at("status").as_object().contains("nominatedNodeName"));
   // The rest of the status stays.

@@ -121,7 +121,7 @@ TEST(SchedulerTest, ConcurrentBindFailuresAllRecoverWithoutLeakingAssumedPods) {
   SchedulerHarness h;
   const std::string log = h.path("binder.log");
   h.options().profiles = binderProfile(2, log);
-  h.options().bindingThreads = 4;
+  h.options().maxConcurrentBindings = 4;
   std::vector<std::string> nodes;
   for (int i = 0; i < 10; ++i) {
     nodes.push_back("n" + std::to_string(i));

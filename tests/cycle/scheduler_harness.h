@@ -110,11 +110,14 @@ struct HarnessOptions {
   int parallelism = 2;
   int percentageOfNodesToScore = 0;
   uint64_t seed = 1;
-  int bindingThreads = 1;
+  int maxConcurrentBindings = 1024;
   std::chrono::milliseconds initialBackoff{50};
   std::chrono::milliseconds maxBackoff{400};
   // Tail the change stream (appendChange()) instead of reading an empty one.
   bool follow = false;
+  // The queue's clock (a queue::FakeClock to drive backoff by hand); null: a steady clock.
+  // Must outlive the harness.
+  queue::Clock* clock = nullptr;
 };
 
 class SchedulerHarness {
@@ -195,11 +198,12 @@ class SchedulerHarness {
     so.parallelism = options_.parallelism;
     so.percentageOfNodesToScore = set_.host.percentageOfNodesToScore;
     so.seed = options_.seed;
-    so.bindingThreads = options_.bindingThreads;
+    so.maxConcurrentBindings = options_.maxConcurrentBindings;
     so.queue.initialBackoff = options_.initialBackoff;
     so.queue.maxBackoff = options_.maxBackoff;
     Frameworks frameworks(set_.frameworks.begin(), set_.frameworks.end());
-    scheduler_ = std::make_unique<Scheduler>(std::move(frameworks), *cluster_, log_.get(), so);
+    scheduler_ = std::make_unique<Scheduler>(std::move(frameworks), *cluster_, log_.get(), so,
+                                             options_.clock);
     services_.attach(cluster_.get(), &scheduler_->waitingPods());
   }
 

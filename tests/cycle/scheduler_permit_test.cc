@@ -209,9 +209,9 @@ TEST(SchedulerTest, PluginAllowsWaitingPodsThroughTheHostApi) {
 }
 
 TEST(SchedulerTest, PodWaitingOnPermitDoesNotHoldUpOtherBindings) {
-  // One binding thread: the held pod's wait must not sit in front of the others' bindings.
-  SchedulerHarness h({.profiles = permitProfile(R"({ timeoutMs = 20000, podPrefix = "held" })"),
-                      .bindingThreads = 1});
+  // Every binding cycle has a thread of its own: the held pod's wait must not sit in front of
+  // the others' bindings.
+  SchedulerHarness h({.profiles = permitProfile(R"({ timeoutMs = 20000, podPrefix = "held" })")});
   h.add(node("n1", "8", "32Gi"));
   h.add(pod("held", "100m", "100Mi"));
   for (int i = 0; i < 20; ++i) {
@@ -232,7 +232,8 @@ TEST(SchedulerTest, ConcurrentPermitDecisionsLeaveCacheAndClusterConsistent) {
   // 90 pods wait on Permit at once; two test threads allow a third, reject a third and delete
   // a third of them, while binding threads bind and the event loop applies the results.
   constexpr int kPods = 90;
-  SchedulerHarness h({.profiles = permitProfile("{ timeoutMs = 20000 }"), .bindingThreads = 2});
+  SchedulerHarness h(
+      {.profiles = permitProfile("{ timeoutMs = 20000 }"), .maxConcurrentBindings = 2});
   std::vector<std::string> nodes;
   for (int i = 0; i < 10; ++i) {
     nodes.push_back("n" + std::to_string(i));

@@ -30,14 +30,15 @@ struct Placement {
 
 // 300 nodes in 3 zones, four sizes of each, so many nodes are identical (ties) while others
 // are not; 2000 pods of 16 request shapes, all of which fit.
-Placement schedule(int parallelism, uint64_t seed, int bindingThreads) {
+Placement schedule(int parallelism, uint64_t seed, int maxConcurrentBindings) {
   constexpr std::array<std::array<const char*, 2>, 4> kNodeSizes = {
       {{"2", "8Gi"}, {"4", "16Gi"}, {"8", "32Gi"}, {"16", "64Gi"}}};
   constexpr std::array<const char*, 4> kCpu = {"100m", "250m", "500m", "1"};
   constexpr std::array<const char*, 4> kMemory = {"128Mi", "512Mi", "1Gi", "2Gi"};
   constexpr std::array<const char*, 3> kZones = {"zone-a", "zone-b", "zone-c"};
 
-  SchedulerHarness h({.parallelism = parallelism, .seed = seed, .bindingThreads = bindingThreads});
+  SchedulerHarness h(
+      {.parallelism = parallelism, .seed = seed, .maxConcurrentBindings = maxConcurrentBindings});
   for (int i = 0; i < kNodes; ++i) {
     const auto& size = kNodeSizes[static_cast<std::size_t>((i / 3) % 4)];
     h.add(node("node-" + std::to_string(i), size[0], size[1], "110",

@@ -119,7 +119,7 @@ TEST(SchedulerTest, BindsFiveThousandPodsOnAThousandNodesWithinAllocatable) {
 TEST(SchedulerTest, FillsAFullClusterExactlyAndLeavesTheRestPending) {
   // 20 nodes of 4 cpu hold 40 pods of 100m each: 800 of the 900 pods fit, with several
   // binding threads confirming bindings while later pods are scheduled.
-  SchedulerHarness h({.bindingThreads = 4});
+  SchedulerHarness h({.maxConcurrentBindings = 4});
   std::vector<std::string> nodes;
   for (int i = 0; i < 20; ++i) {
     nodes.push_back(numbered("node-", i));

@@ -4,14 +4,21 @@
 // "<point> <namespace>/<name> <node>" (bind lines end in " failed" or " skipped"), so a test
 // sees what the host called.
 //
-// args: {"failures": 1, "log": "/tmp/.../binder.log"}
+// PreBind sleeps `preBindSleepMs` for pods whose name starts with `slowPrefix`, and rejects
+// (Unschedulable, "TestBinder: rejected in PreBind") pods whose name starts with
+// `rejectPrefix`; both empty by default.
 //
-// Extension points: Reserve, Bind.
+// args: {"failures": 1, "log": "/tmp/.../binder.log", "slowPrefix": "slow",
+//        "preBindSleepMs": 2000, "rejectPrefix": "bad"}
+//
+// Extension points: Reserve, PreBind, Bind.
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 
 #include <schedhost/plugin.hpp>
@@ -22,11 +29,32 @@ constexpr const char* kName = "TestBinder";
 
 std::string str(sh_str s) { return std::string(s.ptr, s.len); }
 
-class TestBinder : public schedhost::ReservePlugin, public schedhost::BindPlugin {
+bool startsWith(sh_str s, const std::string& prefix) {
+  return !prefix.empty() && std::string_view(s.ptr, s.len).substr(0, prefix.size()) == prefix;
+}
+
+class TestBinder : public schedhost::ReservePlugin,
+                   public schedhost::PreBindPlugin,
+                   public schedhost::BindPlugin {
  public:
   TestBinder(schedhost::Host&, const schedhost::Args& args) {
     failures_ = args["failures"].asInt();
     log_ = std::string(args["log"].asString());
+    slowPrefix_ = std::string(args["slowPrefix"].asString());
+    preBindSleepMs_ = args["preBindSleepMs"].asInt();
+    rejectPrefix_ = std::string(args["rejectPrefix"].asString());
+  }
+
+  schedhost::Status preBind(schedhost::Cycle&, const sh_pod& pod, std::string_view node) {
+    if (startsWith(pod.name, slowPrefix_)) {
+      write("prebind-sleep", pod, node, "");
+      std::this_thread::sleep_for(std::chrono::milliseconds(preBindSleepMs_));
+    }
+    if (startsWith(pod.name, rejectPrefix_)) {
+      write("prebind", pod, node, " rejected");
+      return schedhost::Status::unschedulable("TestBinder: rejected in PreBind");
+    }
+    return schedhost::Status();
   }
 
   schedhost::Status reserve(schedhost::Cycle&, const sh_pod& pod, std::string_view node) {
@@ -66,6 +94,9 @@ class TestBinder : public schedhost::ReservePlugin, public schedhost::BindPlugin
 
   int64_t failures_ = 0;
   std::string log_;
+  std::string slowPrefix_;
+  int64_t preBindSleepMs_ = 0;
+  std::string rejectPrefix_;
   std::mutex mu_;
   std::map<std::string, int64_t> binds_;  // uid -> Bind calls
 };

@@ -32,9 +32,10 @@ TEST(NominatorTest, AddModes) {
       {"noop without a nomination records nothing", testPod("p").obj(), {}, std::nullopt},
       {"override wins over the status", testPod("p").nominatedNodeName("n1").obj(),
        NominatingInfo::overrideWith("n2"), "n2"},
-      // v1.36 records an Override to "" under the empty node name.
+      // An Override to "" clears the nomination (v1.36 files it under the node name "",
+      // which no lookup names).
       {"override with empty name", testPod("p").nominatedNodeName("n1").obj(),
-       NominatingInfo::overrideWith(""), ""},
+       NominatingInfo::overrideWith(""), std::nullopt},
   };
   for (const Case& c : cases) {
     Nominator n;

@@ -307,14 +307,26 @@ TEST_F(SchedulingQueueHintsTest, DoneCollectsEventsOnlyEarlierPodsCouldSee) {
 
 TEST_F(SchedulingQueueHintsTest, DefaultRegistrationsForPluginsWithoutEventsToRegister) {
   make({{Point::kFilter, scripted("QueueNoEvents")}});
+  // Upstream's UnrollWildCardResource: ten resources, each with All.
   auto regs = q_->registeredEventsForTest("default-scheduler");
-  ASSERT_EQ(regs.size(), 12u);
+  std::vector<sh_event_resource> resources;
   for (const auto& [plugin, event] : regs) {
     EXPECT_EQ(plugin, "QueueNoEvents");
     EXPECT_EQ(event.actions, SH_ACTION_ALL);
-    EXPECT_NE(event.resource, SH_RESOURCE_WILDCARD);
+    resources.push_back(event.resource);
   }
+  EXPECT_EQ(resources,
+            (std::vector<sh_event_resource>{
+                SH_RESOURCE_POD, SH_RESOURCE_NODE, SH_RESOURCE_PERSISTENT_VOLUME,
+                SH_RESOURCE_PERSISTENT_VOLUME_CLAIM, SH_RESOURCE_CSI_NODE, SH_RESOURCE_CSI_DRIVER,
+                SH_RESOURCE_CSI_STORAGE_CAPACITY, SH_RESOURCE_STORAGE_CLASS,
+                SH_RESOURCE_RESOURCE_CLAIM, SH_RESOURCE_DEVICE_CLASS}));
   addAndFail(testPod("p").obj(), plugins({"QueueNoEvents"}));
+  // VolumeAttachment and ResourceSlice are not among them: their events leave the pod where
+  // it is.
+  q_->moveAllToActiveOrBackoffQueue(ev(SH_RESOURCE_VOLUME_ATTACHMENT, SH_ACTION_ADD));
+  q_->moveAllToActiveOrBackoffQueue(ev(SH_RESOURCE_RESOURCE_SLICE, SH_ACTION_UPDATE));
+  EXPECT_EQ(whereIs("p"), "unschedulable");
   q_->moveAllToActiveOrBackoffQueue(ev(SH_RESOURCE_PERSISTENT_VOLUME, SH_ACTION_ADD));
   EXPECT_EQ(whereIs("p"), "backoff");
 }

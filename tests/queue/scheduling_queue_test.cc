@@ -316,6 +316,27 @@ TEST_F(SchedulingQueueTest, PendingCountsAndMetrics) {
   EXPECT_EQ(q_->metrics().inflightEvents["PodPopped"], 3);
 }
 
+TEST_F(SchedulingQueueTest, AGatedPodCountsOnceHoweverOftenItIsGated) {
+  // Upstream runPreEnqueuePlugin increments unschedulable_pods{plugin} only when the plugin
+  // is not yet among the pod's rejectors: ForceActivate re-runs PreEnqueue on a gated pod,
+  // and the gauge stays at one pod.
+  make({{Point::kPreEnqueue, scripted("QueueA", R"({"gateLabel":"hold"})")}});
+  q_->add(testPod("gated").label("hold", "1").obj());
+  ASSERT_EQ(whereIs("gated"), "unschedulable");
+  q_->activate({testPod("gated").label("hold", "1").obj()});
+  q_->activate({testPod("gated").label("hold", "1").obj()});
+  ASSERT_EQ(whereIs("gated"), "unschedulable");
+  EXPECT_EQ(q_->pendingCounts(), (PendingCounts{0, 0, 0, 1}));
+  EXPECT_EQ((q_->metrics().unschedulablePods[{"QueueA", "default-scheduler"}]), 1);
+  // The label goes (QueueA registered no event, so the update alone does not re-run it) and
+  // ForceActivate lets the pod through; popping gives the entry back: 1 - 1 = 0, where
+  // counting every gating would leave 3 - 1 = 2.
+  q_->update(testPod("gated").label("hold", "1").obj(), testPod("gated").obj());
+  q_->activate({testPod("gated").obj()});
+  EXPECT_EQ(popName(), "gated");
+  EXPECT_EQ((q_->metrics().unschedulablePods[{"QueueA", "default-scheduler"}]), 0);
+}
+
 TEST_F(SchedulingQueueTest, NominatedPodsForNode) {
   make({});
   q_->add(testPod("queued").nominatedNodeName("n1").obj());  // Add nominates from the status
