@@ -186,6 +186,11 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
     log_->binding(d);
   }
   fw->runPostBind(cycle, pod, host);
+  // The end of a successful binding cycle (upstream schedule_one.go: bindingCycle,
+  // PodsToActivate).
+  if (std::vector<std::string> keys = cycle.takePodsToActivate(); !keys.empty()) {
+    queue_->activateKeys(keys);
+  }
 }
 
 }  // namespace sh::cycle

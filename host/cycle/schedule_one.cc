@@ -125,6 +125,11 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
     reserveFailure(std::move(ps));
     return;
   }
+  // The end of a successful scheduling cycle: activate the pods plugins asked for, and empty
+  // the list (upstream schedule_one.go: prepareForBindingCycle, PodsToActivate).
+  if (std::vector<std::string> keys = cycle->takePodsToActivate(); !keys.empty()) {
+    queue_->activateKeys(keys);
+  }
   startBindingCycle(fw, std::move(cycle), std::move(info), assumed, result.host, start, waiting);
 }
 

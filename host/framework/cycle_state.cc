@@ -1,5 +1,7 @@
 #include "host/framework/cycle_state.h"
 
+#include <utility>
+
 sh_cycle::~sh_cycle() {
   for (Entry& e : entries_) {
     freeEntry(e);
@@ -51,6 +53,7 @@ std::unique_ptr<sh_cycle> sh_cycle::clone() const {
   c->skipFilterMask = skipFilterMask;
   c->skipScoreMask = skipScoreMask;
   c->recordPluginMetrics = recordPluginMetrics;
+  c->podsToActivate_ = podsToActivate_;  // shared, as upstream PodsToActivate.Clone
   c->entries_.reserve(entries_.size());
   for (const Entry& e : entries_) {
     // An entry without a clone function is shared; only the original frees it.
@@ -62,4 +65,19 @@ std::unique_ptr<sh_cycle> sh_cycle::clone() const {
     }
   }
   return c;
+}
+
+void sh_cycle::addPodToActivate(std::string key) {
+  std::lock_guard<std::mutex> lock(podsToActivate_->mu);
+  if (podsToActivate_->seen.insert(key).second) {
+    podsToActivate_->keys.push_back(std::move(key));
+  }
+}
+
+std::vector<std::string> sh_cycle::takePodsToActivate() {
+  std::lock_guard<std::mutex> lock(podsToActivate_->mu);
+  std::vector<std::string> out;
+  out.swap(podsToActivate_->keys);
+  podsToActivate_->seen.clear();
+  return out;
 }

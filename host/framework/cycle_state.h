@@ -5,6 +5,9 @@
 //   entries    key (interned id) -> plugin-owned data freed through its sh_state_ops
 //   clone()    deep: every entry through ops->clone (shared when clone is NULL);
 //              the skip sets, the snapshot and the node statuses are shared
+//   podsToActivate  "namespace/name" keys plugins asked to activate (cycle_activate_pod);
+//              shared by every clone, with its own lock (upstream framework/interface.go:
+//              PodsToActivate, whose Clone returns itself)
 #pragma once
 
 #include <schedhost/plugin.h>
@@ -12,10 +15,12 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 struct sh_snapshot;
@@ -39,6 +44,12 @@ struct sh_cycle {
   void* read(sh_id key) const;
 
   std::unique_ptr<sh_cycle> clone() const;
+
+  // Pods to activate (upstream PodsToActivate): adds the key "namespace/name" once; takes
+  // every key added so far, in the order added, and empties the list. Thread-safe; the list
+  // is shared with every clone of this cycle.
+  void addPodToActivate(std::string key);
+  std::vector<std::string> takePodsToActivate();
 
   const sh_snapshot* snapshot = nullptr;
   // Filter statuses of this cycle, for PostFilter (NULL outside PostFilter).
@@ -72,8 +83,15 @@ struct sh_cycle {
     void* data;
     const sh_state_ops* ops;
   };
+  // Upstream PodsToActivate: its own mutex, shared (not copied) by clone().
+  struct PodsToActivate {
+    std::mutex mu;
+    std::vector<std::string> keys;  // in the order asked, without duplicates
+    std::unordered_set<std::string> seen;
+  };
   void freeEntry(Entry& e);
   std::vector<Entry> entries_;
+  std::shared_ptr<PodsToActivate> podsToActivate_ = std::make_shared<PodsToActivate>();
 };
 
 namespace sh {

@@ -2,8 +2,11 @@
 // objects. The opaque handles are the host's types (sh_status, sh_cycle, sh_snapshot,
 // sh_prefilter_result, sh_host) or, for args, config::ArgNode.
 #include <cstring>
+#include <exception>
 #include <new>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -383,6 +386,22 @@ sh_code apiPreemptVictims(sh_cycle* c, const sh_pod* preemptor, const char* node
   return reportStatus(c->host->preempt(*preemptor, sv(node, len), list), st);
 }
 
+// Upstream framework/interface.go: PodsToActivate, filled under the key "namespace/name".
+void apiCycleActivatePod(sh_cycle* c, const char* ns, size_t nsLen, const char* name,
+                         size_t nameLen) {
+  if (c == nullptr || ns == nullptr || name == nullptr || nsLen == 0 || nameLen == 0) {
+    return;
+  }
+  try {
+    std::string key;
+    key.reserve(nsLen + 1 + nameLen);
+    key.append(ns, nsLen).append(1, '/').append(name, nameLen);
+    c->addPodToActivate(std::move(key));
+  } catch (const std::exception& e) {  // nothing may unwind into the plugin
+    spdlog::error("cycle_activate_pod: {}", e.what());
+  }
+}
+
 const sh_host_api kApi = {
     sizeof(sh_host_api),
     SH_ABI_MAJOR,
@@ -434,6 +453,7 @@ const sh_host_api kApi = {
     &apiSimFilter,
     &apiSimEnd,
     &apiPreemptVictims,
+    &apiCycleActivatePod,
 };
 
 }  // namespace

@@ -389,8 +389,7 @@ void SchedulingQueue::movePods(const std::vector<QueuedPodInfo*>& pods, const Cl
   }
 }
 
-bool SchedulingQueue::activateOne(const model::Pod& pod) {
-  const std::string key = model::podKey(pod);
+bool SchedulingQueue::activateOne(std::string_view key) {
   bool fromBackoffQ = false;
   QueuedPodInfoPtr info = unschedulable_.remove(key);
   const bool wasInUnschedulable = info != nullptr;
@@ -731,13 +730,48 @@ void SchedulingQueue::activate(const std::vector<PodPtr>& pods) {
   std::lock_guard<std::mutex> lock(mu_);
   bool activated = false;
   for (const PodPtr& pod : pods) {
-    if (activateOne(*pod)) {
+    if (activateOne(model::podKey(*pod))) {
       activated = true;
       continue;
     }
     // In flight: requeue it when it comes back. Unknown: nothing happens.
     active_.addEventsIfPodInFlight(pod->uid(), EventObject(), EventObject(pod),
                                    {eventForceActivate()});
+  }
+  if (activated) {
+    popCond_.notify_all();
+  }
+}
+
+void SchedulingQueue::activateKeys(const std::vector<std::string>& keys) {
+  if (keys.empty()) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  bool activated = false;
+  std::vector<std::string_view> rest;
+  for (const std::string& key : keys) {
+    if (activateOne(key)) {
+      activated = true;
+    } else {
+      rest.push_back(key);
+    }
+  }
+  if (!rest.empty() && active_.inFlightPodCount() > 0) {
+    // In flight: requeue it when it comes back, as activate() does. The in-flight list is
+    // keyed by uid, so look the keys up among the in-flight pods.
+    std::unordered_map<std::string, PodPtr, StringHash, std::equal_to<>> byKey;
+    for (PodPtr& pod : active_.inFlightPods()) {
+      std::string key = model::podKey(*pod);
+      byKey.emplace(std::move(key), std::move(pod));
+    }
+    for (std::string_view key : rest) {
+      auto it = byKey.find(key);
+      if (it != byKey.end()) {
+        active_.addEventsIfPodInFlight(it->second->uid(), EventObject(), EventObject(it->second),
+                                       {eventForceActivate()});
+      }
+    }
   }
   if (activated) {
     popCond_.notify_all();

@@ -160,6 +160,11 @@ class SchedulingQueue {
   // once; an in-flight pod gets a ForceActivate event so it requeues when it comes back;
   // unknown pods are ignored.
   void activate(const std::vector<PodPtr>& pods);
+  // activate() by "namespace/name" key, for the pods plugins asked for through
+  // cycle_activate_pod (upstream schedule_one.go: the SchedulingQueue.Activate calls of
+  // prepareForBindingCycle and bindingCycle). An in-flight pod is found among the in-flight
+  // pods by its key; keys of no queued or in-flight pod are ignored.
+  void activateKeys(const std::vector<std::string>& keys);
   // The current scheduling cycle (number of pops).
   int64_t schedulingCycle() const;
 
@@ -258,7 +263,7 @@ class SchedulingQueue {
   bool isEventOfInterest(const ClusterEvent& event) const;
   void movePods(const std::vector<QueuedPodInfo*>& pods, const ClusterEvent& event,
                 const PreCheck& preCheck, const EventObject& oldObj, const EventObject& newObj);
-  bool activateOne(const model::Pod& pod);
+  bool activateOne(std::string_view key);
   QueuedPodInfoPtr popLocked();
   void flushBackoffQCompletedLocked();
   void flushUnschedulablePodsLeftoverLocked();

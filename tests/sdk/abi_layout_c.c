@@ -326,6 +326,7 @@ static const size_t kLayout[] = {
     offsetof(sh_host_api, sim_filter),
     offsetof(sh_host_api, sim_end),
     offsetof(sh_host_api, preempt_victims),
+    offsetof(sh_host_api, cycle_activate_pod),
     sizeof(sh_plugin_descriptor),
     SH_ALIGNOF(sh_plugin_descriptor),
     offsetof(sh_plugin_descriptor, struct_size),

@@ -269,7 +269,7 @@ constexpr Pin kLayout[] = {
     SH_SIZE(sh_state_ops, 16, 8)
     SH_FIELD(sh_state_ops, clone, 0)
     SH_FIELD(sh_state_ops, free, 8)
-    SH_SIZE(sh_host_api, 384, 8)
+    SH_SIZE(sh_host_api, 392, 8)
     SH_FIELD(sh_host_api, struct_size, 0)
     SH_FIELD(sh_host_api, abi_major, 4)
     SH_FIELD(sh_host_api, abi_minor, 6)
@@ -320,6 +320,7 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_host_api, sim_filter, 360)
     SH_FIELD(sh_host_api, sim_end, 368)
     SH_FIELD(sh_host_api, preempt_victims, 376)
+    SH_FIELD(sh_host_api, cycle_activate_pod, 384)
     SH_SIZE(sh_plugin_descriptor, 64, 8)
     SH_FIELD(sh_plugin_descriptor, struct_size, 0)
     SH_FIELD(sh_plugin_descriptor, abi_major, 4)
@@ -348,7 +349,7 @@ constexpr Pin kLayout[] = {
 // clang-format off
 constexpr Pin kConstants[] = {
     SH_CONST(SH_ABI_MAJOR, 1)
-    SH_CONST(SH_ABI_MINOR, 0)
+    SH_CONST(SH_ABI_MINOR, 1)
     SH_CONST(SH_ID_NONE, 0)
     SH_CONST(SH_ID_CPU, 1)
     SH_CONST(SH_ID_MEMORY, 2)
@@ -700,7 +701,7 @@ SH_PIN_OFFSET(sh_plugin_vtable, queueing_hint, 144);
 SH_PIN_SIZE(sh_state_ops, 16, 8);
 SH_PIN_OFFSET(sh_state_ops, clone, 0);
 SH_PIN_OFFSET(sh_state_ops, free, 8);
-SH_PIN_SIZE(sh_host_api, 384, 8);
+SH_PIN_SIZE(sh_host_api, 392, 8);
 SH_PIN_OFFSET(sh_host_api, struct_size, 0);
 SH_PIN_OFFSET(sh_host_api, abi_major, 4);
 SH_PIN_OFFSET(sh_host_api, abi_minor, 6);
@@ -751,6 +752,7 @@ SH_PIN_OFFSET(sh_host_api, sim_add_pod, 352);
 SH_PIN_OFFSET(sh_host_api, sim_filter, 360);
 SH_PIN_OFFSET(sh_host_api, sim_end, 368);
 SH_PIN_OFFSET(sh_host_api, preempt_victims, 376);
+SH_PIN_OFFSET(sh_host_api, cycle_activate_pod, 384);
 SH_PIN_SIZE(sh_plugin_descriptor, 64, 8);
 SH_PIN_OFFSET(sh_plugin_descriptor, struct_size, 0);
 SH_PIN_OFFSET(sh_plugin_descriptor, abi_major, 4);

@@ -83,7 +83,7 @@ extern "C" {
  *     by its size_t `capacity`.
  */
 #define SH_ABI_MAJOR 1
-#define SH_ABI_MINOR 0
+#define SH_ABI_MINOR 1
 
 #define SH_ENTRY_SYMBOL "schedhost_plugin_v1"
 
@@ -812,6 +812,20 @@ typedef struct sh_host_api {
   sh_code (*preempt_victims)(sh_cycle* cycle, const sh_pod* preemptor, const char* node_name,
                              size_t len, const sh_pod* const* victims, size_t victim_count,
                              sh_status* status);
+
+  /* -- Pods to activate (kube-scheduler's PodsToActivate) ------------------- */
+  /* Ask the host to move the pending pod `ns`/`name` to activeQ: what a plugin that holds pods
+   * back until others arrive (coscheduling) uses to bring them back. Any extension point that
+   * has an sh_cycle may call it: PreFilter, Filter, PostFilter, PreScore, Score, Reserve,
+   * Permit, PreBind, Bind, PostBind (and a sim's cycle, which shares the list). The host
+   * collects the pods on the cycle and activates them at the end of a successful scheduling
+   * cycle (Permit answered Success or Wait; the list is then emptied) and again at the end of
+   * a successful binding cycle (after PostBind); a failed cycle activates nothing. A pod in
+   * unschedulablePods or backoffQ moves to activeQ at once; a pod in flight is requeued when
+   * its attempt ends; a pod the queue does not hold (unknown, bound, already in activeQ) is
+   * ignored. A NULL cycle, or a NULL or empty ns or name, is ignored. A pod asked for more
+   * than once before an activation is activated once. Thread-safe. Only when abi_minor >= 1. */
+  void (*cycle_activate_pod)(sh_cycle* cycle, const char* ns, size_t ns_len, const char* name, size_t name_len); /* since 1.1 */
 } sh_host_api;
 
 /* ======================================================================== */

@@ -275,6 +275,20 @@ class Cycle {
   void nominate(std::string_view node) const noexcept {
     api_->postfilter_nominate(cycle_, node.data(), node.size());
   }
+  // Asks the host to activate the pending pod ns/name at the end of this scheduling cycle, or
+  // of this binding cycle, when it succeeds (kube-scheduler's PodsToActivate; plugin.h:
+  // cycle_activate_pod). False, and nothing asked, on a host older than ABI 1.1 or for an
+  // empty namespace or name.
+  bool activatePod(std::string_view ns, std::string_view name) const noexcept {
+    constexpr std::size_t kSlotEnd =
+        offsetof(sh_host_api, cycle_activate_pod) + sizeof(sh_host_api::cycle_activate_pod);
+    if (ns.empty() || name.empty() || !detail::hostHasSlot(api_, kSlotEnd, 1) ||
+        api_->cycle_activate_pod == nullptr) {
+      return false;
+    }
+    api_->cycle_activate_pod(cycle_, ns.data(), ns.size(), name.data(), name.size());
+    return true;
+  }
   sh_cycle* handle() const noexcept { return cycle_; }
   const sh_host_api* api() const noexcept { return api_; }
   sh_status* callStatus() const noexcept { return callStatus_; }

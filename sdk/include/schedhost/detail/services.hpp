@@ -7,6 +7,7 @@
 #include <schedhost/plugin.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,15 @@ template <typename T>
 const sh_state_ops* stateOps() {
   static const sh_state_ops kOps = {&cloneState<T>, &freeState<T>};
   return &kOps;
+}
+
+// Whether the host's table has the slot that ends at byte `slotEnd` (offsetof the slot plus
+// its size) and was added in ABI minor `sinceMinor`: a plugin checks both before calling a
+// slot marked "since 1.N" (plugin.h, section 1), so that it still runs on an older host.
+inline bool hostHasSlot(const sh_host_api* api, std::size_t slotEnd,
+                        std::uint16_t sinceMinor) noexcept {
+  return api != nullptr && api->abi_major == SH_ABI_MAJOR && api->abi_minor >= sinceMinor &&
+         api->struct_size >= slotEnd;
 }
 
 // Runs a host call that reports into a status (call(sh_status*) returns the code), and returns
