@@ -204,8 +204,9 @@ Result run(const Scenario& scenario, const Options& options) {
     } else {
       candidates = snapshot->views;
     }
-    std::size_t wanted =
-        cycle::numFeasibleNodesToFind(scenario.percentageOfNodesToScore, -1, numAll);
+    // As a scheduling cycle counts it: over the nodes PreFilter left.
+    std::size_t wanted = cycle::numFeasibleNodesToFind(scenario.percentageOfNodesToScore, -1,
+                                                       candidates.size());
     for (const sh_node_info* ni : candidates) {
       if (feasible.size() >= wanted) {
         break;
@@ -244,9 +245,12 @@ Result run(const Scenario& scenario, const Options& options) {
     return result;
   }
 
-  Status ps = fw->runPreScore(cycle, pod, feasible);
-  if (!ps.ok()) {
-    throw std::runtime_error(ps.message());
+  // Without Score plugins a cycle does not run PreScore either (upstream prioritizeNodes).
+  if (fw->hasScorePlugins()) {
+    Status ps = fw->runPreScore(cycle, pod, feasible);
+    if (!ps.ok()) {
+      throw std::runtime_error(ps.message());
+    }
   }
   std::vector<NodeScore> scores;
   ScoreTable table;
