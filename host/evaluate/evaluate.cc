@@ -205,8 +205,8 @@ Result run(const Scenario& scenario, const Options& options) {
       candidates = snapshot->views;
     }
     // As a scheduling cycle counts it: over the nodes PreFilter left.
-    std::size_t wanted = cycle::numFeasibleNodesToFind(scenario.percentageOfNodesToScore, -1,
-                                                       candidates.size());
+    std::size_t wanted =
+        cycle::numFeasibleNodesToFind(scenario.percentageOfNodesToScore, -1, candidates.size());
     for (const sh_node_info* ni : candidates) {
       if (feasible.size() >= wanted) {
         break;

@@ -169,7 +169,9 @@ TEST(CacheConcurrencyTest, InformersSchedulerAndBinderShareTheCache) {
   EXPECT_GT(binderSum.load(), 0);
 
   ASSERT_TRUE(cache.updateSnapshot(snap).ok());
-  EXPECT_EQ(testing::compareWithRebuild(cache, snap), "");
+  // Nodes changed zones while the snapshot followed them: as upstream's, it keeps their places
+  // until a node comes or goes, so only its contents must match a rebuild.
+  EXPECT_EQ(testing::compareWithRebuild(cache, snap, /*anyNodeOrder=*/true), "");
   EXPECT_EQ(cache.corruptionCount(), 0u);
 }
 
