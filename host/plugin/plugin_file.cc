@@ -4,9 +4,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <system_error>
+#include <tuple>
 #include <utility>
 
 #include "host/plugin/sha256.h"
@@ -16,6 +21,40 @@ namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
   throw PluginFileError("[" + path + "]: " + what);
+}
+
+// Digests already computed, by the identity of the file's contents: device, inode, size,
+// modification and status-change times. Any write to the file moves its ctime (which no
+// user can set back), and a file replaced by rename is another inode, so an unchanged key
+// means unchanged bytes: a reload re-reads its plugin files but does not hash them again.
+// The kernel stamps ctime from a coarse clock, so two writes a few milliseconds apart can
+// leave the same ctime: a file changed in the last kRecentNanos is always hashed and never
+// remembered (git's "racily clean" rule).
+struct ContentKey {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  std::int64_t mtimeNanos;
+  std::int64_t ctimeNanos;
+  bool operator<(const ContentKey& o) const {
+    return std::tie(dev, ino, size, mtimeNanos, ctimeNanos) <
+           std::tie(o.dev, o.ino, o.size, o.mtimeNanos, o.ctimeNanos);
+  }
+};
+
+ContentKey contentKey(const struct stat& st) {
+  auto nanos = [](const timespec& t) {
+    return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+  };
+  return {st.st_dev, st.st_ino, st.st_size, nanos(st.st_mtim), nanos(st.st_ctim)};
+}
+
+constexpr std::size_t kDigestsKept = 4096;
+constexpr std::int64_t kRecentNanos = 2'000'000'000;
+std::mutex digestsMu;
+std::map<ContentKey, std::string>& digests() {
+  static auto* map = new std::map<ContentKey, std::string>();  // never destroyed
+  return *map;
 }
 
 }  // namespace
@@ -75,9 +114,33 @@ PluginFile PluginFile::open(const std::string& path) {
     }
     done += static_cast<std::uint64_t>(n);
   }
+  // The key read before the bytes must still hold after them, or the file changed while it
+  // was read: then it is hashed and not remembered.
+  const ContentKey key = contentKey(file.status_);
+  struct stat after {};
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  const bool stable = ::fstat(file.fd_, &after) == 0 && !(key < contentKey(after)) &&
+                      !(contentKey(after) < key) && key.ctimeNanos < now - kRecentNanos &&
+                      key.mtimeNanos < now - kRecentNanos;
+  if (stable) {
+    std::lock_guard<std::mutex> lock(digestsMu);
+    if (auto it = digests().find(key); it != digests().end()) {
+      file.sha256_ = it->second;
+      return file;
+    }
+  }
   Sha256 hash;
   hash.update(file.bytes_.data(), file.bytes_.size());
   file.sha256_ = hash.hexDigest();
+  if (stable) {
+    std::lock_guard<std::mutex> lock(digestsMu);
+    if (digests().size() >= kDigestsKept) {
+      digests().clear();
+    }
+    digests().emplace(key, file.sha256_);
+  }
   return file;
 }
 

@@ -1,5 +1,7 @@
 // A plugin file opened once, so that its checks, its digest and what gets loaded all
-// describe the same inode (no time-of-check/time-of-use gap through the path).
+// describe the same inode (no time-of-check/time-of-use gap through the path). Digests are
+// remembered by the file's device, inode, size, mtime and ctime: opening an unchanged file
+// again (every reload does) reads it but does not hash it again.
 //
 // The file is opened O_RDONLY|O_CLOEXEC|O_NOFOLLOW by its canonical path, fstat'ed and read
 // through that descriptor; the loader then dlopens /proc/self/fd/N. Errors quote the file:

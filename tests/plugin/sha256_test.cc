@@ -1,8 +1,15 @@
 #include "host/plugin/sha256.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "host/plugin/plugin_file.h"
 
 namespace sh::plugin {
 namespace {
@@ -74,6 +81,33 @@ TEST(Sha256Test, DigestIsRawBytesOfTheHex) {
   EXPECT_EQ(d[0], 0xba);
   EXPECT_EQ(d[31], 0xad);
   EXPECT_EQ(Sha256::toHex(d), Sha256::hexOf("abc"));
+}
+
+TEST(PluginFileTest, RememberedDigestsFollowEveryChangeOfTheFile) {
+  // PluginFile remembers digests by device, inode, size, mtime and ctime, and never for a
+  // file changed in the last two seconds (ctime comes from a coarse clock). A file rewritten
+  // in place with bytes of the same size, at once and with its mtime set back, is hashed
+  // again; so is a file replaced by rename (another inode).
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / ("plugin_file_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "lib.so").string();
+  std::ofstream(path) << "first version";
+  EXPECT_EQ(PluginFile::open(path).sha256(), Sha256::hexOf("first version"));
+  EXPECT_EQ(PluginFile::open(path).sha256(), Sha256::hexOf("first version"));
+
+  struct stat before {};
+  ASSERT_EQ(::stat(path.c_str(), &before), 0);
+  std::ofstream(path, std::ios::in | std::ios::out) << "other version";  // same size, in place
+  const timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);  // mtime set back
+  EXPECT_EQ(PluginFile::open(path).sha256(), Sha256::hexOf("other version"));
+
+  const std::string next = (dir / "next.so").string();
+  std::ofstream(next) << "third version";
+  std::filesystem::rename(next, path);
+  EXPECT_EQ(PluginFile::open(path).sha256(), Sha256::hexOf("third version"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
