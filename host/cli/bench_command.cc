@@ -81,6 +81,32 @@ profile::LoadRequest requestFor(const BenchArgs& args, metrics::SchedulerMetrics
   return request;
 }
 
+// The scheduler as `schedhost run` sets it up from the host configuration, with the bench's
+// own --parallelism and --seed.
+cycle::SchedulerOptions schedulerOptions(const BenchArgs& args, const config::HostConfig& host,
+                                         metrics::SchedulerMetrics* metrics) {
+  cycle::SchedulerOptions so;
+  so.parallelism = args.parallelism >= 0 ? args.parallelism : host.parallelism;
+  so.percentageOfNodesToScore = host.percentageOfNodesToScore;
+  so.maxConcurrentBindings = host.binding.maxConcurrent;
+  so.seed = args.seed;
+  so.metrics = metrics;
+  return so;
+}
+
+// A Reloader that installs each new generation into `scheduler`.
+reload::Reloader::Options reloaderOptions(const profile::LoadRequest& request,
+                                          cycle::SchedulerServices& services,
+                                          cycle::Scheduler& scheduler) {
+  reload::Reloader::Options ro;
+  ro.request = request;
+  ro.services = &services;
+  ro.install = [&scheduler](const profile::GenerationPtr& g) {
+    scheduler.installFrameworks(g->set.frameworks, g->number);
+  };
+  return ro;
+}
+
 std::optional<BenchRun> runOnce(const BenchArgs& args, const bench::Workload& workload,
                                 bool withMetrics, int reloadEveryMs) {
   metrics::SchedulerMetrics metrics;
@@ -94,23 +120,14 @@ std::optional<BenchRun> runOnce(const BenchArgs& args, const bench::Workload& wo
     return std::nullopt;
   }
   bench::BenchCluster cluster(workload);
-  cycle::SchedulerOptions so;
-  so.parallelism = args.parallelism >= 0 ? args.parallelism : first->set.host.parallelism;
-  so.percentageOfNodesToScore = first->set.host.percentageOfNodesToScore;
-  so.maxConcurrentBindings = first->set.host.binding.maxConcurrent;
-  so.seed = args.seed;
-  so.metrics = withMetrics ? &metrics : nullptr;
+  const cycle::SchedulerOptions so =
+      schedulerOptions(args, first->set.host, withMetrics ? &metrics : nullptr);
   BenchRun out;
   out.parallelism = so.parallelism;
   {
     cycle::Scheduler scheduler(first->set.frameworks, cluster, nullptr, so);
     services.attach(&cluster, &scheduler.waitingPods());
-    reload::Reloader::Options ro;
-    ro.request = request;
-    ro.services = &services;
-    ro.install = [&scheduler](const profile::GenerationPtr& g) {
-      scheduler.installFrameworks(g->set.frameworks, g->number);
-    };
+    reload::Reloader::Options ro = reloaderOptions(request, services, scheduler);
     std::mutex resultsMu;
     std::vector<reload::ReloadResult> results;
     ro.report = [&](const reload::ReloadResult& r, const profile::GenerationPtr&) {
@@ -253,20 +270,12 @@ int runReloadCycles(const BenchArgs& args, const bench::Workload& workload) {
     return 1;
   }
   bench::BenchCluster cluster(workload);
-  cycle::SchedulerOptions so;
-  so.parallelism = args.parallelism >= 0 ? args.parallelism : first->set.host.parallelism;
-  so.metrics = &metrics;
+  const cycle::SchedulerOptions so = schedulerOptions(args, first->set.host, &metrics);
   int status = 0;
   {
     cycle::Scheduler scheduler(first->set.frameworks, cluster, nullptr, so);
     services.attach(&cluster, &scheduler.waitingPods());
-    reload::Reloader::Options ro;
-    ro.request = request;
-    ro.services = &services;
-    ro.install = [&scheduler](const profile::GenerationPtr& g) {
-      scheduler.installFrameworks(g->set.frameworks, g->number);
-    };
-    reload::Reloader reloader(ro, first);
+    reload::Reloader reloader(reloaderOptions(request, services, scheduler), first);
     first.reset();
     reloader.start();
     std::thread loop([&scheduler] { scheduler.run(true); });

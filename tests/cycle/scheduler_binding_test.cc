@@ -24,20 +24,10 @@ using testing::podScheduledCondition;
 using testing::SchedulerHarness;
 using testing::uidOf;
 
-// The default profile with TestBinder before DefaultBinder (and at Reserve).
+// The default profile with TestBinder failing Bind `failures` times per pod, logging to `log`.
 std::string binderProfile(int failures, const std::string& log) {
-  return R"(
-[[profiles]]
-schedulerName = "default-scheduler"
-[profiles.plugins.multiPoint]
-enabled = [ { name = "TestBinder" } ]
-[profiles.plugins.bind]
-disabled = [ { name = "DefaultBinder" } ]
-enabled = [ { name = "TestBinder" }, { name = "DefaultBinder" } ]
-[[profiles.pluginConfig]]
-name = "TestBinder"
-args = { failures = )" +
-         std::to_string(failures) + R"(, log = ")" + log + "\" }\n";
+  return testing::binderProfile("{ failures = " + std::to_string(failures) + ", log = \"" + log +
+                                "\" }");
 }
 
 std::vector<std::string> lines(const std::string& path) {

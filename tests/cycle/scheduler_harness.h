@@ -104,6 +104,40 @@ inline std::optional<boost::json::object> podScheduledCondition(const model::Pod
   return std::nullopt;
 }
 
+// The default profile with `plugin` enabled at every point it implements, with these args
+// (a TOML inline table).
+inline std::string profileWith(std::string_view plugin, std::string_view args) {
+  return std::string(R"(
+[[profiles]]
+schedulerName = "default-scheduler"
+[profiles.plugins.multiPoint]
+enabled = [ { name = ")") +
+         std::string(plugin) + R"(" } ]
+[[profiles.pluginConfig]]
+name = ")" +
+         std::string(plugin) + "\"\nargs = " + std::string(args) + "\n";
+}
+
+// The default profile plus TestPermit (Reserve, Permit; retried on Node/Add).
+inline std::string permitProfile(std::string_view args) { return profileWith("TestPermit", args); }
+
+// The default profile with TestBinder at Reserve and PreBind, and at Bind before
+// DefaultBinder.
+inline std::string binderProfile(std::string_view args) {
+  return std::string(R"(
+[[profiles]]
+schedulerName = "default-scheduler"
+[profiles.plugins.multiPoint]
+enabled = [ { name = "TestBinder" } ]
+[profiles.plugins.bind]
+disabled = [ { name = "DefaultBinder" } ]
+enabled = [ { name = "TestBinder" }, { name = "DefaultBinder" } ]
+[[profiles.pluginConfig]]
+name = "TestBinder"
+args = )") +
+         std::string(args) + "\n";
+}
+
 struct HarnessOptions {
   // [[profiles]] tables for schedhost.toml; empty: the default profile.
   std::string profiles;

@@ -20,23 +20,11 @@ namespace {
 using ::testing::HasSubstr;
 using testing::keyOf;
 using testing::node;
+using testing::permitProfile;
 using testing::pod;
 using testing::podScheduledCondition;
 using testing::SchedulerHarness;
 using testing::uidOf;
-
-// The default profile plus TestPermit (Reserve, Permit; retried on Node/Add) with these args.
-std::string permitProfile(const std::string& args) {
-  return R"(
-[[profiles]]
-schedulerName = "default-scheduler"
-[profiles.plugins.multiPoint]
-enabled = [ { name = "TestPermit" } ]
-[[profiles.pluginConfig]]
-name = "TestPermit"
-args = )" +
-         args + "\n";
-}
 
 // A pod `name` waiting on Permit, or nullptr.
 std::shared_ptr<WaitingPod> waitingPod(SchedulerHarness& h, const std::string& name) {

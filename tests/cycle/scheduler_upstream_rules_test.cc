@@ -20,8 +20,10 @@
 namespace sh::cycle {
 namespace {
 
+using testing::binderProfile;
 using testing::keyOf;
 using testing::node;
+using testing::permitProfile;
 using testing::SchedulerHarness;
 using testing::withKind;
 
@@ -150,18 +152,7 @@ TEST(UpstreamRulesTest, ABindingFailureClearsTheNomination) {
   // failure clears the nomination before the pod is retried.
   SchedulerHarness h;
   const std::string log = h.path("binder.log");
-  h.options().profiles = R"(
-[[profiles]]
-schedulerName = "default-scheduler"
-[profiles.plugins.multiPoint]
-enabled = [ { name = "TestBinder" } ]
-[profiles.plugins.bind]
-disabled = [ { name = "DefaultBinder" } ]
-enabled = [ { name = "TestBinder" }, { name = "DefaultBinder" } ]
-[[profiles.pluginConfig]]
-name = "TestBinder"
-args = { failures = 1, log = ")" +
-                         log + "\" }\n";
+  h.options().profiles = binderProfile("{ failures = 1, log = \"" + log + "\" }");
   queue::FakeClock clock(1'000'000'000'000);
   h.options().clock = &clock;
   h.add(node("n1", "4", "32Gi"));
@@ -360,15 +351,8 @@ TEST(UpstreamRulesTest, AFilterErrorStillAdvancesTheStartIndex) {
   // before it, so the next search starts at 0 + 3 (upstream updates nextStartNodeIndex
   // "regardless of whether an error has occurred").
   SchedulerHarness h;
-  h.options().profiles = R"(
-[[profiles]]
-schedulerName = "default-scheduler"
-[profiles.plugins.multiPoint]
-enabled = [ { name = "TestProbe" } ]
-[[profiles.pluginConfig]]
-name = "TestProbe"
-args = { errorPodPrefix = "broken", errorNode = "n3" }
-)";
+  h.options().profiles =
+      testing::profileWith("TestProbe", R"({ errorPodPrefix = "broken", errorNode = "n3" })");
   for (int i = 0; i < 10; ++i) {
     h.add(node("n" + std::to_string(i), "4", "32Gi"));
   }
@@ -414,21 +398,6 @@ enabled = [ { name = "TestProbe" } ]
 
 // ---------------------------------------------------------------------------------------
 // Binding cycles run concurrently; failures after Permit.
-
-std::string binderProfile(const std::string& args) {
-  return R"(
-[[profiles]]
-schedulerName = "default-scheduler"
-[profiles.plugins.multiPoint]
-enabled = [ { name = "TestBinder" } ]
-[profiles.plugins.bind]
-disabled = [ { name = "DefaultBinder" } ]
-enabled = [ { name = "TestBinder" }, { name = "DefaultBinder" } ]
-[[profiles.pluginConfig]]
-name = "TestBinder"
-args = )" +
-         args + "\n";
-}
 
 std::vector<std::string> boundInOrder(SchedulerHarness& h) {
   std::vector<std::string> out;
@@ -511,23 +480,12 @@ TEST(UpstreamRulesTest, APreBindRejectionIsReportedAsUnschedulable) {
 // An assumed pod that starts terminating, or is deleted, frees its room at once
 // (handleAssumedPodDeletion): rejected if it waits on Permit, forgotten otherwise.
 
-std::string permitProfile(const std::string& prefix) {
-  return R"(
-[[profiles]]
-schedulerName = "default-scheduler"
-[profiles.plugins.multiPoint]
-enabled = [ { name = "TestPermit" } ]
-[[profiles.pluginConfig]]
-name = "TestPermit"
-args = { timeoutMs = 30000, podPrefix = ")" +
-         prefix + "\" }\n";
-}
-
 TEST(UpstreamRulesTest, ATerminatingPodWaitingOnPermitIsRejected) {
   // "held" (3 cpu) waits on Permit on n1 (4 cpu); "other" (2 cpu) does not fit beside it.
   // held gets a deletionTimestamp: it is rejected at once, its room is given back, and other
   // is requeued by the AssignedPodDelete and bound.
-  SchedulerHarness h({.profiles = permitProfile("held"), .follow = true});
+  SchedulerHarness h(
+      {.profiles = permitProfile(R"({ timeoutMs = 30000, podPrefix = "held" })"), .follow = true});
   h.add(node("n1", "4", "32Gi"));
   h.add(obj(podOf("held", "3")));
   ASSERT_NO_FATAL_FAILURE(h.start());
