@@ -30,16 +30,6 @@ std::string binderProfile(int failures, const std::string& log) {
                                 "\" }");
 }
 
-std::vector<std::string> lines(const std::string& path) {
-  std::vector<std::string> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    out.push_back(line);
-  }
-  return out;
-}
-
 TEST(SchedulerTest, BindFailureUnreservesForgetsBacksOffAndSucceedsLater) {
   SchedulerHarness h;
   const std::string log = h.path("binder.log");
@@ -52,7 +42,7 @@ TEST(SchedulerTest, BindFailureUnreservesForgetsBacksOffAndSucceedsLater) {
   // First attempt: scheduled onto n1, Bind fails.
   ASSERT_TRUE(s.stepForTest());
   s.waitForBindingsForTest();
-  EXPECT_THAT(lines(log),
+  EXPECT_THAT(testing::fileLines(log),
               ElementsAre("reserve ns/p n1", "bind ns/p n1 failed", "unreserve ns/p n1"));
   EXPECT_EQ(s.cache().getPod(uidOf("p")), nullptr);
   {
@@ -90,8 +80,9 @@ TEST(SchedulerTest, BindFailureUnreservesForgetsBacksOffAndSucceedsLater) {
   s.waitForBindingsForTest();
   EXPECT_FALSE(s.stepForTest());  // applies the binding
   EXPECT_EQ(h.nodeOf("p"), "n1");
-  EXPECT_THAT(lines(log), ElementsAre("reserve ns/p n1", "bind ns/p n1 failed", "unreserve ns/p n1",
-                                      "reserve ns/p n1", "bind ns/p n1 skipped"));
+  EXPECT_THAT(testing::fileLines(log),
+              ElementsAre("reserve ns/p n1", "bind ns/p n1 failed", "unreserve ns/p n1",
+                          "reserve ns/p n1", "bind ns/p n1 skipped"));
   EXPECT_NE(s.cache().getPod(uidOf("p")), nullptr);
   EXPECT_FALSE(s.cache().isAssumedPod(uidOf("p")));
   EXPECT_EQ(s.cache().dumpForTest().nodeInfos.at("n1").view().requested.milli_cpu, 1000);
@@ -130,7 +121,7 @@ TEST(SchedulerTest, ConcurrentBindFailuresAllRecoverWithoutLeakingAssumedPods) {
   EXPECT_EQ(h.cluster().boundCount(), 200u);
   std::size_t unreserves = 0;
   std::size_t failedBinds = 0;
-  for (const std::string& line : lines(log)) {
+  for (const std::string& line : testing::fileLines(log)) {
     unreserves += line.rfind("unreserve ", 0) == 0 ? 1 : 0;
     failedBinds += line.find(" failed") != std::string::npos ? 1 : 0;
   }

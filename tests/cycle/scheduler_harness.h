@@ -104,6 +104,17 @@ inline std::optional<boost::json::object> podScheduledCondition(const model::Pod
   return std::nullopt;
 }
 
+// The lines of a file a test plugin wrote (empty when there is none).
+inline std::vector<std::string> fileLines(const std::string& path) {
+  std::vector<std::string> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    out.push_back(line);
+  }
+  return out;
+}
+
 // The default profile with `plugin` enabled at every point it implements, with these args
 // (a TOML inline table).
 inline std::string profileWith(std::string_view plugin, std::string_view args) {

@@ -84,16 +84,6 @@ uint64_t incoming(Scheduler& s, const std::string& queue, const std::string& eve
   return it == m.incomingPods.end() ? 0 : it->second;
 }
 
-std::vector<std::string> readLines(const std::string& path) {
-  std::vector<std::string> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    out.push_back(line);
-  }
-  return out;
-}
-
 constexpr char kNoPreemption[] = R"(
 [[profiles]]
 schedulerName = "default-scheduler"
@@ -390,7 +380,7 @@ enabled = [ { name = "TestProbe" } ]
     h.add(obj(podOf("p", "100m")));
     EXPECT_NO_FATAL_FAILURE(h.start());
     EXPECT_EQ(h.run().scheduled, 1u);
-    return readLines(log);
+    return testing::fileLines(log);
   };
   EXPECT_EQ(run(true), (std::vector<std::string>{"prescore ns/p 3"}));
   EXPECT_EQ(run(false), (std::vector<std::string>{}));
