@@ -185,9 +185,12 @@ TEST(UpstreamRulesTest, APodPinnedToAMissingNodeWaitsForTheNode) {
   h.runInBackground();
   Scheduler& s = h.scheduler();
 
+  // The failure handler requeues the pod, then records the event and patches the status.
   ASSERT_TRUE(h.eventually([&] {
     auto at = s.queue().lookupForTest(keyOf("ds"));
-    return at && at->where == queue::PodLocation::kUnschedulable;
+    auto stored = h.storedPod("ds");
+    return at && at->where == queue::PodLocation::kUnschedulable && stored != nullptr &&
+           testing::podScheduledCondition(*stored).has_value() && !lastFailure(h, "ds").empty();
   }));
   auto at = s.queue().lookupForTest(keyOf("ds"));
   ASSERT_TRUE(at.has_value());
