@@ -7,6 +7,7 @@ packages=(
   cmake g++ ninja-build pkg-config
   libboost1.81-dev libboost-json1.81-dev
   libspdlog-dev libfmt-dev libtoml11-dev libcli11-dev
+  libssl-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev
   clang-tidy clang-format
 )

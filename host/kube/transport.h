@@ -1,0 +1,67 @@
+// Transport: how the Kubernetes API connector talks to an API server. One interface, two
+// implementations: HttpsTransport (https_transport.h: Boost.Beast over OpenSSL, a keep-alive
+// connection pool, the client-side rate limiter, bearer tokens re-read from their file) and the
+// scripted transports of the unit tests. Everything above it (reflectors, binds, status
+// patches, events, the Lease) sees only requests and responses.
+//
+// Requests carry a path with its query already escaped ("/api/v1/pods?limit=500&..."); bodies
+// are JSON. Responses are whole for send(), and arrive piece by piece for stream() (watches),
+// where pieces have nothing to do with lines or JSON objects: the caller reassembles them.
+#pragma once
+
+#include <functional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+
+namespace sh::kube {
+
+enum class Method { kGet, kPost, kPut, kPatch, kDelete };
+
+// "GET", "POST", ...
+std::string_view methodName(Method method);
+
+struct Request {
+  Method method = Method::kGet;
+  std::string path;  // absolute path and query, escaped: "/api/v1/namespaces/ns/pods/p/binding"
+  std::string body;  // empty: no body
+  // The body's type: "application/json", "application/strategic-merge-patch+json",
+  // "application/merge-patch+json". Ignored without a body.
+  std::string contentType = "application/json";
+};
+
+struct Response {
+  int status = 0;     // the HTTP status; 0 when no response came (see error)
+  std::string body;   // the whole body for send(); for stream(), only a non-2xx answer's body
+  std::string error;  // why no response came ("connect: Connection refused", "TLS handshake:
+                      // certificate verify failed", "timed out after 30 s"); empty otherwise
+
+  bool ok() const { return status >= 200 && status < 300; }
+  // 429 Too Many Requests and 5xx: worth trying again later. So is a transport error.
+  bool retryable() const { return status == 0 || status == 429 || status >= 500; }
+};
+
+// Receives a watch body piece by piece; returns false to end the stream.
+using BodySink = std::function<bool(std::string_view piece)>;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  // One request and its whole response. Waits for the rate limiter, then for a connection of
+  // the pool. A transport error (status 0) is not retried here. Thread-safe.
+  virtual Response send(const Request& request) = 0;
+
+  // A long-running GET (a watch). Counts against the rate limiter like send(). When the answer
+  // is 2xx, every piece of the body goes to `sink` as it arrives, and stream() returns (with
+  // that status and an empty body) when the server ends the body, `sink` returns false, `stop`
+  // is requested (within about 100 ms), or nothing arrives for longer than the idle timeout
+  // (an error then). A non-2xx answer is returned whole, without calling `sink`. Uses a
+  // connection of its own, not one of the pool's. Thread-safe.
+  virtual Response stream(const Request& request, const BodySink& sink, std::stop_token stop) = 0;
+
+  // "https://host:port", for messages.
+  virtual std::string server() const = 0;
+};
+
+}  // namespace sh::kube
