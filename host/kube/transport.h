@@ -41,6 +41,10 @@ struct Response {
   bool retryable() const { return status == 0 || status == 429 || status >= 500; }
 };
 
+// What went wrong, for messages: the transport error, or "403 Forbidden: <the Status message>"
+// (the body's message when it is a Kubernetes Status, else its first 200 bytes).
+std::string describeFailure(const Response& response);
+
 // Receives a watch body piece by piece; returns false to end the stream.
 using BodySink = std::function<bool(std::string_view piece)>;
 

@@ -71,8 +71,8 @@ CertPtr makeCert(EVP_PKEY* key, const std::string& commonName, const std::string
                              reinterpret_cast<const unsigned char*>(commonName.c_str()), -1, -1, 0);
   if (!organization.empty()) {
     X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
-                               reinterpret_cast<const unsigned char*>(organization.c_str()), -1,
-                               -1, 0);
+                               reinterpret_cast<const unsigned char*>(organization.c_str()), -1, -1,
+                               0);
   }
   X509* signer = issuer != nullptr ? issuer : cert.get();
   X509_set_issuer_name(cert.get(), X509_get_subject_name(signer));
@@ -128,8 +128,8 @@ KeyPtr readKey(const std::string& text) {
 TlsMaterial makeTlsMaterial(const std::string& clientName, int days) {
   TlsMaterial m;
   KeyPtr caKey = newKey();
-  CertPtr ca = makeCert(caKey.get(), "schedhost-test-ca", "", nullptr, nullptr, days, true,
-                        nullptr, nullptr);
+  CertPtr ca = makeCert(caKey.get(), "schedhost-test-ca", "", nullptr, nullptr, days, true, nullptr,
+                        nullptr);
   m.caCert = pem(ca.get());
   m.caKey = pem(caKey.get());
 
@@ -146,8 +146,8 @@ TlsMaterial makeTlsMaterial(const std::string& clientName, int days) {
   m.clientKey = pem(clientKey.get());
 
   KeyPtr otherKey = newKey();
-  CertPtr other = makeCert(otherKey.get(), "unrelated-ca", "", nullptr, nullptr, days, true,
-                           nullptr, nullptr);
+  CertPtr other =
+      makeCert(otherKey.get(), "unrelated-ca", "", nullptr, nullptr, days, true, nullptr, nullptr);
   m.otherCaCert = pem(other.get());
   return m;
 }
@@ -157,8 +157,8 @@ void signClient(const TlsMaterial& material, const std::string& commonName, std:
   CertPtr ca = readCert(material.caCert);
   KeyPtr caKey = readKey(material.caKey);
   KeyPtr key = newKey();
-  CertPtr cert = makeCert(key.get(), commonName, "", ca.get(), caKey.get(), 2, false, nullptr,
-                          "clientAuth");
+  CertPtr cert =
+      makeCert(key.get(), commonName, "", ca.get(), caKey.get(), 2, false, nullptr, "clientAuth");
   certPem = pem(cert.get());
   keyPem = pem(key.get());
 }

@@ -1,0 +1,199 @@
+// KubeCluster: the scheduler's connector to a Kubernetes API server. It plays the part of
+// kube-scheduler's informers (pkg/scheduler/scheduler.go, eventhandlers.go) and of its
+// clientset writes:
+//
+//   reflector per kind (reflector.h) ──replace / apply──> store ──changes──> next() ──> loop
+//   bind()           POST pods/<name>/binding             (the watch brings the bound pod)
+//   recordFailure()  PATCH pods/<name>/status             (on status writer threads)
+//   preemptPod()     PATCH status DisruptionTarget, then DELETE with a UID precondition
+//   recordEvent()    events.k8s.io/v1, through the EventRecorder
+//
+// * The store is the informer cache: Nodes and Pods parsed (model/), the other kinds kept as
+//   JSON for clusterObjects(). A change whose resourceVersion equals the stored one changes
+//   nothing and is dropped, so a relist does not replay what the scheduler has seen. A pod
+//   recreated under the same name (a new UID) is a deletion and an addition. A relist
+//   (replace) deletes whatever the new list no longer has.
+// * Nothing reaches next() before activate(): a standby (not the leader) keeps its store
+//   current without queueing. activate() queues every stored node, then every stored pod, as
+//   kAdded (the initial list the scheduler syncs from), then the changes as they come.
+// * Binds are synchronous on the binding cycle's thread. A 409 "already assigned to node X"
+//   for the node asked is a bind of ours that landed before its answer was lost: success. For
+//   another node the pod is bound elsewhere: an error, and no status patch or failure event is
+//   written for it afterwards; the watch brings the bound pod and the scheduler's handlers
+//   move it from the queue to the cache. Writes that fail with 429, 5xx or a transport error
+//   are retried with backoff (retry.h); nothing else is.
+// * Status patches are written by `statusWriters` threads, so the scheduling loop never waits
+//   on the API server; a newer patch of a pod still waiting replaces the older one (both are
+//   diffs against the same stored pod). A patch that changes nothing is not sent.
+//
+// Thread-safety: next() from the event loop; the reflectors call the sink on their threads;
+// everything else from any thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+#include "host/connectors/change_queue.h"
+#include "host/connectors/cluster_store.h"
+#include "host/connectors/connector.h"
+#include "host/kube/reflector.h"
+#include "host/kube/retry.h"
+#include "host/kube/transport.h"
+
+namespace sh::connectors {
+class DecisionLog;
+}
+
+namespace sh::kube {
+
+class EventRecorder;
+
+class KubeCluster final : public connectors::Connector, private ReflectorSink {
+ public:
+  struct Options {
+    Reflector::Options reflector;
+    RetryPolicy writeRetry;
+    // Where events go (may be null: logged to eventLog only). Must outlive the cluster.
+    EventRecorder* events = nullptr;
+    // When set, recordEvent() also writes each event there. Must outlive the cluster.
+    connectors::DecisionLog* eventLog = nullptr;
+    int statusWriters = 2;
+    // Receives each warning (objects that do not parse, failed writes); null: spdlog.
+    std::function<void(const std::string&)> warn;
+  };
+
+  struct Stats {
+    uint64_t changesQueued = 0;   // changes handed towards next()
+    uint64_t objectsApplied = 0;  // watch events and list items applied to the store
+    uint64_t unchanged = 0;       // dropped: same resourceVersion as stored
+    uint64_t rejected = 0;        // objects that did not parse
+    uint64_t binds = 0;           // successful binds
+    uint64_t bindConflicts = 0;   // 409: bound elsewhere
+    uint64_t statusPatches = 0;   // status patches sent (successful or not)
+    uint64_t statusSkipped = 0;   // status patches not needed
+    uint64_t deletes = 0;
+    uint64_t writeFailures = 0;
+  };
+
+  KubeCluster(Transport& transport, Options options);
+  ~KubeCluster() override;
+  KubeCluster(const KubeCluster&) = delete;
+  KubeCluster& operator=(const KubeCluster&) = delete;
+
+  // Starts a reflector per watched kind (resources.h) and the status writers.
+  void start();
+  // Waits until every reflector has listed once. False on timeout or stop.
+  bool waitForSync(std::chrono::milliseconds timeout, std::stop_token stop = {});
+  bool synced() const;
+  // The kinds not synced yet, each with its last error: `pods (list pods: 403 Forbidden: ...)`.
+  std::string syncProblems() const;
+  // Starts feeding next(): the stored state as kAdded (nodes, then pods), then changes.
+  void activate();
+  // Waits up to `timeout` for the status writers to send what is queued.
+  void flushWrites(std::chrono::milliseconds timeout);
+
+  // Connector.
+  std::optional<connectors::ClusterChange> next(std::chrono::milliseconds timeout) override;
+  bool exhausted() const override;
+  std::size_t pending() const override;
+  void stop() override;
+  Status bind(const model::Pod& pod, std::string_view nodeName) override;
+  Status deletePod(const model::Pod& pod, std::string_view reason) override;
+  Status preemptPod(const model::Pod& pod, std::string_view message) override;
+  Status clearNominatedNodeName(const model::Pod& pod) override;
+  void recordFailure(const connectors::SchedulingFailure& failure) override;
+  void recordEvent(const connectors::EventRecord& event) override;
+  std::shared_ptr<const model::ClusterObjects> clusterObjects() const override;
+
+  // The informer's copy; null when absent.
+  std::shared_ptr<const model::Pod> pod(std::string_view ns, std::string_view name) const;
+  std::shared_ptr<const model::Node> node(std::string_view name) const;
+  std::size_t podCount() const;
+  std::size_t nodeCount() const;
+  Stats stats() const;
+  // The reflectors' counters, summed.
+  Reflector::Stats reflectorStats() const;
+
+ private:
+  struct PodEntry {
+    std::shared_ptr<const model::Pod> pod;
+    std::string resourceVersion;
+  };
+  struct NodeEntry {
+    std::shared_ptr<const model::Node> node;
+    std::string resourceVersion;
+  };
+  struct Write {
+    std::string key;  // pod key: a newer write of the same key replaces this one
+    Request request;
+  };
+
+  // ReflectorSink, on the reflector threads.
+  void replace(const Resource& resource, std::vector<boost::json::value>&& items) override;
+  void apply(const Resource& resource, WatchEventType type, boost::json::value&& object) override;
+
+  // Parses `object` into a change; nullopt (warned) when it cannot be used.
+  std::optional<connectors::PreparedChange> prepare(connectors::ClusterChange::Type type,
+                                                    boost::json::value&& object,
+                                                    std::string& version);
+  void applyLocked(connectors::PreparedChange&& change, std::string version);
+  void applyPodLocked(connectors::PreparedChange&& change, std::string version);
+  void applyNodeLocked(connectors::PreparedChange&& change, std::string version);
+  void applyRawLocked(connectors::PreparedChange&& change);
+  void pushLocked(connectors::ClusterChange change);
+  std::shared_ptr<const model::ClusterObjects> clusterObjectsLocked() const;
+  void warn(const std::string& message);
+
+  // Status writers.
+  void enqueueWrite(Write write);
+  void writerLoop(std::stop_token stop);
+  Response sendWrite(const Request& request);
+
+  Transport& transport_;
+  Options options_;
+  std::vector<std::unique_ptr<Reflector>> reflectors_;
+
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, PodEntry> pods_;
+  std::unordered_map<std::string, NodeEntry> nodes_;
+  // kind -> key -> object
+  std::map<std::string, std::map<std::string, std::shared_ptr<const boost::json::value>>,
+           std::less<>>
+      raw_;
+  uint64_t rawGeneration_ = 0;
+  mutable std::shared_ptr<const model::ClusterObjects> objects_;
+  mutable uint64_t objectsGeneration_ = ~uint64_t{0};
+  // Pods a bind found bound elsewhere (by UID): nothing more is written for them.
+  std::unordered_set<std::string> boundElsewhere_;
+  connectors::ChangeQueue queue_;
+  bool active_ = false;
+  bool stopped_ = false;
+  Stats stats_;
+
+  std::mutex writeMu_;
+  std::condition_variable_any writeWake_;
+  std::condition_variable_any writeIdle_;
+  std::deque<std::string> writeOrder_;
+  std::unordered_map<std::string, Request> writes_;
+  int writesInFlight_ = 0;
+  std::vector<std::jthread> writers_;
+  std::stop_source stopWrites_;
+};
+
+}  // namespace sh::kube

@@ -1,0 +1,380 @@
+#include "host/kube/reflector.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+#include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/string.hpp>
+
+#include "host/kube/watch_lines.h"
+
+namespace sh::kube {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string_view stringAt(const boost::json::object& o, std::string_view key) {
+  const boost::json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
+}
+
+const boost::json::object* objectAt(const boost::json::object& o, std::string_view key) {
+  const boost::json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
+}
+
+std::string_view resourceVersionOf(const boost::json::object& object) {
+  const boost::json::object* meta = objectAt(object, "metadata");
+  return meta != nullptr ? stringAt(*meta, "resourceVersion") : std::string_view();
+}
+
+// The plural name the API uses in paths, for messages: "/api/v1/pods" -> "pods".
+std::string_view plural(const Resource& r) {
+  const std::size_t slash = r.path.rfind('/');
+  return slash == std::string_view::npos ? r.path : r.path.substr(slash + 1);
+}
+
+}  // namespace
+
+Reflector::Reflector(Transport& transport, const Resource& resource, ReflectorSink& sink,
+                     Options options)
+    : transport_(transport),
+      resource_(resource),
+      sink_(sink),
+      options_(std::move(options)),
+      random_(options_.seed != 0 ? options_.seed : std::random_device{}()) {}
+
+Reflector::~Reflector() { stop(); }
+
+void Reflector::start() {
+  thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
+}
+
+void Reflector::stop() {
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      wake_.notify_all();
+    }
+    thread_.join();
+  }
+}
+
+std::string Reflector::lastError() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lastError_;
+}
+
+std::string Reflector::lastResourceVersion() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return resourceVersion_;
+}
+
+Reflector::Stats Reflector::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+std::string Reflector::collectionPath(std::string_view query) const {
+  std::string path(resource_.path);
+  path += '?';
+  path += query;
+  if (!resource_.fieldSelector.empty()) {
+    path += "&fieldSelector=";
+    path += escapeComponent(resource_.fieldSelector);
+  }
+  return path;
+}
+
+void Reflector::succeeded() {
+  std::lock_guard<std::mutex> lock(mu_);
+  lastError_.clear();
+}
+
+void Reflector::fail(std::string message) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.errors;
+    lastError_ = message;
+  }
+  if (options_.warn) {
+    options_.warn(message);
+  } else {
+    spdlog::warn("{}", message);
+  }
+}
+
+bool Reflector::backoff(std::stop_token stop) {
+  const auto now = Clock::now();
+  if (backoff_.count() == 0 || now - lastFailure_ > options_.backoffReset) {
+    backoff_ = options_.initialBackoff;
+  } else {
+    backoff_ = std::min(backoff_ * 2, options_.maxBackoff);
+  }
+  lastFailure_ = now;
+  // Jitter 1.0: somewhere between the period and twice it.
+  std::uniform_real_distribution<double> jitter(0.0, 1.0);
+  const auto wait =
+      std::chrono::duration_cast<std::chrono::milliseconds>(backoff_ * (1.0 + jitter(random_)));
+  std::unique_lock<std::mutex> lock(mu_);
+  return !wake_.wait_for(lock, stop, wait, [] { return false; }) && !stop.stop_requested();
+}
+
+void Reflector::run(std::stop_token stop) {
+  bool needList = true;
+  while (!stop.stop_requested()) {
+    if (needList) {
+      bool expired = false;
+      if (!list(stop, expired)) {
+        if (stop.stop_requested()) {
+          return;
+        }
+        if (expired) {
+          continue;  // at once, with a consistent read
+        }
+        if (!backoff(stop)) {
+          return;
+        }
+        continue;
+      }
+      needList = false;
+    }
+    switch (watch(stop)) {
+      case WatchEnd::kAgain:
+        break;
+      case WatchEnd::kRelist:
+        needList = true;
+        break;
+      case WatchEnd::kBackoff:
+        if (!backoff(stop)) {
+          return;
+        }
+        break;
+      case WatchEnd::kBackoffRelist:
+        needList = true;
+        if (!backoff(stop)) {
+          return;
+        }
+        break;
+      case WatchEnd::kStopped:
+        return;
+    }
+  }
+}
+
+bool Reflector::list(std::stop_token stop, bool& expired) {
+  std::string requested;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    requested = listedOnce_ ? resourceVersion_ : std::string("0");
+  }
+  std::vector<boost::json::value> items;
+  std::string listVersion;
+  std::string continueToken;
+  const std::string what = "list " + std::string(plural(resource_));
+  do {
+    if (stop.stop_requested()) {
+      return false;
+    }
+    std::string query = "limit=" + std::to_string(options_.pageSize);
+    if (!continueToken.empty()) {
+      query += "&continue=" + escapeComponent(continueToken);
+    } else if (!requested.empty()) {
+      query += "&resourceVersion=" + escapeComponent(requested);
+    }
+    Request request;
+    request.path = collectionPath(query);
+    Response response = transport_.send(request);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.pages;
+    }
+    if (response.status == 410) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++stats_.expired;
+        // An expired continue token: the list starts over. An expired version: a consistent
+        // read ("") instead.
+        if (continueToken.empty()) {
+          resourceVersion_.clear();
+        }
+      }
+      spdlog::info("{}: {}; listing again", what, describeFailure(response));
+      expired = true;
+      return false;
+    }
+    if (!response.ok()) {
+      fail(what + ": " + describeFailure(response));
+      return false;
+    }
+    boost::system::error_code ec;
+    boost::json::value body = boost::json::parse(response.body, ec);
+    if (ec || !body.is_object()) {
+      fail(what + ": the answer is not a JSON object");
+      return false;
+    }
+    boost::json::object& list = body.as_object();
+    const boost::json::object* meta = objectAt(list, "metadata");
+    if (meta != nullptr) {
+      if (listVersion.empty()) {
+        listVersion = std::string(stringAt(*meta, "resourceVersion"));
+      }
+      continueToken = std::string(stringAt(*meta, "continue"));
+    } else {
+      continueToken.clear();
+    }
+    if (boost::json::value* list_items = list.if_contains("items");
+        list_items != nullptr && list_items->is_array()) {
+      for (boost::json::value& item : list_items->as_array()) {
+        if (!item.is_object()) {
+          continue;
+        }
+        // List items carry no kind of their own.
+        boost::json::object& o = item.as_object();
+        o["kind"] = boost::json::string(resource_.kind);
+        o["apiVersion"] = boost::json::string(resource_.apiVersion);
+        items.push_back(std::move(item));
+      }
+    }
+  } while (!continueToken.empty());
+
+  sink_.replace(resource_, std::move(items));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    resourceVersion_ = listVersion;
+    listedOnce_ = true;
+    ++stats_.lists;
+    lastError_.clear();
+  }
+  synced_.store(true);
+  return true;
+}
+
+Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
+  std::string from;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    from = resourceVersion_;
+    ++stats_.watches;
+  }
+  const auto minTimeout =
+      std::chrono::duration_cast<std::chrono::seconds>(options_.minWatchTimeout);
+  std::uniform_real_distribution<double> spread(1.0, 2.0);
+  const auto timeoutSeconds = std::max<long long>(
+      1, static_cast<long long>(static_cast<double>(minTimeout.count()) * spread(random_)));
+  Request request;
+  request.path =
+      collectionPath("watch=1&resourceVersion=" + escapeComponent(from) +
+                     "&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeoutSeconds));
+  const std::string what = "watch " + std::string(plural(resource_));
+
+  const auto started = Clock::now();
+  uint64_t received = 0;
+  bool expired = false;
+  std::string streamError;
+  WatchLines lines;
+  auto onLine = [&](std::string_view line) {
+    boost::system::error_code ec;
+    boost::json::value event = boost::json::parse(line, ec);
+    if (ec || !event.is_object()) {
+      streamError = "a watch event is not JSON";
+      return false;
+    }
+    boost::json::object& e = event.as_object();
+    const std::string_view type = stringAt(e, "type");
+    boost::json::value* object = e.if_contains("object");
+    if (object == nullptr || !object->is_object()) {
+      streamError = "a watch event has no object";
+      return false;
+    }
+    if (type == "ERROR") {
+      const boost::json::value* code = object->as_object().if_contains("code");
+      if (code != nullptr && code->is_int64() && code->as_int64() == 410) {
+        expired = true;
+        spdlog::info("{}: {}; listing again", what,
+                     std::string(stringAt(object->as_object(), "message")));
+      } else {
+        streamError = "ERROR event: " + std::string(stringAt(object->as_object(), "message"));
+      }
+      return false;
+    }
+    const std::string version(resourceVersionOf(object->as_object()));
+    WatchEventType t;
+    if (type == "ADDED") {
+      t = WatchEventType::kAdded;
+    } else if (type == "MODIFIED") {
+      t = WatchEventType::kModified;
+    } else if (type == "DELETED") {
+      t = WatchEventType::kDeleted;
+    } else if (type == "BOOKMARK") {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!version.empty()) {
+        resourceVersion_ = version;
+      }
+      ++stats_.bookmarks;
+      ++received;
+      return true;
+    } else {
+      streamError = "a watch event of unknown type \"" + std::string(type) + "\"";
+      return false;
+    }
+    ++received;
+    sink_.apply(resource_, t, std::move(*object));
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!version.empty()) {
+      resourceVersion_ = version;
+    }
+    ++stats_.events;
+    return true;
+  };
+  Response response = transport_.stream(
+      request,
+      [&](std::string_view piece) {
+        if (!lines.append(piece, onLine)) {
+          if (streamError.empty() && !expired) {
+            streamError = lines.error();
+          }
+          return false;
+        }
+        return true;
+      },
+      stop);
+
+  if (stop.stop_requested()) {
+    return WatchEnd::kStopped;
+  }
+  if (expired || response.status == 410) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.expired;
+    return WatchEnd::kRelist;
+  }
+  if (!streamError.empty()) {
+    fail(what + ": " + streamError);
+    return WatchEnd::kBackoffRelist;
+  }
+  if (response.status == 0 && received == 0) {
+    fail(what + ": " + describeFailure(response));
+    return WatchEnd::kBackoff;
+  }
+  if (response.status != 0 && !response.ok()) {
+    fail(what + ": " + describeFailure(response));
+    return response.status == 429 || response.status >= 500 ? WatchEnd::kBackoff
+                                                            : WatchEnd::kBackoffRelist;
+  }
+  if (received == 0 && Clock::now() - started < std::chrono::seconds(1)) {
+    fail(what + ": very short watch: the server closed it within a second with no event");
+    return WatchEnd::kBackoff;
+  }
+  if (!response.error.empty()) {
+    // The connection broke mid-stream: watch again from the last version seen.
+    spdlog::info("{}: the stream broke ({}); watching again", what, response.error);
+  }
+  succeeded();
+  return WatchEnd::kAgain;
+}
+
+}  // namespace sh::kube
