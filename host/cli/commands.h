@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,17 +26,33 @@ struct ProfileCheckArgs {
 };
 int runProfileCheck(const ProfileCheckArgs& args);
 
+// How `run` reaches a Kubernetes API server, and its leader election; empty or negative:
+// from the host configuration's [clientConnection] and [leaderElection].
+struct KubeArgs {
+  std::string kubeconfig;  // --kubeconfig
+  std::string context;     // --context
+  double qps = -1;         // --kube-api-qps
+  int burst = -1;          // --kube-api-burst
+  std::optional<bool> leaderElect;
+  std::string leaseDuration, renewDeadline, retryPeriod;  // Go durations: "15s"
+  std::string leaseName, leaseNamespace;
+  int shutdownGraceSeconds = 30;  // binding cycles may finish within this after SIGTERM
+};
+
 struct RunArgs {
   std::string config;   // schedhost.toml; empty: the default profile
-  std::string cluster;  // initial state
+  std::string cluster;  // initial state; empty: a Kubernetes API server (`kube`)
   std::string events;   // change stream ("-" for stdin); empty: none
   std::vector<std::string> pluginDirs;
   uint64_t seed = 0;
   bool follow = false;
   std::string adminAddress;  // overrides [admin] address
   std::string adminSocket;   // overrides [admin] socket
+  KubeArgs kube;
 };
 int runRun(const RunArgs& args);
+// `run` against a Kubernetes API server (run_kube.cc).
+int runKube(const RunArgs& args);
 
 struct BenchArgs {
   std::string workload;

@@ -45,10 +45,12 @@ int main(int argc, char** argv) {
   check->add_flag("--json", pc.json, "JSON output");
 
   sh::cli::RunArgs run;
-  auto* runCmd = app.add_subcommand("run", "schedule the pods of a cluster (embedded cluster)");
+  auto* runCmd = app.add_subcommand(
+      "run", "schedule the pods of a cluster: a Kubernetes API server, or the embedded cluster");
   runCmd->add_option("--config", run.config, "schedhost.toml (default: the default profile)");
-  runCmd->add_option("--cluster", run.cluster, "initial cluster state: v1.List or JSON lines")
-      ->required();
+  runCmd->add_option("--cluster", run.cluster,
+                     "embedded cluster: initial state, v1.List or JSON lines (without it: a "
+                     "Kubernetes API server)");
   runCmd->add_option("--events", run.events, "watch-format change stream, '-' for stdin");
   runCmd->add_option("--plugin-dir", run.pluginDirs, "where plugin .so files are found");
   runCmd->add_option("--seed", run.seed, "seed for tie-breaking")->capture_default_str();
@@ -57,6 +59,34 @@ int main(int argc, char** argv) {
                      "serve the admin endpoints on HOST:PORT (default: [admin] address; off)");
   runCmd->add_option("--admin-socket", run.adminSocket,
                      "serve the admin endpoints on this Unix socket (default: [admin] socket)");
+  runCmd->add_option("--kubeconfig", run.kube.kubeconfig,
+                     "kubeconfig file (default: [clientConnection] kubeconfig, $KUBECONFIG, "
+                     "~/.kube/config, then the pod's service account)");
+  runCmd->add_option("--context", run.kube.context, "kubeconfig context (default: current)");
+  runCmd->add_option("--kube-api-qps", run.kube.qps,
+                     "requests per second to the API server (default: [clientConnection] qps, "
+                     "50; 0: no limit)");
+  runCmd->add_option("--kube-api-burst", run.kube.burst,
+                     "requests in a burst (default: [clientConnection] burst, 100)");
+  bool leaderElect = true;
+  auto* leaderElectOption = runCmd->add_flag(
+      "--leader-elect", leaderElect,
+      "only the holder of the Lease schedules (default: [leaderElection] leaderElect, true); "
+      "--leader-elect=false turns it off");
+  runCmd->add_option("--leader-elect-lease-duration", run.kube.leaseDuration,
+                     "Lease duration, e.g. 15s");
+  runCmd->add_option("--leader-elect-renew-deadline", run.kube.renewDeadline,
+                     "how long the leader retries renewing before it gives up, e.g. 10s");
+  runCmd->add_option("--leader-elect-retry-period", run.kube.retryPeriod,
+                     "how often to try to acquire or renew, e.g. 2s");
+  runCmd->add_option("--leader-elect-resource-name", run.kube.leaseName,
+                     "the Lease's name (default: schedhost)");
+  runCmd->add_option("--leader-elect-resource-namespace", run.kube.leaseNamespace,
+                     "the Lease's namespace (default: kube-system)");
+  runCmd->add_option("--shutdown-grace-seconds", run.kube.shutdownGraceSeconds,
+                     "after SIGTERM, how long binding cycles may take to finish")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
 
   sh::cli::BenchArgs bench;
   auto* benchCmd = app.add_subcommand("bench", "measure scheduling throughput on a workload");
@@ -122,6 +152,9 @@ int main(int argc, char** argv) {
   }
   if (runCmd->parsed()) {
     run.pluginDirs = dirsOr(run.pluginDirs);
+    if (leaderElectOption->count() > 0) {
+      run.kube.leaderElect = leaderElect;
+    }
     return sh::cli::runRun(run);
   }
   if (evaluate->parsed()) {

@@ -25,6 +25,11 @@ admin::Probe RunAdmin::readiness(std::stop_token) {
   if (stopping_.load()) {
     return {false, "shutting down"};
   }
+  if (readiness_) {
+    if (std::string why = readiness_(); !why.empty()) {
+      return {false, why};
+    }
+  }
   if (!scheduler_.synced()) {
     return {false, "the initial cluster state is not loaded yet"};
   }

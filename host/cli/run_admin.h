@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include "host/admin/server.h"
@@ -21,6 +22,9 @@ class RunAdmin : public admin::Handler {
 
   // Shutting down: /readyz answers 503 from now on.
   void setStopping() { stopping_.store(true); }
+  // One more condition of /readyz, checked first: "" when ready, else why not (the
+  // informers have not synced). Set before the server starts.
+  void setReadiness(std::function<std::string()> check) { readiness_ = std::move(check); }
 
   admin::Probe health(std::stop_token stop) override;
   admin::Probe readiness(std::stop_token stop) override;
@@ -34,6 +38,7 @@ class RunAdmin : public admin::Handler {
   reload::Reloader& reloader_;
   metrics::SchedulerMetrics& metrics_;
   std::atomic<bool> stopping_{false};
+  std::function<std::string()> readiness_;
 };
 
 // The reload result as the Reload decision line and POST /reload's body write it.

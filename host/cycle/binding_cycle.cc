@@ -90,6 +90,26 @@ void Scheduler::waitForBindingsForTest() {
   bindIdleCv_.wait(lock, [&] { return bindingsInFlight_ == 0; });
 }
 
+bool Scheduler::waitForBindingsAfterStop() {
+  const std::chrono::milliseconds grace = options_.stopGrace;
+  if (grace.count() <= 0) {
+    waitForBindingsForTest();
+    return true;
+  }
+  auto idle = [&] { return bindingsInFlight_ == 0; };
+  std::unique_lock<std::mutex> lock(bindMu_);
+  if (bindIdleCv_.wait_for(lock, grace, idle)) {
+    return true;
+  }
+  spdlog::warn("stopping: {} binding cycle(s) still running after {} ms; rejecting the pods "
+               "waiting on Permit",
+               bindingsInFlight_, grace.count());
+  lock.unlock();
+  waitingPods_.rejectAll("scheduler is stopping");
+  lock.lock();
+  return bindIdleCv_.wait_for(lock, grace, idle);
+}
+
 void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleState& cycle,
                              const std::shared_ptr<queue::QueuedPodInfo>& info,
                              const std::shared_ptr<const model::Pod>& assumed,

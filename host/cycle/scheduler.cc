@@ -296,7 +296,7 @@ SchedulerStats Scheduler::run(bool follow) {
     // Nothing ready: wait a little for a change (a new pod, a binding confirmed, a node).
     applyChanges(std::chrono::milliseconds(5));
   }
-  waitForBindingsForTest();
+  waitForBindingsAfterStop();
   // Apply what the last bindings produced, so the cluster and the cache agree.
   while (auto more = connector_.next(std::chrono::milliseconds(0))) {
     handleChange(*more);

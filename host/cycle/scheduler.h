@@ -58,6 +58,9 @@ struct SchedulerOptions {
   // per binding cycle), so a slow PreBind or a pod waiting on Permit holds up no other pod.
   // Beyond the limit a binding cycle waits for a thread to come free.
   int maxConcurrentBindings = 1024;
+  // After stop(): how long run() waits for the binding cycles in flight before it rejects the
+  // pods still waiting on Permit, and as long again for the rest. Zero waits without bound.
+  std::chrono::milliseconds stopGrace{0};
   queue::QueueOptions queue;
   // Where attempts, preemptions and Filter durations are recorded; nullptr: nowhere. Must
   // outlive the scheduler.
@@ -112,6 +115,9 @@ class Scheduler : private CycleHost {
   bool stepForTest();
   // Waits until every binding cycle started so far has finished.
   void waitForBindingsForTest();
+  // The same, within SchedulerOptions::stopGrace (see there). False when some are still
+  // running after it.
+  bool waitForBindingsAfterStop();
   // Where the next Filter search starts (upstream nextStartNodeIndex); loop thread.
   std::size_t nextStartNodeIndexForTest() const { return nextStartNodeIndex_; }
 

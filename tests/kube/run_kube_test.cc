@@ -1,0 +1,379 @@
+// `schedhost run --kubeconfig` as an operator runs it, against the test API server over
+// loopback HTTPS: initial sync then scheduling, status and events written back, watches that
+// drop and expire, churn, leader election between two processes, SIGTERM, rate limiting, token
+// rotation, and the startup errors. Every test ends by checking the cluster's invariants: no
+// pod bound twice, no node given more cpu than it has.
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include "tests/kube/support/fake_apiserver.h"
+#include "tests/kube/support/kube_fixture.h"
+#include "tests/kube/support/schedhost_process.h"
+#include "tests/kube/support/test_certs.h"
+
+namespace sh::kubetest {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+constexpr auto kDeadline = 60s;
+
+std::string str(const json::object& o, std::initializer_list<const char*> path) {
+  const json::value* v = nullptr;
+  const json::object* cur = &o;
+  for (const char* key : path) {
+    v = cur != nullptr ? cur->if_contains(key) : nullptr;
+    if (v == nullptr) {
+      return {};
+    }
+    cur = v->if_object();
+  }
+  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+// The pod's PodScheduled condition, or null.
+std::optional<json::object> podScheduled(const FakeApiServer& server, const std::string& ns,
+                                         const std::string& name) {
+  auto pod = server.get("pods", ns, name);
+  if (!pod) {
+    return std::nullopt;
+  }
+  const json::value* conditions = nullptr;
+  if (const json::value* status = pod->if_contains("status"); status && status->is_object()) {
+    conditions = status->as_object().if_contains("conditions");
+  }
+  if (conditions == nullptr || !conditions->is_array()) {
+    return std::nullopt;
+  }
+  for (const json::value& c : conditions->as_array()) {
+    if (c.is_object() && str(c.as_object(), {"type"}) == "PodScheduled") {
+      return c.as_object();
+    }
+  }
+  return std::nullopt;
+}
+
+class RunKubeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tls_ = makeTlsMaterial("schedhost");
+    FakeApiServer::Options o;
+    o.tls = tls_;
+    o.tokens = {"token-a", "token-b"};
+    o.watchChunkMax = 13;  // every watch body cut at odd places
+    o.bookmarkInterval = 500ms;
+    server_ = std::make_unique<FakeApiServer>(o);
+    server_->start();
+    writeConfig("");
+  }
+
+  void writeConfig(const std::string& extra) {
+    std::ofstream out(dir_.path() / "schedhost.toml", std::ios::trunc);
+    out << "parallelism = 2\npodInitialBackoffSeconds = 1\npodMaxBackoffSeconds = 1\n"
+           "[reload]\nwatch = false\n"
+        << extra << "[[profiles]]\nschedulerName = \"default-scheduler\"\n";
+  }
+
+  std::vector<std::string> args(const std::filesystem::path& kubeconfig,
+                                std::vector<std::string> extra = {"--leader-elect=false"}) {
+    std::vector<std::string> a = {"run",
+                                  "--config",
+                                  (dir_.path() / "schedhost.toml").string(),
+                                  "--kubeconfig",
+                                  kubeconfig.string(),
+                                  "--plugin-dir",
+                                  SCHEDHOST_PLUGIN_DIR,
+                                  "--seed",
+                                  "1"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+
+  std::unique_ptr<SchedhostProcess> start(const std::vector<std::string>& a,
+                                          const std::string& name = "schedhost") {
+    auto p = std::make_unique<SchedhostProcess>(SCHEDHOST_BIN, a, dir_.path(), name);
+    EXPECT_TRUE(p->started());
+    return p;
+  }
+
+  void createPods(int from, int to, const std::string& cpu = "100m") {
+    for (int i = from; i < to; ++i) {
+      server_->create("pods", podJson("default", "p" + std::to_string(i), cpu));
+    }
+  }
+
+  std::size_t requestsWith(const std::string& verb, const std::string& resource) {
+    std::size_t n = 0;
+    for (const auto& r : server_->requests()) {
+      n += r.verb == verb && r.resource == resource ? 1 : 0;
+    }
+    return n;
+  }
+
+  void expectSound() {
+    const std::vector<std::string> problems = invariantViolations(*server_);
+    EXPECT_TRUE(problems.empty()) << problems.front();
+  }
+
+  TempDir dir_;
+  TlsMaterial tls_;
+  std::unique_ptr<FakeApiServer> server_;
+};
+
+TEST_F(RunKubeTest, SchedulesAfterTheInitialSyncAndWritesStatusAndEventsBack) {
+  for (int i = 0; i < 3; ++i) {
+    server_->create("nodes", nodeJson("node-" + std::to_string(i), "2"));
+  }
+  createPods(0, 6, "500m");
+  server_->create("pods", podJson("default", "other", "100m", "other-scheduler"));
+  server_->create("pods", podJson("default", "too-big", "8"));
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(args(kubeconfig));
+
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 6; }, kDeadline)) << run->err();
+  // Not ours: never touched.
+  EXPECT_EQ(str(*server_->get("pods", "default", "other"), {"spec", "nodeName"}), "");
+  // too-big: PodScheduled=False with the upstream message, and a FailedScheduling event.
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto c = podScheduled(*server_, "default", "too-big");
+        return c && str(*c, {"status"}) == "False";
+      },
+      kDeadline));
+  auto c = podScheduled(*server_, "default", "too-big");
+  EXPECT_EQ(str(*c, {"reason"}), "Unschedulable");
+  EXPECT_EQ(str(*c, {"message"}).rfind("0/3 nodes are available: 3 Insufficient cpu.", 0), 0u)
+      << str(*c, {"message"});
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::set<std::string> reasons;
+        for (const json::object& e : server_->list("events")) {
+          reasons.insert(str(e, {"reason"}));
+        }
+        return reasons.count("Scheduled") > 0 && reasons.count("FailedScheduling") > 0;
+      },
+      kDeadline));
+  for (const json::object& e : server_->list("events")) {
+    if (str(e, {"reason"}) == "Scheduled") {
+      EXPECT_EQ(str(e, {"reportingController"}), "default-scheduler");
+      EXPECT_EQ(str(e, {"action"}), "Binding");
+      EXPECT_EQ(str(e, {"note"}).rfind("Successfully assigned default/p", 0), 0u);
+    }
+  }
+  // A node with room arrives through the watch: too-big goes there.
+  server_->create("nodes", nodeJson("big", "16"));
+  ASSERT_TRUE(eventually(
+      [&] { return str(*server_->get("pods", "default", "too-big"), {"spec", "nodeName"}) == "big"; },
+      kDeadline))
+      << run->err();
+  expectSound();
+  // Binds go through pods/binding, status through pods/status, one per decision.
+  EXPECT_EQ(requestsWith("create", "pods/binding"), 7u);
+  run->signal(SIGTERM);
+  EXPECT_EQ(run->waitExit(30s), 0) << run->err();
+}
+
+TEST_F(RunKubeTest, WatchDropsAndExpiriesLoseNothingAndBindNothingTwice) {
+  for (int i = 0; i < 4; ++i) {
+    server_->create("nodes", nodeJson("node-" + std::to_string(i), "8"));
+  }
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(args(kubeconfig));
+  int created = 0;
+  for (int round = 0; round < 6; ++round) {
+    createPods(created, created + 20);
+    created += 20;
+    if (round % 2 == 0) {
+      server_->dropWatches();
+    } else {
+      server_->compact();  // the watches' versions are gone: 410, relist
+    }
+    // Pods deleted while the watch is down: the relist must not leave them behind.
+    server_->remove("pods", "default", "p" + std::to_string(created - 1));
+    std::this_thread::sleep_for(200ms);
+  }
+  const std::size_t expected = created - 6;
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == expected; }, kDeadline))
+      << boundPods(*server_) << " of " << expected << "\n"
+      << run->err();
+  expectSound();
+  // The watches were replaced, and the compactions forced relists.
+  EXPECT_GT(requestsWith("watch", "pods"), 6u);
+  EXPECT_GE(requestsWith("list", "pods"), 4u);
+}
+
+TEST_F(RunKubeTest, NodesAndPodsChurnWhileScheduling) {
+  for (int i = 0; i < 6; ++i) {
+    server_->create("nodes", nodeJson("node-" + std::to_string(i), "2"));
+  }
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(args(kubeconfig));
+  std::set<std::string> live;
+  for (int i = 0; i < 120; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    server_->create("pods", podJson("default", name, "250m"));
+    live.insert(name);
+    if (i % 10 == 9) {
+      // A pod goes, a node goes, a node comes.
+      const std::string gone = "p" + std::to_string(i - 5);
+      server_->remove("pods", "default", gone);
+      live.erase(gone);
+      server_->remove("nodes", "", "node-" + std::to_string(i / 10 % 6));
+      server_->create("nodes", nodeJson("extra-" + std::to_string(i), "4"));
+    }
+  }
+  ASSERT_TRUE(eventually(
+      [&] {
+        for (const std::string& name : live) {
+          auto pod = server_->get("pods", "default", name);
+          if (!pod || str(*pod, {"spec", "nodeName"}).empty()) {
+            return false;
+          }
+        }
+        return true;
+      },
+      kDeadline))
+      << run->err();
+  expectSound();
+}
+
+TEST_F(RunKubeTest, TwoReplicasOneLeaderAndFailover) {
+  for (int i = 0; i < 3; ++i) {
+    server_->create("nodes", nodeJson("node-" + std::to_string(i), "8"));
+  }
+  TempDir a, b;
+  auto kubeA = writeKubeconfig(a.path(), server_->url(), tls_, {false, "token-a", "", false});
+  auto kubeB = writeKubeconfig(b.path(), server_->url(), tls_, {false, "token-b", "", false});
+  const std::vector<std::string> election = {
+      "--leader-elect-lease-duration=3s", "--leader-elect-renew-deadline=2s",
+      "--leader-elect-retry-period=500ms", "--leader-elect-resource-namespace=kube-system"};
+  auto runA = start(args(kubeA, election), "a");
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto lease = server_->get("leases", "kube-system", "schedhost");
+        return lease && !str(*lease, {"spec", "holderIdentity"}).empty();
+      },
+      kDeadline))
+      << runA->err();
+  auto runB = start(args(kubeB, election), "b");
+  createPods(0, 20);
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 20; }, kDeadline)) << runA->err();
+  // Only the leader bound anything.
+  std::set<std::string> binders;
+  for (const auto& r : server_->requests()) {
+    if (r.resource == "pods/binding") {
+      binders.insert(r.user);
+    }
+  }
+  ASSERT_EQ(binders.size(), 1u);
+  const std::string leader = *binders.begin();
+  SchedhostProcess& leaderRun = leader == "token-a" ? *runA : *runB;
+  const std::string standby = leader == "token-a" ? "token-b" : "token-a";
+  // The leader dies without releasing the Lease: the standby takes over once it expires.
+  leaderRun.signal(SIGKILL);
+  createPods(20, 40);
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 40; }, kDeadline))
+      << runA->err() << runB->err();
+  std::size_t byStandby = 0;
+  for (const auto& r : server_->requests()) {
+    byStandby += r.resource == "pods/binding" && r.user == standby ? 1 : 0;
+  }
+  EXPECT_EQ(byStandby, 20u);
+  expectSound();
+}
+
+TEST_F(RunKubeTest, SigtermFinishesAndReleasesTheLease) {
+  server_->create("nodes", nodeJson("node-0", "8"));
+  createPods(0, 5);
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(args(kubeconfig, {}));  // leader election on, its defaults
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 5; }, kDeadline)) << run->err();
+  run->signal(SIGTERM);
+  EXPECT_EQ(run->waitExit(30s), 0) << run->err();
+  auto lease = server_->get("leases", "kube-system", "schedhost");
+  ASSERT_TRUE(lease);
+  EXPECT_EQ(str(*lease, {"spec", "holderIdentity"}), "");
+}
+
+TEST_F(RunKubeTest, TheClientRateLimitHolds) {
+  server_->create("nodes", nodeJson("node-0", "64"));
+  createPods(0, 30);
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(args(kubeconfig, {"--leader-elect=false", "--kube-api-qps", "20",
+                                     "--kube-api-burst", "5"}));
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 30; }, kDeadline)) << run->err();
+  // Every request of the process, from its first: within any stretch of t seconds no more than
+  // burst + qps * t went out (a little slack for the clocks of two processes).
+  const auto requests = server_->requests();
+  ASSERT_GT(requests.size(), 40u);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    for (std::size_t j = i + 1; j < requests.size(); ++j) {
+      const double seconds = std::chrono::duration<double>(requests[j].at - requests[i].at).count();
+      const double allowed = 5 + 20 * (seconds + 0.05) + 1;
+      ASSERT_LE(static_cast<double>(j - i + 1), allowed)
+          << "requests " << i << ".." << j << " within " << seconds << " s";
+    }
+  }
+  expectSound();
+}
+
+TEST_F(RunKubeTest, ARotatedTokenFileIsPickedUp) {
+  server_->create("nodes", nodeJson("node-0", "8"));
+  server_->setTokens({"first"});
+  {
+    std::ofstream(dir_.path() / "token") << "first\n";
+  }
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_, {false, "", "token", false});
+  auto run = start(args(kubeconfig));
+  createPods(0, 3);
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 3; }, kDeadline)) << run->err();
+  // The token rotates: the old one stops working, the file gets the new one.
+  {
+    std::ofstream(dir_.path() / "token.new") << "second\n";
+  }
+  std::filesystem::rename(dir_.path() / "token.new", dir_.path() / "token");
+  server_->setTokens({"second"});
+  createPods(3, 6);
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 6; }, kDeadline)) << run->err();
+  expectSound();
+}
+
+// The startup errors: one line naming the server and the context, and exit code 1.
+TEST_F(RunKubeTest, BadCredentialsWrongCaAndAnUnreachableServerFailAtStartup) {
+  struct Case {
+    const char* name;
+    KubeconfigAuth auth;
+    std::string server;
+    const char* cause;
+  };
+  const std::string url = server_->url();
+  const std::vector<Case> cases = {
+      {"bad-token", {false, "wrong", "", false}, url, "401 Unauthorized"},
+      {"wrong-ca", {true, "", "", true}, url, "certificate verify failed"},
+      {"unreachable", {true, "", "", false}, "https://127.0.0.1:1", "Connection refused"},
+  };
+  for (const Case& c : cases) {
+    TempDir d;
+    auto kubeconfig = writeKubeconfig(d.path(), c.server, tls_, c.auth);
+    auto run = start(args(kubeconfig), c.name);
+    EXPECT_EQ(run->waitExit(30s), 1) << c.name;
+    const std::string err = run->err();
+    EXPECT_NE(err.find("schedhost run: API server " + c.server + " (context \"test\"): "),
+              std::string::npos)
+        << c.name << ": " << err;
+    EXPECT_NE(err.find(c.cause), std::string::npos) << c.name << ": " << err;
+  }
+}
+
+}  // namespace
+}  // namespace sh::kubetest
