@@ -23,8 +23,10 @@ class SystemClock : public Clock {
     std::mutex mutex;
     std::condition_variable_any wake;
     std::unique_lock lock(mutex);
-    // Steady time for the wait itself: a wall clock step must not stretch or cut it.
-    return !wake.wait_for(lock, stop, duration, [] { return false; });
+    // Steady time for the wait itself: a wall clock step must not stretch or cut it. Nothing
+    // but the stop request wakes it early.
+    wake.wait_for(lock, stop, duration, [] { return false; });
+    return !stop.stop_requested();
   }
 };
 

@@ -8,6 +8,7 @@
 #include <latch>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -61,6 +62,19 @@ TEST(KubeTimeTest, MicroTimeAndTimeRoundTrip) {
   EXPECT_EQ(parseTime("2026-11-25T10:00:00Z"), kStart - 123456789ns);
   EXPECT_FALSE(parseTime("2026-11-25 10:00:00Z").has_value());
   EXPECT_FALSE(parseTime("").has_value());
+}
+
+TEST(KubeTimeTest, SystemClockSleepsAndWakesOnStop) {
+  Clock& clock = systemClock();
+  const auto before = std::chrono::steady_clock::now();
+  EXPECT_TRUE(clock.sleepFor(20ms, {}));
+  EXPECT_GE(std::chrono::steady_clock::now() - before, 20ms);
+  EXPECT_TRUE(clock.sleepFor(0ms, {}));
+
+  std::stop_source source;
+  std::jthread stopper([&] { source.request_stop(); });
+  EXPECT_FALSE(clock.sleepFor(std::chrono::hours(1), source.get_token()));
+  EXPECT_FALSE(clock.sleepFor(0ms, source.get_token()));
 }
 
 class EventRecorderTest : public ::testing::Test {
