@@ -76,12 +76,13 @@ std::optional<KubeSettings> kubeSettings(const RunArgs& args, const config::Host
       continue;
     }
     std::string why;
-    std::optional<std::chrono::milliseconds> d = config::parseGoDuration(f.text, why);
-    if (!d) {
-      error = std::string(f.name) + " \"" + f.text + "\": " + why;
+    std::optional<std::chrono::nanoseconds> d = config::parseGoDuration(f.text, why);
+    if (!d || *d < std::chrono::milliseconds(1)) {
+      error = std::string(f.name) + " \"" + f.text + "\": " +
+              (d ? std::string("must be at least 1ms") : why);
       return std::nullopt;
     }
-    f.into = *d;
+    f.into = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
   }
   if (s.leaderElect) {
     if (std::string why = kube::LeaderElector::validate(s.election); !why.empty()) {
@@ -145,7 +146,7 @@ int runKube(const RunArgs& args) {
 
   connectors::DecisionLog log(std::cout);
   kube::EventRecorder::Options eo;
-  eo.hostname = kube::hostName();
+  eo.hostname = kube::hostname();
   kube::EventRecorder recorder(*transport, eo);
   kube::KubeCluster::Options co;
   co.events = &recorder;
@@ -181,7 +182,6 @@ int runKube(const RunArgs& args) {
   std::unique_ptr<kube::LeaderElector> elector;
   std::jthread electing;
   if (settings->leaderElect && !stopping.load()) {
-    settings->election.identity = kube::LeaderElector::defaultIdentity(kube::hostName());
     elector = std::make_unique<kube::LeaderElector>(*transport, settings->election);
     kube::LeaderElector::Callbacks cb;
     cb.onStartedLeading = [&] {

@@ -1,6 +1,7 @@
 #include "host/config/host_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -135,7 +136,247 @@ void readBinding(TableReader& top, HostConfig& config, Diagnostics& diags) {
   reader.finish();
 }
 
+void readClientConnection(TableReader& top, HostConfig& config, const std::filesystem::path& base,
+                          Diagnostics& diags) {
+  const TomlValue* table = top.table("clientConnection");
+  if (table == nullptr) {
+    return;
+  }
+  TableReader reader(*table, top.pathOf("clientConnection"), diags);
+  HostConfig::ClientConnection& out = config.clientConnection;
+  if (const auto v = reader.string("kubeconfig")) {
+    const std::filesystem::path p(*v);
+    out.kubeconfig = v->empty() || p.is_absolute() || base.empty() ? *v : (base / p).string();
+  }
+  if (const TomlValue* v = reader.find("qps")) {
+    if (!v->is_floating() && !v->is_integer()) {
+      TableReader::wrongType(diags, *v, reader.pathOf("qps"), "a number");
+    } else {
+      const double qps = v->is_integer() ? static_cast<double>(v->as_integer()) : v->as_floating();
+      if (!std::isfinite(qps) || qps < 0) {
+        std::ostringstream text;
+        text << qps;
+        diags.error(locationOf(*v), reader.pathOf("qps"),
+                    "must be 0 (no client-side limit) or more, got " + text.str());
+      } else {
+        out.qps = qps;
+      }
+    }
+  }
+  if (const auto v = reader.integer("burst")) {
+    const int64_t minimum = out.qps > 0 ? 1 : 0;
+    if (*v < minimum || *v > kInt32Max) {
+      diags.error(
+          locationOf(*reader.find("burst")), reader.pathOf("burst"),
+          std::string(out.qps > 0 ? "must be 1 or more when qps is above 0" : "must be 0 or more") +
+              ", got " + std::to_string(*v));
+    } else {
+      out.burst = static_cast<int32_t>(*v);
+    }
+  }
+  reader.finish();
+}
+
+void readLeaderElection(TableReader& top, HostConfig& config, Diagnostics& diags) {
+  const TomlValue* table = top.table("leaderElection");
+  if (table == nullptr) {
+    return;
+  }
+  TableReader reader(*table, top.pathOf("leaderElection"), diags);
+  HostConfig::LeaderElection& out = config.leaderElection;
+  const auto errorAt = [&](std::string_view field, std::string message) {
+    diags.error(locationOf(*reader.find(field)), reader.pathOf(field), std::move(message));
+  };
+  if (const TomlValue* v = reader.find("leaderElect")) {
+    if (v->is_boolean()) {
+      out.leaderElect = v->as_boolean();
+    } else {
+      TableReader::wrongType(diags, *v, reader.pathOf("leaderElect"), "a boolean");
+    }
+  }
+  // Durations: each must parse and be at least 1ms; the relations are checked only when all
+  // three are usable.
+  bool durationsOk = true;
+  const auto duration = [&](std::string_view field, std::chrono::milliseconds& target) {
+    const auto text = reader.string(field);
+    if (!text) {
+      durationsOk = durationsOk && reader.find(field) == nullptr;
+      return;
+    }
+    std::string error;
+    const std::optional<std::chrono::nanoseconds> d = parseGoDuration(*text, error);
+    if (!d) {
+      errorAt(field, error);
+      durationsOk = false;
+    } else if (*d < std::chrono::milliseconds(1)) {
+      errorAt(field, "must be greater than 0 (at least 1ms), got \"" + *text + "\"");
+      durationsOk = false;
+    } else {
+      target = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+    }
+  };
+  duration("leaseDuration", out.leaseDuration);
+  duration("renewDeadline", out.renewDeadline);
+  duration("retryPeriod", out.retryPeriod);
+  const auto name = [&](std::string_view field, std::string& target) {
+    if (auto v = reader.string(field)) {
+      if (v->empty()) {
+        errorAt(field, "must not be empty");
+      } else {
+        target = std::move(*v);
+      }
+    }
+  };
+  if (auto v = reader.string("resourceLock")) {
+    if (*v != "leases") {
+      errorAt("resourceLock", "only \"leases\" is supported, got \"" + *v + "\"");
+    }
+  }
+  name("resourceName", out.resourceName);
+  name("resourceNamespace", out.resourceNamespace);
+
+  // client-go NewLeaderElector: leaseDuration > renewDeadline > JitterFactor (1.2) × retryPeriod.
+  // As upstream's ValidateLeaderElectionConfiguration, only when leader election is on.
+  if (durationsOk && out.leaderElect) {
+    const bool has = reader.find("leaseDuration") != nullptr;
+    if (out.leaseDuration <= out.renewDeadline) {
+      if (has) {
+        errorAt("leaseDuration", "must be greater than renewDeadline (" +
+                                     formatGoDuration(out.renewDeadline) + "), got " +
+                                     formatGoDuration(out.leaseDuration));
+      } else {
+        errorAt("renewDeadline", "must be less than leaseDuration (" +
+                                     formatGoDuration(out.leaseDuration) + "), got " +
+                                     formatGoDuration(out.renewDeadline));
+      }
+    } else if (out.renewDeadline.count() * 10 <= out.retryPeriod.count() * 12) {
+      if (reader.find("renewDeadline") != nullptr) {
+        errorAt("renewDeadline", "must be greater than 1.2 × retryPeriod (" +
+                                     formatGoDuration(out.retryPeriod) + "), got " +
+                                     formatGoDuration(out.renewDeadline));
+      } else {
+        errorAt("retryPeriod", "must be less than renewDeadline (" +
+                                   formatGoDuration(out.renewDeadline) + ") / 1.2, got " +
+                                   formatGoDuration(out.retryPeriod));
+      }
+    }
+  }
+  reader.finish();
+}
+
 }  // namespace
+
+std::optional<std::chrono::nanoseconds> parseGoDuration(std::string_view text, std::string& error) {
+  const std::string quoted = "\"" + std::string(text) + "\"";
+  std::size_t pos = 0;
+  bool negative = false;
+  if (pos < text.size() && (text[pos] == '-' || text[pos] == '+')) {
+    negative = text[pos] == '-';
+    ++pos;
+  }
+  if (text.substr(pos) == "0") {
+    return std::chrono::nanoseconds(0);
+  }
+  if (pos == text.size()) {
+    error = "invalid duration " + quoted + ": expected a number and a unit, as \"15s\"";
+    return std::nullopt;
+  }
+  // Sum in long double nanoseconds, then check the int64 range (Go's limit: about 290 years).
+  long double total = 0;
+  while (pos < text.size()) {
+    const std::size_t start = pos;
+    long double value = 0;
+    bool digits = false;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      value = value * 10 + (text[pos] - '0');
+      digits = true;
+      ++pos;
+    }
+    if (pos < text.size() && text[pos] == '.') {
+      ++pos;
+      long double scale = 0.1L;
+      while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+        value += (text[pos] - '0') * scale;
+        scale /= 10;
+        digits = true;
+        ++pos;
+      }
+    }
+    if (!digits) {
+      error = "invalid duration " + quoted + ": expected a number at \"" +
+              std::string(text.substr(start)) + "\"";
+      return std::nullopt;
+    }
+    const std::size_t unitStart = pos;
+    while (pos < text.size() && !(text[pos] >= '0' && text[pos] <= '9') && text[pos] != '.') {
+      ++pos;
+    }
+    const std::string_view unit = text.substr(unitStart, pos - unitStart);
+    long double scale = 0;
+    if (unit == "ns") {
+      scale = 1;
+    } else if (unit == "us" || unit == "\u00b5s" || unit == "\u03bcs") {
+      scale = 1e3L;
+    } else if (unit == "ms") {
+      scale = 1e6L;
+    } else if (unit == "s") {
+      scale = 1e9L;
+    } else if (unit == "m") {
+      scale = 60e9L;
+    } else if (unit == "h") {
+      scale = 3600e9L;
+    } else if (unit.empty()) {
+      error = "invalid duration " + quoted + ": missing unit (ns, us, ms, s, m or h)";
+      return std::nullopt;
+    } else {
+      error = "invalid duration " + quoted + ": unknown unit \"" + std::string(unit) +
+              "\" (ns, us, ms, s, m or h)";
+      return std::nullopt;
+    }
+    total += value * scale;
+  }
+  if (total > static_cast<long double>(std::numeric_limits<int64_t>::max())) {
+    error = "invalid duration " + quoted + ": out of range (at most about 2562047h)";
+    return std::nullopt;
+  }
+  const auto nanos = static_cast<int64_t>(total);
+  return std::chrono::nanoseconds(negative ? -nanos : nanos);
+}
+
+std::string formatGoDuration(std::chrono::milliseconds duration) {
+  int64_t ms = duration.count();
+  if (ms == 0) {
+    return "0s";
+  }
+  std::string sign;
+  if (ms < 0) {
+    sign = "-";
+    ms = -ms;
+  }
+  if (ms < 1000) {
+    return sign + std::to_string(ms) + "ms";
+  }
+  const int64_t hours = ms / 3'600'000;
+  const int64_t minutes = ms / 60'000 % 60;
+  const int64_t seconds = ms / 1000 % 60;
+  const int64_t millis = ms % 1000;
+  std::string out = sign;
+  if (hours > 0) {
+    out += std::to_string(hours) + "h";
+  }
+  if (hours > 0 || minutes > 0) {
+    out += std::to_string(minutes) + "m";
+  }
+  out += std::to_string(seconds);
+  if (millis > 0) {
+    std::string frac = std::to_string(1000 + millis).substr(1);
+    while (frac.back() == '0') {
+      frac.pop_back();
+    }
+    out += "." + frac;
+  }
+  return out + "s";
+}
 
 std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path& dir,
                                                     const SourceLocation& where,
@@ -176,6 +417,8 @@ HostConfig parseHostConfig(std::string_view text, const std::string& fileName, D
   readAdmin(reader, config, diags);
   readReload(reader, config, diags);
   readBinding(reader, config, diags);
+  readClientConnection(reader, config, base, diags);
+  readLeaderElection(reader, config, diags);
 
   if (const TomlValue* profiles = reader.array("profiles")) {
     const auto& items = profiles->as_array();

@@ -2,8 +2,10 @@
 // top-level fields of upstream's KubeSchedulerConfiguration with the same defaults.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,7 +45,35 @@ struct HostConfig {
   struct Binding {
     int32_t maxConcurrent = 1024;  // binding cycles running at once; more wait for a thread
   } binding;
+  // [clientConnection]: the connection to a Kubernetes API server (upstream
+  // KubeSchedulerConfiguration.clientConnection). Read once, at start.
+  struct ClientConnection {
+    // A kubeconfig file; relative paths are taken relative to the configuration file's
+    // directory. Empty: not set (the command line, $KUBECONFIG or in-cluster configuration).
+    std::string kubeconfig;
+    double qps = 50;      // requests per second; 0 = no client-side limit
+    int32_t burst = 100;  // requests allowed at once above qps
+  } clientConnection;
+  // [leaderElection]: one active scheduler among replicas, through a Lease (upstream
+  // KubeSchedulerConfiguration.leaderElection). Read once, at start.
+  struct LeaderElection {
+    bool leaderElect = true;  // only meaningful when talking to a cluster
+    std::chrono::milliseconds leaseDuration{15000};
+    std::chrono::milliseconds renewDeadline{10000};
+    std::chrono::milliseconds retryPeriod{2000};
+    std::string resourceLock = "leases";  // the only lock accepted
+    std::string resourceName = "schedhost";
+    std::string resourceNamespace = "kube-system";
+  } leaderElection;
 };
+
+// A Go duration string (time.ParseDuration): an optional sign and one or more decimal numbers,
+// each with a unit of ns, us (or µs), ms, s, m or h: "15s", "1m30s", "500ms", "2h", "1.5s";
+// "0" alone needs no unit. nullopt with `error` set ("missing unit in \"15\"") otherwise.
+std::optional<std::chrono::nanoseconds> parseGoDuration(std::string_view text, std::string& error);
+// "15s", "1m30s", "500ms", "2h0m0s": how Go's Duration.String writes a whole number of
+// milliseconds.
+std::string formatGoDuration(std::chrono::milliseconds duration);
 
 // Reads schedhost.toml and the profile files its profileDirs name. Every problem found goes to
 // `diags`; the returned config holds what could be read (check diags.has_errors()).

@@ -1,5 +1,6 @@
 #include "host/config/host_config.h"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -235,6 +236,200 @@ TEST(HostConfigTest, MissingProfileDir) {
   ASSERT_EQ(diags.errorCount(), 1u);
   EXPECT_EQ(diags.items()[0].key, "profileDirs[0]");
   EXPECT_NE(diags.items()[0].message.find("cannot read profile directory"), std::string::npos);
+}
+
+TEST(HostConfigTest, ClientConnectionAndLeaderElectionDefaults) {
+  Diagnostics diags;
+  const HostConfig config = parse("", diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  EXPECT_EQ(config.clientConnection.kubeconfig, "");
+  EXPECT_EQ(config.clientConnection.qps, 50.0);
+  EXPECT_EQ(config.clientConnection.burst, 100);
+  const HostConfig::LeaderElection& le = config.leaderElection;
+  EXPECT_TRUE(le.leaderElect);
+  EXPECT_EQ(le.leaseDuration, std::chrono::seconds(15));
+  EXPECT_EQ(le.renewDeadline, std::chrono::seconds(10));
+  EXPECT_EQ(le.retryPeriod, std::chrono::seconds(2));
+  EXPECT_EQ(le.resourceLock, "leases");
+  EXPECT_EQ(le.resourceName, "schedhost");
+  EXPECT_EQ(le.resourceNamespace, "kube-system");
+}
+
+TEST(HostConfigTest, ClientConnectionAndLeaderElectionValues) {
+  TempDir dir;
+  const std::filesystem::path configFile = dir.write("etc/schedhost.toml", R"(
+[clientConnection]
+kubeconfig = "kube/config"
+qps = 20.5
+burst = 40
+[leaderElection]
+leaderElect = false
+leaseDuration = "1m30s"
+renewDeadline = "1m"
+retryPeriod = "2.5s"
+resourceLock = "leases"
+resourceName = "batch-scheduler"
+resourceNamespace = "scheduling"
+)");
+  Diagnostics diags;
+  const HostConfig config = loadHostConfig(configFile, diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  EXPECT_EQ(config.clientConnection.kubeconfig, (dir.path() / "etc" / "kube" / "config").string());
+  EXPECT_EQ(config.clientConnection.qps, 20.5);
+  EXPECT_EQ(config.clientConnection.burst, 40);
+  const HostConfig::LeaderElection& le = config.leaderElection;
+  EXPECT_FALSE(le.leaderElect);
+  EXPECT_EQ(le.leaseDuration, std::chrono::seconds(90));
+  EXPECT_EQ(le.renewDeadline, std::chrono::seconds(60));
+  EXPECT_EQ(le.retryPeriod, std::chrono::milliseconds(2500));
+  EXPECT_EQ(le.resourceName, "batch-scheduler");
+  EXPECT_EQ(le.resourceNamespace, "scheduling");
+
+  // An absolute kubeconfig is kept; qps 0 (no limit) may go with any burst; an integer qps.
+  const HostConfig other = parse(
+      "[clientConnection]\nkubeconfig = \"/etc/kubernetes/scheduler.conf\"\nqps = 0\n"
+      "burst = 0\n",
+      diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  EXPECT_EQ(other.clientConnection.kubeconfig, "/etc/kubernetes/scheduler.conf");
+  EXPECT_EQ(other.clientConnection.qps, 0.0);
+  EXPECT_EQ(other.clientConnection.burst, 0);
+  EXPECT_EQ(parse("[clientConnection]\nqps = 7\n", diags).clientConnection.qps, 7.0);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+}
+
+TEST(HostConfigTest, ClientConnectionProblems) {
+  Diagnostics diags;
+  const HostConfig config = parse(R"([clientConnection]
+kubeconfig = 3
+qps = -1.5
+burst = 0
+timeout = "5s"
+)",
+                                  diags);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:2:14: clientConnection.kubeconfig: expected a string, got an "
+            "integer\n"
+            "schedhost.toml:3:7: clientConnection.qps: must be 0 (no client-side limit) or more, "
+            "got -1.5\n"
+            "schedhost.toml:4:9: clientConnection.burst: must be 1 or more when qps is above 0, "
+            "got 0\n"
+            "schedhost.toml:5:11: clientConnection.timeout: unknown field \"timeout\"\n");
+  EXPECT_EQ(config.clientConnection.qps, 50.0);
+  EXPECT_EQ(config.clientConnection.burst, 100);
+
+  Diagnostics more;
+  parse("[clientConnection]\nqps = \"fast\"\n[[clientConnection.x]]\n", more);
+  parse("[clientConnection]\nqps = nan\nburst = 3000000000\n", more);
+  EXPECT_EQ(more.str(),
+            "schedhost.toml:2:7: clientConnection.qps: expected a number, got a string\n"
+            "schedhost.toml:2:7: clientConnection.qps: must be 0 (no client-side limit) or more, "
+            "got nan\n"
+            "schedhost.toml:3:1: clientConnection.x: unknown field \"x\"\n"
+            "schedhost.toml:3:9: clientConnection.burst: must be 1 or more when qps is above 0, "
+            "got 3000000000\n");
+}
+
+TEST(HostConfigTest, LeaderElectionProblems) {
+  Diagnostics diags;
+  const HostConfig config = parse(R"([leaderElection]
+leaderElect = "yes"
+leaseDuration = "15"
+renewDeadline = "10 s"
+retryPeriod = 2
+resourceLock = "endpointsleases"
+resourceName = ""
+resourceNamespace = 4
+)",
+                                  diags);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:2:15: leaderElection.leaderElect: expected a boolean, got a string\n"
+            "schedhost.toml:3:17: leaderElection.leaseDuration: invalid duration \"15\": missing "
+            "unit (ns, us, ms, s, m or h)\n"
+            "schedhost.toml:4:17: leaderElection.renewDeadline: invalid duration \"10 s\": "
+            "unknown unit \" s\" (ns, us, ms, s, m or h)\n"
+            "schedhost.toml:5:15: leaderElection.retryPeriod: expected a string, got an "
+            "integer\n"
+            "schedhost.toml:6:16: leaderElection.resourceLock: only \"leases\" is supported, got "
+            "\"endpointsleases\"\n"
+            "schedhost.toml:7:16: leaderElection.resourceName: must not be empty\n"
+            "schedhost.toml:8:21: leaderElection.resourceNamespace: expected a string, got an "
+            "integer\n");
+  EXPECT_EQ(config.leaderElection.leaseDuration, std::chrono::seconds(15));
+  EXPECT_EQ(config.leaderElection.resourceName, "schedhost");
+}
+
+TEST(HostConfigTest, LeaderElectionDurationRelations) {
+  const auto check = [](const std::string& table, const std::string& expected) {
+    Diagnostics diags;
+    parseHostConfig("[leaderElection]\n" + table, "schedhost.toml", diags);
+    EXPECT_EQ(diags.str(), expected) << table;
+  };
+  check("leaseDuration = \"10s\"\n",
+        "schedhost.toml:2:17: leaderElection.leaseDuration: must be greater than renewDeadline "
+        "(10s), got 10s\n");
+  check("renewDeadline = \"20s\"\n",
+        "schedhost.toml:2:17: leaderElection.renewDeadline: must be less than leaseDuration "
+        "(15s), got 20s\n");
+  check("renewDeadline = \"2400ms\"\n",
+        "schedhost.toml:2:17: leaderElection.renewDeadline: must be greater than 1.2 × "
+        "retryPeriod (2s), got 2.4s\n");
+  check("retryPeriod = \"9s\"\n",
+        "schedhost.toml:2:15: leaderElection.retryPeriod: must be less than renewDeadline (10s) "
+        "/ 1.2, got 9s\n");
+  check("retryPeriod = \"0s\"\n",
+        "schedhost.toml:2:15: leaderElection.retryPeriod: must be greater than 0 (at least 1ms), "
+        "got \"0s\"\n");
+  check("leaseDuration = \"-15s\"\n",
+        "schedhost.toml:2:17: leaderElection.leaseDuration: must be greater than 0 (at least "
+        "1ms), got \"-15s\"\n");
+  check("renewDeadline = \"2401ms\"\nleaseDuration = \"1h\"\n", "");
+  // Off: the relations are not checked (upstream validates them only with leaderElect).
+  check("leaderElect = false\nleaseDuration = \"1s\"\n", "");
+}
+
+TEST(HostConfigTest, GoDurations) {
+  const auto ms = [](std::string_view text) {
+    std::string error;
+    const auto d = parseGoDuration(text, error);
+    EXPECT_TRUE(d.has_value()) << text << ": " << error;
+    return d ? std::chrono::duration_cast<std::chrono::milliseconds>(*d).count() : -999;
+  };
+  EXPECT_EQ(ms("15s"), 15'000);
+  EXPECT_EQ(ms("1m30s"), 90'000);
+  EXPECT_EQ(ms("500ms"), 500);
+  EXPECT_EQ(ms("2h"), 7'200'000);
+  EXPECT_EQ(ms("1.5s"), 1'500);
+  EXPECT_EQ(ms(".5m"), 30'000);
+  EXPECT_EQ(ms("1h2m3s4ms"), 3'723'004);
+  EXPECT_EQ(ms("0"), 0);
+  EXPECT_EQ(ms("+3s"), 3'000);
+  EXPECT_EQ(ms("-2s"), -2'000);
+  std::string error;
+  EXPECT_EQ(parseGoDuration("1500us", error), std::chrono::microseconds(1500));
+  EXPECT_EQ(parseGoDuration("7\u00b5s", error), std::chrono::microseconds(7));
+  EXPECT_EQ(parseGoDuration("3ns", error), std::chrono::nanoseconds(3));
+
+  const auto fails = [](std::string_view text) {
+    std::string message;
+    EXPECT_FALSE(parseGoDuration(text, message).has_value()) << text;
+    return message;
+  };
+  EXPECT_EQ(fails(""), "invalid duration \"\": expected a number and a unit, as \"15s\"");
+  EXPECT_EQ(fails("-"), "invalid duration \"-\": expected a number and a unit, as \"15s\"");
+  EXPECT_EQ(fails("s"), "invalid duration \"s\": expected a number at \"s\"");
+  EXPECT_EQ(fails("1m.s"), "invalid duration \"1m.s\": expected a number at \".s\"");
+  EXPECT_EQ(fails("15"), "invalid duration \"15\": missing unit (ns, us, ms, s, m or h)");
+  EXPECT_EQ(fails("1d"), "invalid duration \"1d\": unknown unit \"d\" (ns, us, ms, s, m or h)");
+  EXPECT_EQ(fails("3000000h"),
+            "invalid duration \"3000000h\": out of range (at most about 2562047h)");
+
+  EXPECT_EQ(formatGoDuration(std::chrono::milliseconds(0)), "0s");
+  EXPECT_EQ(formatGoDuration(std::chrono::milliseconds(500)), "500ms");
+  EXPECT_EQ(formatGoDuration(std::chrono::milliseconds(2400)), "2.4s");
+  EXPECT_EQ(formatGoDuration(std::chrono::milliseconds(90'000)), "1m30s");
+  EXPECT_EQ(formatGoDuration(std::chrono::hours(2)), "2h0m0s");
+  EXPECT_EQ(formatGoDuration(std::chrono::milliseconds(-1500)), "-1.5s");
 }
 
 TEST(ProfileConfigTest, ReadsPluginSetsAndPluginConfig) {
