@@ -35,6 +35,7 @@ struct Response {
   std::string body;   // the whole body for send(); for stream(), only a non-2xx answer's body
   std::string error;  // why no response came ("connect: Connection refused", "TLS handshake:
                       // certificate verify failed", "timed out after 30 s"); empty otherwise
+  int retryAfterSeconds = 0;  // a Retry-After header in seconds (429, 503); 0 when absent
 
   bool ok() const { return status >= 200 && status < 300; }
   // 429 Too Many Requests and 5xx: worth trying again later. So is a transport error.

@@ -1,0 +1,535 @@
+// HttpsTransport over the loopback responder: TLS verification (CA, wrong CA, host names,
+// insecure), client certificates, bearer tokens and token-file rotation, the keep-alive pool
+// (reuse, concurrency, the server closing idle connections), streams (pieces in order, stop,
+// idle timeout, non-2xx), timeouts, refused connections, the rate limiter, and a throughput
+// figure printed for information.
+#include "host/kube/https_transport.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "tests/kube/support/https_responder.h"
+#include "tests/kube/support/test_certs.h"
+
+namespace sh::kube {
+namespace {
+
+using kubetest::HttpsResponder;
+using kubetest::RecordedRequest;
+using kubetest::Reply;
+using kubetest::TlsMaterial;
+using std::chrono::milliseconds;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+const TlsMaterial& material() {
+  static const TlsMaterial kMaterial = kubetest::makeTlsMaterial();
+  return kMaterial;
+}
+
+HttpsResponder::Options serverOptions() {
+  HttpsResponder::Options options;
+  options.material = material();
+  return options;
+}
+
+Reply echo(const RecordedRequest& request) {
+  Reply reply;
+  reply.body = request.method + " " + request.target;
+  return reply;
+}
+
+HttpsTransport::Options clientOptions(const HttpsResponder& server) {
+  HttpsTransport::Options options;
+  options.config.server = server.url();
+  options.config.caPem = material().caCert;
+  options.qps = 0;
+  return options;
+}
+
+std::unique_ptr<HttpsTransport> makeTransport(HttpsTransport::Options options) {
+  std::string error;
+  auto transport = HttpsTransport::create(std::move(options), error);
+  EXPECT_TRUE(transport) << error;
+  return transport;
+}
+
+std::string createError(HttpsTransport::Options options) {
+  std::string error;
+  auto transport = HttpsTransport::create(std::move(options), error);
+  EXPECT_FALSE(transport);
+  return error;
+}
+
+TEST(HttpsTransportTest, VerifiesTheServerAndSendsTheHeaders) {
+  HttpsResponder server(serverOptions(), echo);
+  auto transport = makeTransport(clientOptions(server));
+  ASSERT_TRUE(transport);
+  auto response = transport->get("/api/v1/pods?limit=500");
+  EXPECT_EQ(response.status, 200) << response.error;
+  EXPECT_EQ(response.body, "GET /api/v1/pods?limit=500");
+
+  Request post;
+  post.method = Method::kPatch;
+  post.path = "/api/v1/namespaces/ns/pods/p/status";
+  post.body = R"({"status":{}})";
+  post.contentType = "application/strategic-merge-patch+json";
+  response = transport->send(post);
+  EXPECT_EQ(response.status, 200) << response.error;
+  EXPECT_EQ(response.body, "PATCH /api/v1/namespaces/ns/pods/p/status");
+
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].header("host"), "127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_EQ(requests[0].header("user-agent"), "schedhost");
+  EXPECT_EQ(requests[0].header("accept"), "application/json");
+  EXPECT_EQ(requests[0].header("authorization"), "");
+  EXPECT_EQ(requests[1].header("content-type"), "application/strategic-merge-patch+json");
+  EXPECT_EQ(requests[1].body, R"({"status":{}})");
+  EXPECT_EQ(transport->server(), server.url());
+}
+
+TEST(HttpsTransportTest, WrongCaIsRefused) {
+  HttpsResponder server(serverOptions(), echo);
+  auto options = clientOptions(server);
+  options.config.caPem = material().otherCaCert;
+  auto transport = makeTransport(options);
+  auto response = transport->get("/version");
+  EXPECT_EQ(response.status, 0);
+  EXPECT_THAT(response.error,
+              StartsWith(server.url() + ": TLS handshake: certificate verify failed ("));
+  EXPECT_TRUE(server.requests().empty());
+}
+
+TEST(HttpsTransportTest, ServerNameIsVerified) {
+  HttpsResponder server(serverOptions(), echo);
+  auto options = clientOptions(server);
+  options.config.tlsServerName = "localhost";  // a DNS SAN of the server certificate
+  EXPECT_EQ(makeTransport(options)->get("/").status, 200);
+  options.config.tlsServerName = "api.example.com";
+  auto response = makeTransport(options)->get("/");
+  EXPECT_EQ(response.status, 0);
+  EXPECT_THAT(response.error, HasSubstr("certificate verify failed (hostname mismatch)"));
+}
+
+TEST(HttpsTransportTest, InsecureSkipsVerification) {
+  HttpsResponder server(serverOptions(), echo);
+  auto options = clientOptions(server);
+  options.config.caPem.clear();
+  options.config.insecureSkipTlsVerify = true;
+  auto response = makeTransport(options)->get("/healthz");
+  EXPECT_EQ(response.status, 200) << response.error;
+}
+
+TEST(HttpsTransportTest, ClientCertificate) {
+  auto serverOpts = serverOptions();
+  serverOpts.requireClientCert = true;
+  HttpsResponder server(serverOpts, echo);
+  auto options = clientOptions(server);
+  auto without = makeTransport(options)->get("/api");
+  EXPECT_EQ(without.status, 0);
+  EXPECT_THAT(without.error, StartsWith(server.url() + ": "));
+
+  options.config.clientCertPem = material().clientCert;
+  options.config.clientKeyPem = material().clientKey;
+  auto response = makeTransport(options)->get("/api");
+  EXPECT_EQ(response.status, 200) << response.error;
+  auto requests = server.requests();
+  ASSERT_FALSE(requests.empty());
+  EXPECT_EQ(requests.back().clientCommonName, "schedhost");
+}
+
+TEST(HttpsTransportTest, BearerToken) {
+  auto serverOpts = serverOptions();
+  serverOpts.requiredToken = "abc.def";
+  HttpsResponder server(serverOpts, echo);
+  auto options = clientOptions(server);
+  EXPECT_EQ(makeTransport(options)->get("/api").status, 401);
+  options.config.token = "abc.def";
+  EXPECT_EQ(makeTransport(options)->get("/api").status, 200);
+  EXPECT_EQ(server.requests().back().header("authorization"), "Bearer abc.def");
+}
+
+TEST(HttpsTransportTest, TokenFileIsReReadWhenRotated) {
+  HttpsResponder server(serverOptions(), echo);
+  const std::string dir = ::testing::TempDir() + "token-rotation-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/token";
+  std::ofstream(file) << "first\n";
+  auto options = clientOptions(server);
+  options.config.tokenFile = file;
+  options.tokenRefresh = std::chrono::seconds(0);  // re-read before every request
+  auto transport = makeTransport(options);
+  EXPECT_EQ(transport->get("/a").status, 200);
+  std::ofstream(file) << "second\n";
+  EXPECT_EQ(transport->get("/b").status, 200);
+  std::filesystem::remove(file);  // unreadable now: the last token stays
+  EXPECT_EQ(transport->get("/c").status, 200);
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[0].header("authorization"), "Bearer first");
+  EXPECT_EQ(requests[1].header("authorization"), "Bearer second");
+  EXPECT_EQ(requests[2].header("authorization"), "Bearer second");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HttpsTransportTest, CreateErrors) {
+  HttpsTransport::Options options;
+  options.config.server = "https://127.0.0.1:1";
+  options.config.caPem = "not a certificate";
+  EXPECT_THAT(createError(options),
+              StartsWith("https://127.0.0.1:1: certificate authority: not a usable PEM"));
+
+  options.config.caPem = material().caCert;
+  options.config.clientCertPem = "garbage";
+  options.config.clientKeyPem = material().clientKey;
+  EXPECT_THAT(createError(options), StartsWith("https://127.0.0.1:1: client certificate: "));
+
+  options.config.clientCertPem = material().clientCert;
+  options.config.clientKeyPem = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n";
+  EXPECT_THAT(createError(options),
+              StartsWith("https://127.0.0.1:1: client key: not a usable PEM private key"));
+
+  options.config.clientKeyPem.clear();
+  EXPECT_EQ(createError(options),
+            "https://127.0.0.1:1: a client certificate and a client key must be given together");
+
+  std::string otherCert;
+  std::string otherKey;
+  kubetest::signClient(material(), "other", otherCert, otherKey);
+  options.config.clientCertPem = material().clientCert;
+  options.config.clientKeyPem = otherKey;
+  EXPECT_EQ(createError(options),
+            "https://127.0.0.1:1: client key: does not match the client certificate");
+
+  options.config.clientCertPem.clear();
+  options.config.clientKeyPem.clear();
+  options.config.tokenFile = "/nonexistent/token";
+  EXPECT_EQ(createError(options),
+            "https://127.0.0.1:1: token file: cannot read /nonexistent/token: No such file or "
+            "directory");
+
+  options.config.tokenFile.clear();
+  options.config.server = "ftp://host";
+  EXPECT_THAT(createError(options), HasSubstr("not an https:// or http:// URL"));
+  options.config.server = "https://host:99999";
+  EXPECT_THAT(createError(options), HasSubstr("bad port"));
+}
+
+TEST(HttpsTransportTest, PlainHttp) {
+  auto serverOpts = serverOptions();
+  serverOpts.tls = false;
+  HttpsResponder server(serverOpts, echo);
+  auto options = clientOptions(server);
+  options.config.caPem.clear();
+  auto transport = makeTransport(options);
+  for (int i = 0; i < 3; ++i) {
+    auto response = transport->get("/api/v1/nodes");
+    EXPECT_EQ(response.status, 200) << response.error;
+  }
+  EXPECT_EQ(server.connectionsAccepted(), 1u);
+}
+
+TEST(HttpsTransportTest, KeepAliveReusesOneConnection) {
+  HttpsResponder server(serverOptions(), echo);
+  auto transport = makeTransport(clientOptions(server));
+  for (int i = 0; i < 50; ++i) {
+    auto response = transport->get("/api/v1/pods/" + std::to_string(i));
+    ASSERT_EQ(response.status, 200) << response.error;
+    EXPECT_EQ(response.body, "GET /api/v1/pods/" + std::to_string(i));
+  }
+  EXPECT_EQ(transport->openConnections(), 1u);
+  EXPECT_EQ(server.connectionsAccepted(), 1u);
+  EXPECT_EQ(transport->requestsSent(), 50u);
+}
+
+TEST(HttpsTransportTest, ConnectionCloseIsNotReused) {
+  HttpsResponder server(serverOptions(), [](const RecordedRequest& request) {
+    Reply reply = echo(request);
+    reply.close = true;
+    return reply;
+  });
+  auto transport = makeTransport(clientOptions(server));
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(transport->get("/x").status, 200);
+  EXPECT_EQ(server.connectionsAccepted(), 3u);
+  EXPECT_EQ(transport->openConnections(), 0u);
+}
+
+TEST(HttpsTransportTest, ConcurrentRequestsShareABoundedPool) {
+  HttpsResponder server(serverOptions(), echo);
+  auto options = clientOptions(server);
+  options.maxConnections = 8;
+  auto transport = makeTransport(options);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 32; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i) {
+        const std::string path = "/t/" + std::to_string(t) + "/" + std::to_string(i);
+        auto response = transport->get(path);
+        if (response.status != 200 || response.body != "GET " + path) ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_LE(server.connectionsAccepted(), 8u);
+  EXPECT_LE(transport->openConnections(), 8u);
+  EXPECT_EQ(transport->requestsSent(), 320u);
+}
+
+TEST(HttpsTransportTest, ServerClosingAnIdleConnectionIsRetriedOnce) {
+  HttpsResponder server(serverOptions(), echo);
+  auto transport = makeTransport(clientOptions(server));
+  EXPECT_EQ(transport->get("/first").status, 200);
+  ASSERT_TRUE(server.waitForIdle(1, milliseconds(5000)));
+  EXPECT_EQ(server.closeIdleConnections(), 1u);
+  ASSERT_TRUE(server.waitForOpenAtMost(0, milliseconds(5000)));
+  auto response = transport->get("/second");
+  EXPECT_EQ(response.status, 200) << response.error;
+  EXPECT_EQ(response.body, "GET /second");
+  EXPECT_EQ(server.connectionsAccepted(), 2u);
+  EXPECT_EQ(transport->requestsSent(), 3u);  // the one lost on the closed connection, again
+  EXPECT_EQ(transport->openConnections(), 1u);
+}
+
+TEST(HttpsTransportTest, ConnectionRefused) {
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::acceptor acceptor(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  const int port = acceptor.local_endpoint().port();
+  acceptor.close();
+  HttpsTransport::Options options;
+  options.config.server = "https://127.0.0.1:" + std::to_string(port);
+  options.qps = 0;
+  auto response = makeTransport(options)->get("/");
+  EXPECT_EQ(response.status, 0);
+  EXPECT_EQ(response.error, options.config.server + ": connect: Connection refused");
+}
+
+TEST(HttpsTransportTest, RequestTimeout) {
+  HttpsResponder server(serverOptions(), [](const RecordedRequest& request) {
+    Reply reply = echo(request);
+    reply.delay = milliseconds(3000);
+    return reply;
+  });
+  auto options = clientOptions(server);
+  options.requestTimeout = milliseconds(150);
+  auto response = makeTransport(options)->get("/slow");
+  EXPECT_EQ(response.status, 0);
+  EXPECT_EQ(response.error, server.url() + ": timed out after 150 ms");
+}
+
+TEST(HttpsTransportTest, RetryAfterIsReported) {
+  HttpsResponder server(serverOptions(), [](const RecordedRequest&) {
+    Reply reply;
+    reply.status = 429;
+    reply.body = "slow down";
+    reply.headers.emplace_back("Retry-After", "3");
+    return reply;
+  });
+  auto response = makeTransport(clientOptions(server))->get("/");
+  EXPECT_EQ(response.status, 429);
+  EXPECT_EQ(response.retryAfterSeconds, 3);
+  EXPECT_EQ(response.body, "slow down");
+  EXPECT_TRUE(response.retryable());
+}
+
+std::vector<std::string> splitRandomly(const std::string& text, unsigned seed) {
+  std::mt19937 generator(seed);
+  std::vector<std::string> pieces;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t size = std::uniform_int_distribution<std::size_t>(1, 9000)(generator);
+    pieces.push_back(text.substr(at, size));
+    at += size;
+  }
+  return pieces;
+}
+
+TEST(HttpsTransportTest, StreamDeliversPiecesInOrder) {
+  std::string body;
+  for (int i = 0; i < 3000; ++i) {
+    body += R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p)" + std::to_string(i) +
+            R"("}}})" + "\n";
+  }
+  const auto pieces = splitRandomly(body, 7);
+  HttpsResponder server(serverOptions(), [&](const RecordedRequest&) {
+    Reply reply;
+    reply.pieces = pieces;
+    return reply;
+  });
+  auto transport = makeTransport(clientOptions(server));
+  std::string received;
+  int calls = 0;
+  Request request;
+  request.path = "/api/v1/pods?watch=1";
+  auto response = transport->stream(request,
+                                    [&](std::string_view piece) {
+                                      received.append(piece);
+                                      ++calls;
+                                      return true;
+                                    },
+                                    {});
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.error, "");
+  EXPECT_TRUE(response.body.empty());
+  EXPECT_EQ(received.size(), body.size());
+  EXPECT_TRUE(received == body);
+  EXPECT_GT(calls, 1);
+  EXPECT_EQ(server.requests().at(0).target, "/api/v1/pods?watch=1");
+}
+
+// The server sends `first`, then holds the body open; the sink signals when it arrives.
+struct HeldStream {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::string received;
+
+  BodySink sink() {
+    return [this](std::string_view piece) {
+      std::lock_guard lock(mutex);
+      received.append(piece);
+      cv.notify_all();
+      return true;
+    };
+  }
+  bool waitFor(const std::string& text) {
+    std::unique_lock lock(mutex);
+    return cv.wait_for(lock, std::chrono::seconds(5), [&] { return received == text; });
+  }
+};
+
+Reply holdOpenReply(const RecordedRequest&) {
+  Reply reply;
+  reply.pieces = {"{\"type\":\"ADDED\"", "}\n"};
+  reply.holdOpen = true;
+  return reply;
+}
+
+TEST(HttpsTransportTest, PiecesArriveBeforeTheBodyEndsAndStopEndsTheStream) {
+  HttpsResponder server(serverOptions(), holdOpenReply);
+  auto transport = makeTransport(clientOptions(server));
+  HeldStream held;
+  std::stop_source stop;
+  Response response;
+  std::thread watcher([&] { response = transport->stream({}, held.sink(), stop.get_token()); });
+  ASSERT_TRUE(held.waitFor("{\"type\":\"ADDED\"}\n"));
+  const auto stopAt = std::chrono::steady_clock::now();
+  stop.request_stop();
+  watcher.join();
+  const auto took = std::chrono::steady_clock::now() - stopAt;
+  EXPECT_LT(took, milliseconds(1000));  // ~50 ms; generous for sanitizers
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.error, "");
+}
+
+TEST(HttpsTransportTest, SinkReturningFalseEndsTheStream) {
+  HttpsResponder server(serverOptions(), holdOpenReply);
+  auto transport = makeTransport(clientOptions(server));
+  int calls = 0;
+  auto response = transport->stream({},
+                                    [&](std::string_view) {
+                                      ++calls;
+                                      return false;
+                                    },
+                                    {});
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(HttpsTransportTest, StreamIdleTimeout) {
+  HttpsResponder server(serverOptions(), holdOpenReply);
+  auto options = clientOptions(server);
+  options.watchIdleTimeout = milliseconds(200);
+  auto transport = makeTransport(options);
+  HeldStream held;
+  auto response = transport->stream({}, held.sink(), {});
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.error, server.url() + ": watch idle: nothing received for 200 ms");
+  EXPECT_EQ(held.received, "{\"type\":\"ADDED\"}\n");
+}
+
+TEST(HttpsTransportTest, StreamReturnsAnErrorAnswerWhole) {
+  HttpsResponder server(serverOptions(), [](const RecordedRequest&) {
+    Reply reply;
+    reply.status = 410;
+    reply.body = R"({"kind":"Status","reason":"Expired"})";
+    return reply;
+  });
+  auto transport = makeTransport(clientOptions(server));
+  int calls = 0;
+  auto response = transport->stream({},
+                                    [&](std::string_view) {
+                                      ++calls;
+                                      return true;
+                                    },
+                                    {});
+  EXPECT_EQ(response.status, 410);
+  EXPECT_EQ(response.body, R"({"kind":"Status","reason":"Expired"})");
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(HttpsTransportTest, StreamsAndSendsShareTheRateLimiter) {
+  HttpsResponder server(serverOptions(), echo);
+  auto options = clientOptions(server);
+  options.qps = 20;
+  options.burst = 5;
+  auto transport = makeTransport(options);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 24; ++i) ASSERT_EQ(transport->get("/r").status, 200);
+  auto streamed = transport->stream({}, [](std::string_view) { return true; }, {});
+  EXPECT_EQ(streamed.status, 200);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  // 5 at once, then 20 at 20 per second.
+  EXPECT_GE(elapsed, milliseconds(950));
+  EXPECT_EQ(transport->rateLimiter().waited(), 20u);
+}
+
+TEST(HttpsTransportTest, ThroughputIsPrinted) {
+  HttpsResponder server(serverOptions(), [](const RecordedRequest&) {
+    Reply reply;
+    reply.status = 201;
+    reply.body = R"({"kind":"Status","status":"Success"})";
+    return reply;
+  });
+  auto options = clientOptions(server);
+  options.maxConnections = 16;
+  auto transport = makeTransport(options);
+  constexpr int kThreads = 64;
+  constexpr int kEach = 40;
+  std::atomic<int> failures{0};
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      Request bind;
+      bind.method = Method::kPost;
+      bind.path = "/api/v1/namespaces/default/pods/p/binding";
+      bind.body = R"({"kind":"Binding","target":{"kind":"Node","name":"n1"}})";
+      for (int i = 0; i < kEach; ++i) {
+        if (transport->send(bind).status != 201) ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(failures.load(), 0);
+  std::printf("[ info     ] %d binds over %zu connections in %.3f s: %.0f requests/s\n",
+              kThreads * kEach, transport->openConnections(), seconds, kThreads * kEach / seconds);
+}
+
+}  // namespace
+}  // namespace sh::kube

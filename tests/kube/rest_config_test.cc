@@ -1,0 +1,462 @@
+// loadRestConfig: every kubeconfig field, paths relative to their file, $KUBECONFIG merging,
+// --context, ~/.kube/config, the in-cluster configuration, and every error message.
+#include "host/kube/rest_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace sh::kube {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "rest-config-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string path() const { return path_; }
+  // Writes `contents` to `name` (subdirectories made); returns the full path.
+  std::string write(const std::string& name, const std::string& contents) const {
+    fs::path file = fs::path(path_) / name;
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << contents;
+    return file.string();
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string base64(const std::string& text) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < text.size(); i += 3) {
+    unsigned v = (static_cast<unsigned char>(text[i]) << 16) |
+                 (static_cast<unsigned char>(text[i + 1]) << 8) |
+                 static_cast<unsigned char>(text[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out.push_back(kAlphabet[(v >> s) & 63]);
+  }
+  if (i + 1 == text.size()) {
+    unsigned v = static_cast<unsigned char>(text[i]) << 16;
+    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == text.size()) {
+    unsigned v = (static_cast<unsigned char>(text[i]) << 16) |
+                 (static_cast<unsigned char>(text[i + 1]) << 8);
+    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+class RestConfigTest : public ::testing::Test {
+ protected:
+  RestConfigOptions options() {
+    RestConfigOptions options;
+    options.getenv = [this](const char* name) -> const char* {
+      auto it = env_.find(name);
+      return it == env_.end() ? nullptr : it->second.c_str();
+    };
+    options.home = home_.path();
+    options.serviceAccountDir = dir_.path() + "/sa";
+    return options;
+  }
+  std::optional<RestConfig> load(const RestConfigOptions& options) {
+    error_.clear();
+    return loadRestConfig(options, error_);
+  }
+  std::string loadError(const RestConfigOptions& options) {
+    auto config = load(options);
+    EXPECT_FALSE(config.has_value());
+    return error_;
+  }
+
+  TempDir dir_;
+  TempDir home_;
+  std::map<std::string, std::string> env_;
+  std::string error_;
+};
+
+constexpr const char* kFull = R"(apiVersion: v1
+kind: Config
+current-context: dev
+clusters:
+- name: dev-cluster
+  cluster:
+    server: https://10.0.0.1:6443/
+    certificate-authority-data: CADATA
+    tls-server-name: api.internal
+users:
+- name: dev-user
+  user:
+    client-certificate-data: CERTDATA
+    client-key-data: KEYDATA
+    token: sekret
+contexts:
+- name: dev
+  context:
+    cluster: dev-cluster
+    user: dev-user
+    namespace: team-a
+- name: other
+  context:
+    cluster: dev-cluster
+)";
+
+std::string fullConfig() {
+  std::string text = kFull;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  replace("CADATA", base64("-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n"));
+  replace("CERTDATA", base64("client cert pem"));
+  replace("KEYDATA", base64("client key pem!"));
+  return text;
+}
+
+TEST_F(RestConfigTest, ExplicitKubeconfigEveryField) {
+  auto opts = options();
+  opts.kubeconfig = dir_.write("config", fullConfig());
+  auto config = load(opts);
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->server, "https://10.0.0.1:6443");
+  EXPECT_EQ(config->context, "dev");
+  EXPECT_EQ(config->source, opts.kubeconfig);
+  EXPECT_EQ(config->namespaceName, "team-a");
+  EXPECT_EQ(config->caPem, "-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n");
+  EXPECT_EQ(config->clientCertPem, "client cert pem");
+  EXPECT_EQ(config->clientKeyPem, "client key pem!");
+  EXPECT_EQ(config->token, "sekret");
+  EXPECT_EQ(config->tokenFile, "");
+  EXPECT_FALSE(config->insecureSkipTlsVerify);
+  EXPECT_EQ(config->tlsServerName, "api.internal");
+}
+
+TEST_F(RestConfigTest, ContextFlagOverridesCurrentContext) {
+  auto opts = options();
+  opts.kubeconfig = dir_.write("config", fullConfig());
+  opts.context = "other";
+  auto config = load(opts);
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->context, "other");
+  EXPECT_EQ(config->namespaceName, "default");  // the context sets none
+  EXPECT_EQ(config->token, "");                 // and no user
+  EXPECT_EQ(config->clientCertPem, "");
+}
+
+TEST_F(RestConfigTest, FilePathsAreRelativeToTheirKubeconfig) {
+  dir_.write("k/ca.crt", "CA FILE");
+  dir_.write("k/certs/admin.crt", "CERT FILE");
+  dir_.write("admin.key", "KEY FILE");
+  dir_.write("k/token", "  file-token\n");
+  const std::string path = dir_.write("k/config", R"(
+current-context: c
+clusters:
+- name: c
+  cluster: {server: "https://h:1", certificate-authority: ca.crt}
+users:
+- name: u
+  user: {client-certificate: certs/admin.crt, client-key: ../admin.key, tokenFile: token}
+contexts:
+- name: c
+  context: {cluster: c, user: u}
+)");
+  auto opts = options();
+  opts.kubeconfig = path;
+  auto config = load(opts);
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->caPem, "CA FILE");
+  EXPECT_EQ(config->clientCertPem, "CERT FILE");
+  EXPECT_EQ(config->clientKeyPem, "KEY FILE");
+  EXPECT_EQ(config->tokenFile, dir_.path() + "/k/token");
+  EXPECT_EQ(config->token, "file-token");
+}
+
+TEST_F(RestConfigTest, AbsolutePathsAndInsecureAndPlainHttp) {
+  const std::string cert = dir_.write("abs/admin.crt", "ABS CERT");
+  const std::string key = dir_.write("abs/admin.key", "ABS KEY");
+  const std::string path = dir_.write("config", R"(
+current-context: c
+clusters:
+- name: c
+  cluster: {server: "http://127.0.0.1:8080", insecure-skip-tls-verify: true}
+users:
+- name: u
+  user: {client-certificate: )" + cert +
+                                                    ", client-key: " + key + R"(}
+contexts:
+- name: c
+  context: {cluster: c, user: u, namespace: ns1}
+)");
+  auto opts = options();
+  opts.kubeconfig = path;
+  auto config = load(opts);
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->server, "http://127.0.0.1:8080");
+  EXPECT_TRUE(config->insecureSkipTlsVerify);
+  EXPECT_EQ(config->clientCertPem, "ABS CERT");
+  EXPECT_EQ(config->clientKeyPem, "ABS KEY");
+  EXPECT_EQ(config->namespaceName, "ns1");
+}
+
+TEST_F(RestConfigTest, KubeconfigListMergesFirstFileWins) {
+  // a: cluster c (server A), context x, no current-context.
+  const std::string a = dir_.write("a/config", R"(
+clusters:
+- name: c
+  cluster: {server: "https://a:1"}
+contexts:
+- name: x
+  context: {cluster: c, user: u}
+)");
+  // b: cluster c again (server B, ignored), user u with a relative tokenFile, context y, and
+  // the current-context; c: another current-context, ignored as b sets one first.
+  dir_.write("b/token", "b-token");
+  const std::string b = dir_.write("b/config", R"(
+current-context: x
+clusters:
+- name: c
+  cluster: {server: "https://b:2"}
+- name: d
+  cluster: {server: "https://d:4"}
+users:
+- name: u
+  user: {tokenFile: token}
+contexts:
+- name: x
+  context: {cluster: d}
+- name: y
+  context: {cluster: d, namespace: from-b}
+)");
+  const std::string c = dir_.write("c/config", "current-context: y\n");
+  env_["KUBECONFIG"] = a + ":" + dir_.path() + "/missing:" + b + ":" + c;
+  auto config = load(options());
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->context, "x");
+  EXPECT_EQ(config->server, "https://a:1");
+  EXPECT_EQ(config->tokenFile, dir_.path() + "/b/token");
+  EXPECT_EQ(config->token, "b-token");
+  EXPECT_EQ(config->source, a + ":" + b + ":" + c);
+
+  auto opts = options();
+  opts.context = "y";
+  config = load(opts);
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->server, "https://d:4");
+  EXPECT_EQ(config->namespaceName, "from-b");
+}
+
+TEST_F(RestConfigTest, ExplicitKubeconfigIsNotMergedAndWinsOverEnvironment) {
+  const std::string a = dir_.write("a", R"(
+current-context: x
+contexts: [{name: x, context: {cluster: c}}]
+)");
+  const std::string b = dir_.write("b", R"(
+clusters: [{name: c, cluster: {server: "https://b:2"}}]
+)");
+  env_["KUBECONFIG"] = b;
+  auto opts = options();
+  opts.kubeconfig = a;
+  EXPECT_EQ(loadError(opts), "kubeconfig " + a + ": contexts[x]: cluster \"c\" not found");
+}
+
+TEST_F(RestConfigTest, HomeKubeConfigWhenNoEnvironment) {
+  home_.write(".kube/config", R"(
+current-context: x
+clusters: [{name: c, cluster: {server: "https://home:443"}}]
+contexts: [{name: x, context: {cluster: c}}]
+)");
+  env_["KUBERNETES_SERVICE_HOST"] = "10.96.0.1";  // a kubeconfig wins over in-cluster
+  env_["KUBERNETES_SERVICE_PORT"] = "443";
+  auto config = load(options());
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->server, "https://home:443");
+  EXPECT_EQ(config->source, home_.path() + "/.kube/config");
+}
+
+TEST_F(RestConfigTest, InClusterConfig) {
+  dir_.write("sa/token", "sa-token\n");
+  dir_.write("sa/ca.crt", "CLUSTER CA");
+  dir_.write("sa/namespace", "kube-system\n");
+  env_["KUBERNETES_SERVICE_HOST"] = "10.96.0.1";
+  env_["KUBERNETES_SERVICE_PORT"] = "443";
+  auto config = load(options());
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->server, "https://10.96.0.1:443");
+  EXPECT_EQ(config->context, "in-cluster");
+  EXPECT_EQ(config->source, "in-cluster");
+  EXPECT_EQ(config->token, "sa-token");
+  EXPECT_EQ(config->tokenFile, dir_.path() + "/sa/token");
+  EXPECT_EQ(config->caPem, "CLUSTER CA");
+  EXPECT_EQ(config->namespaceName, "kube-system");
+}
+
+TEST_F(RestConfigTest, InClusterIpv6HostAndDefaultNamespace) {
+  dir_.write("sa/token", "t");
+  env_["KUBERNETES_SERVICE_HOST"] = "fd00::1";
+  env_["KUBERNETES_SERVICE_PORT"] = "6443";
+  auto config = load(options());
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->server, "https://[fd00::1]:6443");
+  EXPECT_EQ(config->namespaceName, "default");
+  EXPECT_EQ(config->caPem, "");
+}
+
+TEST_F(RestConfigTest, InClusterWithoutTokenIsAnError) {
+  env_["KUBERNETES_SERVICE_HOST"] = "10.96.0.1";
+  env_["KUBERNETES_SERVICE_PORT"] = "443";
+  EXPECT_EQ(loadError(options()), "in-cluster config: cannot read " + dir_.path() +
+                                      "/sa/token: No such file or directory");
+}
+
+TEST_F(RestConfigTest, EmptyKubeconfigListFallsBackToInCluster) {
+  dir_.write("sa/token", "t");
+  env_["KUBECONFIG"] = dir_.path() + "/none1:" + dir_.path() + "/none2";
+  env_["KUBERNETES_SERVICE_HOST"] = "10.0.0.9";
+  env_["KUBERNETES_SERVICE_PORT"] = "443";
+  auto config = load(options());
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->context, "in-cluster");
+}
+
+TEST_F(RestConfigTest, NothingFoundSaysWhereItLooked) {
+  const std::string error = loadError(options());
+  EXPECT_THAT(error, HasSubstr("no Kubernetes configuration found"));
+  EXPECT_THAT(error, HasSubstr(home_.path() + "/.kube/config"));
+  EXPECT_THAT(error, HasSubstr("KUBERNETES_SERVICE_HOST"));
+
+  env_["KUBECONFIG"] = "/nonexistent/a";
+  EXPECT_THAT(loadError(options()), HasSubstr("$KUBECONFIG (/nonexistent/a)"));
+}
+
+struct ErrorCase {
+  const char* name;
+  std::string yaml;
+  std::string expected;  // with FILE for the kubeconfig path and DIR for its directory
+};
+
+TEST_F(RestConfigTest, ErrorMessages) {
+  const std::string users = R"(
+current-context: c
+clusters: [{name: c, cluster: {server: "https://h:1"}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+users:
+- name: u
+  user: )";
+  const std::vector<ErrorCase> cases = {
+      {"context", "current-context: prod\n", "kubeconfig FILE: context \"prod\" not found"},
+      {"no current", "clusters: []\n",
+       "kubeconfig FILE: no current-context is set and no --context was given"},
+      {"cluster", "current-context: c\ncontexts: [{name: c, context: {cluster: nope}}]\n",
+       "kubeconfig FILE: contexts[c]: cluster \"nope\" not found"},
+      {"no cluster", "current-context: c\ncontexts: [{name: c, context: {user: u}}]\n",
+       "kubeconfig FILE: contexts[c].cluster: not set"},
+      {"user",
+       "current-context: c\nclusters: [{name: c, cluster: {server: 'https://h'}}]\n"
+       "contexts: [{name: c, context: {cluster: c, user: nobody}}]\n",
+       "kubeconfig FILE: contexts[c]: user \"nobody\" not found"},
+      {"server",
+       "current-context: c\nclusters: [{name: c, cluster: {}}]\n"
+       "contexts: [{name: c, context: {cluster: c}}]\n",
+       "kubeconfig FILE: clusters[c].server: not set"},
+      {"scheme",
+       "current-context: c\nclusters: [{name: c, cluster: {server: 'ftp://h'}}]\n"
+       "contexts: [{name: c, context: {cluster: c}}]\n",
+       "kubeconfig FILE: clusters[c].server: \"ftp://h\" is not an https:// or http:// URL"},
+      {"ca base64",
+       "current-context: c\nclusters: [{name: c, cluster: {server: 'https://h', "
+       "certificate-authority-data: 'not*base64'}}]\ncontexts: [{name: c, context: {cluster: "
+       "c}}]\n",
+       "kubeconfig FILE: clusters[c].certificate-authority-data: not valid base64"},
+      {"ca file",
+       "current-context: c\nclusters: [{name: c, cluster: {server: 'https://h', "
+       "certificate-authority: ca.pem}}]\ncontexts: [{name: c, context: {cluster: c}}]\n",
+       "kubeconfig FILE: clusters[c].certificate-authority: cannot read DIR/ca.pem: No such "
+       "file or directory"},
+      {"insecure with ca",
+       "current-context: c\nclusters: [{name: c, cluster: {server: 'https://h', "
+       "certificate-authority-data: Q0E=, insecure-skip-tls-verify: true}}]\n"
+       "contexts: [{name: c, context: {cluster: c}}]\n",
+       "kubeconfig FILE: clusters[c]: specifying a root certificates file with the insecure "
+       "flag is not allowed"},
+      {"insecure not bool",
+       "current-context: c\nclusters: [{name: c, cluster: {server: 'https://h', "
+       "insecure-skip-tls-verify: maybe}}]\ncontexts: [{name: c, context: {cluster: c}}]\n",
+       "kubeconfig FILE: clusters[c].insecure-skip-tls-verify: not a boolean"},
+      {"client cert", users + "{client-certificate: admin.crt, client-key: admin.key}\n",
+       "kubeconfig FILE: users[u].client-certificate: cannot read DIR/admin.crt: No such file "
+       "or directory"},
+      {"client key data", users + "{client-certificate-data: Q0E=, client-key-data: '@@'}\n",
+       "kubeconfig FILE: users[u].client-key-data: not valid base64"},
+      {"cert without key", users + "{client-certificate-data: Q0E=}\n",
+       "kubeconfig FILE: users[u]: client-certificate given without client-key"},
+      {"key without cert", users + "{client-key-data: Q0E=}\n",
+       "kubeconfig FILE: users[u]: client-key given without client-certificate"},
+      {"token file", users + "{tokenFile: /nonexistent/token}\n",
+       "kubeconfig FILE: users[u].tokenFile: cannot read /nonexistent/token: No such file or "
+       "directory"},
+      {"exec", users + "{exec: {command: aws, apiVersion: client.authentication.k8s.io/v1}}\n",
+       "kubeconfig FILE: users[u].exec: exec credential plugins are not supported"},
+      {"auth provider", users + "{auth-provider: {name: gcp}}\n",
+       "kubeconfig FILE: users[u].auth-provider: auth provider \"gcp\" is not supported"},
+      {"yaml", "clusters: [\n  {name: c\n", "kubeconfig FILE: line "},
+      {"not a map", "- a\n- b\n", "kubeconfig FILE: not a YAML map"},
+      {"not a list", "clusters: {a: b}\n", "kubeconfig FILE: clusters: not a list"},
+  };
+  int index = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string dir = dir_.path() + "/case" + std::to_string(index++);
+    const std::string file = dir_.write("case" + std::to_string(index - 1) + "/config", c.yaml);
+    std::string expected = c.expected;
+    for (auto at = expected.find("FILE"); at != std::string::npos; at = expected.find("FILE")) {
+      expected.replace(at, 4, file);
+    }
+    for (auto at = expected.find("DIR"); at != std::string::npos; at = expected.find("DIR")) {
+      expected.replace(at, 3, dir);
+    }
+    auto opts = options();
+    opts.kubeconfig = file;
+    const std::string error = loadError(opts);
+    if (std::string(c.name) == "yaml") {
+      EXPECT_THAT(error, ::testing::StartsWith(expected));
+    } else {
+      EXPECT_EQ(error, expected);
+    }
+  }
+}
+
+TEST_F(RestConfigTest, ExplicitKubeconfigMissing) {
+  auto opts = options();
+  opts.kubeconfig = dir_.path() + "/nope";
+  EXPECT_EQ(loadError(opts),
+            "kubeconfig " + opts.kubeconfig + ": cannot read: No such file or directory");
+}
+
+TEST(Base64Test, DecodesAndRejects) {
+  std::string out;
+  EXPECT_TRUE(decodeBase64("aGVsbG8=", out));
+  EXPECT_EQ(out, "hello");
+  EXPECT_TRUE(decodeBase64("aGVs\nbG8h", out));
+  EXPECT_EQ(out, "hello!");
+  EXPECT_TRUE(decodeBase64("aGk", out));  // padding optional
+  EXPECT_EQ(out, "hi");
+  EXPECT_FALSE(decodeBase64("a", out));
+  EXPECT_FALSE(decodeBase64("aGk=x", out));
+  EXPECT_FALSE(decodeBase64("a*b=", out));
+}
+
+}  // namespace
+}  // namespace sh::kube
