@@ -116,6 +116,9 @@ class Connection {
                   std::string(response[http::field::retry_after])};
   }
 
+  beast::flat_buffer& buffer() { return buffer_; }
+
+ private:
   bool plain_;
   Credentials credentials_;
   asio::io_context ioc_;
@@ -136,7 +139,7 @@ class WatchStream {
     auto request = connection_.makeRequest(http::verb::get, target, "", "");
     connection_.with([&](auto& stream) {
       http::write(stream, request);
-      http::read_header(stream, connection_.buffer_, parser_);
+      http::read_header(stream, connection_.buffer(), parser_);
       return 0;
     });
     status = static_cast<int>(parser_.get().result_int());
@@ -157,7 +160,7 @@ class WatchStream {
       }
       beast::error_code ec;
       connection_.with([&](auto& stream) {
-        http::read_some(stream, connection_.buffer_, parser_, ec);
+        http::read_some(stream, connection_.buffer(), parser_, ec);
         return 0;
       });
       if (ec) {
