@@ -775,6 +775,29 @@ TEST_F(FakeApiServerTest, ServesVersionAndStatusBodiesForUnknownPaths) {
   EXPECT_EQ(stringAt(bad.json(), {"kind"}), "Status");
 }
 
+TEST_F(FakeApiServerTest, ServesHundredsOfKeepAliveConnectionsAndStopClosesThem) {
+  startServer();
+  server_->create("nodes", json::object{{"metadata", {{"name", "n1"}}}});
+  std::vector<std::unique_ptr<Connection>> clients;
+  for (int i = 0; i < 200; ++i) {
+    clients.push_back(
+        std::make_unique<Connection>(server_->port(), false, Credentials{"good-token", false}));
+  }
+  for (int round = 0; round < 2; ++round) {
+    for (auto& client : clients) {
+      ASSERT_EQ(client->send(http::verb::get, "/api/v1/nodes/n1").status, 200);
+    }
+  }
+  auto stream = watch("/api/v1/nodes?watch=1&resourceVersion=0");
+  EXPECT_EQ(stringAt(stream.nextEvent(), {"type"}), "ADDED");
+  auto start = std::chrono::steady_clock::now();
+  server_->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_FALSE(stream.next().has_value());
+  EXPECT_FALSE(stream.cleanEnd);
+  EXPECT_THROW(clients.front()->send(http::verb::get, "/api/v1/nodes/n1"), std::exception);
+}
+
 TEST(FakeApiServerJson, LabelSelectors) {
   json::object object{{"metadata", {{"labels", {{"app", "web"}, {"tier", "front"}}}}}};
   EXPECT_TRUE(Selector::parseLabels("app=web,tier").matches(object));

@@ -583,17 +583,18 @@ struct FakeApiServer::Impl {
     if (found == table.end()) return notFound(info, name);
     if (!body.empty()) {
       ErrorCode ec;
-      json::value options = json::parse(body, ec);
-      if (ec || !options.is_object()) return failure(400, "invalid DeleteOptions body");
+      json::value deleteOptions = json::parse(body, ec);
+      if (ec || !deleteOptions.is_object()) return failure(400, "invalid DeleteOptions body");
       const auto& stored = *found->second.object;
-      std::string wantUid = stringAt(options.as_object(), {"preconditions", "uid"});
+      std::string wantUid = stringAt(deleteOptions.as_object(), {"preconditions", "uid"});
       std::string haveUid = stringAt(stored, {"metadata", "uid"});
       if (!wantUid.empty() && wantUid != haveUid) {
         return conflict(info, name,
                         "Precondition failed: UID in precondition: " + wantUid +
                             ", UID in object meta: " + haveUid);
       }
-      std::string wantRv = stringAt(options.as_object(), {"preconditions", "resourceVersion"});
+      std::string wantRv =
+          stringAt(deleteOptions.as_object(), {"preconditions", "resourceVersion"});
       std::string haveRv = stringAt(stored, {"metadata", "resourceVersion"});
       if (!wantRv.empty() && wantRv != haveRv) {
         return conflict(info, name,
