@@ -278,7 +278,7 @@ class HttpsTransport::Impl {
     std::string error;
     bool stopped = false;
     std::unique_ptr<Connection> connection = connect(stop, error, stopped);
-    if (!connection) return stopped ? Response{} : failure(error);
+    if (!connection) return failure(stopped ? "stopped before the response" : error);
     ++requestsSent_;
 
     ErrorCode ec;
@@ -301,7 +301,7 @@ class HttpsTransport::Impl {
                                 });
       });
     });
-    if (!runUntil(*connection, done, stop)) return Response{};
+    if (!runUntil(*connection, done, stop)) return failure("stopped before the response");
     if (ec) {
       connection->close();
       return failure(describe(ec, options_.requestTimeout));
