@@ -525,6 +525,23 @@ TEST_F(FakeApiServerTest, BindingAssignsOnceAndRefusesConflicts) {
               HasSubstr("pod going is being deleted, cannot be assigned to a host"));
 }
 
+TEST_F(FakeApiServerTest, BindingsCollectionAndClientsLeavingWatches) {
+  startServer();
+  auto stored = server_->create("pods", pod("p"));
+  {
+    auto stream = watch("/api/v1/pods?watch=1&labelSelector=app%3Dweb&resourceVersion=0");
+    ASSERT_TRUE(waitFor([&] { return server_->openWatches() == 1; }));
+  }
+  // The client went away: the server notices without writing anything.
+  EXPECT_TRUE(waitFor([&] { return server_->openWatches() == 0; }));
+  auto client = connect();
+  auto ok =
+      client.send(http::verb::post, "/api/v1/namespaces/default/bindings", binding("p", "n3", ""));
+  ASSERT_EQ(ok.status, 201) << ok.body;
+  EXPECT_EQ(stringAt(*server_->get("pods", "default", "p"), {"spec", "nodeName"}), "n3");
+  EXPECT_EQ(server_->bindCounts().at(stringAt(stored, {"metadata", "uid"})), 1u);
+}
+
 TEST_F(FakeApiServerTest, ConcurrentBindsEachLandOnce) {
   FakeApiServer::Options options;
   options.plainHttp = true;
