@@ -263,8 +263,7 @@ void LiveScheduler::tearDown() {
 
 void LiveScheduler::finish(connectors::DecisionLog& log) {
   State& s = *state_;
-  const double elapsed =
-      std::chrono::duration<double>(s.finished - s.started).count();
+  const double elapsed = std::chrono::duration<double>(s.finished - s.started).count();
   connectors::RunSummary summary;
   summary.scheduled = s.stats.scheduled;
   // Pending pods that were tried and failed, and those never tried (gated).

@@ -83,8 +83,9 @@ int main(int argc, char** argv) {
                      "the Lease's name (default: schedhost)");
   runCmd->add_option("--leader-elect-resource-namespace", run.kube.leaseNamespace,
                      "the Lease's namespace (default: kube-system)");
-  runCmd->add_option("--shutdown-grace-seconds", run.kube.shutdownGraceSeconds,
-                     "after SIGTERM, how long binding cycles may take to finish")
+  runCmd
+      ->add_option("--shutdown-grace-seconds", run.kube.shutdownGraceSeconds,
+                   "after SIGTERM, how long binding cycles may take to finish")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
 

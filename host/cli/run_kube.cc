@@ -49,8 +49,8 @@ struct KubeSettings {
 std::optional<KubeSettings> kubeSettings(const RunArgs& args, const config::HostConfig& host,
                                          std::string& error) {
   KubeSettings s;
-  s.kubeconfig = !args.kube.kubeconfig.empty() ? args.kube.kubeconfig
-                                               : host.clientConnection.kubeconfig;
+  s.kubeconfig =
+      !args.kube.kubeconfig.empty() ? args.kube.kubeconfig : host.clientConnection.kubeconfig;
   s.qps = args.kube.qps >= 0 ? args.kube.qps : host.clientConnection.qps;
   s.burst = args.kube.burst > 0 ? args.kube.burst : host.clientConnection.burst;
   const config::HostConfig::LeaderElection& le = host.leaderElection;
@@ -66,20 +66,18 @@ std::optional<KubeSettings> kubeSettings(const RunArgs& args, const config::Host
     const char* name;
     std::chrono::milliseconds& into;
   };
-  for (const Flag& f : {Flag{args.kube.leaseDuration, "--leader-elect-lease-duration",
-                             s.election.leaseDuration},
-                        Flag{args.kube.renewDeadline, "--leader-elect-renew-deadline",
-                             s.election.renewDeadline},
-                        Flag{args.kube.retryPeriod, "--leader-elect-retry-period",
-                             s.election.retryPeriod}}) {
+  for (const Flag& f :
+       {Flag{args.kube.leaseDuration, "--leader-elect-lease-duration", s.election.leaseDuration},
+        Flag{args.kube.renewDeadline, "--leader-elect-renew-deadline", s.election.renewDeadline},
+        Flag{args.kube.retryPeriod, "--leader-elect-retry-period", s.election.retryPeriod}}) {
     if (f.text.empty()) {
       continue;
     }
     std::string why;
     std::optional<std::chrono::nanoseconds> d = config::parseGoDuration(f.text, why);
     if (!d || *d < std::chrono::milliseconds(1)) {
-      error = std::string(f.name) + " \"" + f.text + "\": " +
-              (d ? std::string("must be at least 1ms") : why);
+      error = std::string(f.name) + " \"" + f.text +
+              "\": " + (d ? std::string("must be at least 1ms") : why);
       return std::nullopt;
     }
     f.into = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
@@ -117,14 +115,15 @@ int runKube(const RunArgs& args) {
     std::cerr << "schedhost run: " << error << "\n";
     return 1;
   }
-  const std::string where =
-      rest->server + " (" + (rest->context == "in-cluster" ? std::string("in-cluster config")
+  const std::string where = rest->server + " (" +
+                            (rest->context == "in-cluster" ? std::string("in-cluster config")
                                                            : "context \"" + rest->context + "\"") +
-      ")";
+                            ")";
   if (rest->insecureSkipTlsVerify) {
-    spdlog::warn("{}: insecure-skip-tls-verify is set: the API server's certificate is not "
-                 "checked",
-                 where);
+    spdlog::warn(
+        "{}: insecure-skip-tls-verify is set: the API server's certificate is not "
+        "checked",
+        where);
   }
   kube::HttpsTransport::Options to;
   to.config = *rest;
@@ -139,8 +138,7 @@ int runKube(const RunArgs& args) {
   kube::Request probe;
   probe.path = "/api";
   if (kube::Response r = transport->send(probe); !r.ok()) {
-    std::cerr << "schedhost run: API server " << where << ": " << kube::describeFailure(r)
-              << "\n";
+    std::cerr << "schedhost run: API server " << where << ": " << kube::describeFailure(r) << "\n";
     return 1;
   }
 
@@ -164,11 +162,11 @@ int runKube(const RunArgs& args) {
     changed.notify_all();
   });
   live.setReadiness([&cluster]() -> std::string {
-    return cluster.synced() ? std::string()
-                            : "the informers have not listed every kind yet: " +
-                                  cluster.syncProblems();
+    return cluster.synced()
+               ? std::string()
+               : "the informers have not listed every kind yet: " + cluster.syncProblems();
   });
-  if (!live.start(cluster, &log)) {
+  if (!live.start(cluster, &log, std::chrono::seconds(args.kube.shutdownGraceSeconds))) {
     return 1;
   }
   spdlog::info("kubernetes: API server {}; listing and watching", where);
@@ -207,7 +205,7 @@ int runKube(const RunArgs& args) {
   int code = 0;
   if (!stopping.load()) {
     cluster.activate();
-    live.run(/*follow=*/true, std::chrono::seconds(args.kube.shutdownGraceSeconds));
+    live.run(/*follow=*/true);
   }
   // Binding cycles are done (or their grace ran out): what they wrote goes out, then the
   // lease goes back.
@@ -217,7 +215,7 @@ int runKube(const RunArgs& args) {
     electing.request_stop();
     electing.join();
   }
-  live.finish(cluster.podCount(), 0);
+  live.finish(log);
   return code;
 }
 

@@ -101,9 +101,10 @@ bool Scheduler::waitForBindingsAfterStop() {
   if (bindIdleCv_.wait_for(lock, grace, idle)) {
     return true;
   }
-  spdlog::warn("stopping: {} binding cycle(s) still running after {} ms; rejecting the pods "
-               "waiting on Permit",
-               bindingsInFlight_, grace.count());
+  spdlog::warn(
+      "stopping: {} binding cycle(s) still running after {} ms; rejecting the pods "
+      "waiting on Permit",
+      bindingsInFlight_, grace.count());
   lock.unlock();
   waitingPods_.rejectAll("scheduler is stopping");
   lock.lock();

@@ -224,7 +224,25 @@ class HttpsTransport::Impl {
     idle_.clear();
   }
 
+  // A 401 while a token file is configured: the token may have rotated since it was last
+  // read. The file is read again at once and the request repeated once with the new token.
   Response send(const Request& request) {
+    Response response = sendOnce(request);
+    if (response.status == 401 && refreshTokenNow()) {
+      response = sendOnce(request);
+    }
+    return response;
+  }
+
+  Response stream(const Request& request, const BodySink& sink, std::stop_token stop) {
+    Response response = streamOnce(request, sink, stop);
+    if (response.status == 401 && refreshTokenNow()) {
+      response = streamOnce(request, sink, stop);
+    }
+    return response;
+  }
+
+  Response sendOnce(const Request& request) {
     limiter_.acquire(std::stop_token());
     const HttpRequest message = buildRequest(request);
     for (int attempt = 0;; ++attempt) {
@@ -272,7 +290,7 @@ class HttpsTransport::Impl {
     }
   }
 
-  Response stream(const Request& request, const BodySink& sink, std::stop_token stop) {
+  Response streamOnce(const Request& request, const BodySink& sink, std::stop_token stop) {
     if (!limiter_.acquire(stop)) return failure("stopped before the request was sent");
     const HttpRequest message = buildRequest(request);
     std::string error;
@@ -397,6 +415,19 @@ class HttpsTransport::Impl {
     message.keep_alive(true);
     message.prepare_payload();
     return message;
+  }
+
+  // Reads the token file now; true when it holds a token other than the one in use.
+  bool refreshTokenNow() {
+    if (options_.config.tokenFile.empty()) return false;
+    std::lock_guard lock(tokenMutex_);
+    tokenReadAt_ = std::chrono::steady_clock::now();
+    std::string token;
+    std::string error;
+    if (!readTokenFile(options_.config.tokenFile, token, error) || token == token_) return false;
+    token_ = std::move(token);
+    tokenWarned_ = false;
+    return true;
   }
 
   std::string currentToken() {

@@ -8,7 +8,8 @@
 //              re-read when the copy is older than `tokenRefresh` (client-go's
 //              `transport/token_source.go` `cachingTokenSource` re-reads every minute), so
 //              rotated projected service-account tokens are picked up; a file that becomes
-//              unreadable keeps the last token, with one warning.
+//              unreadable keeps the last token, with one warning. A 401 reads the file again
+//              at once and, when it holds another token, repeats the request once with it.
 //   Limiter    every request, send() and stream(), first takes a token of one RateLimiter
 //              (qps, burst; qps <= 0: unlimited).
 //   Pool       send() takes an idle keep-alive connection or opens one, up to maxConnections

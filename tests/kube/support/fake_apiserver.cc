@@ -1113,7 +1113,8 @@ struct FakeApiServer::Impl {
                       out.reply.status,
                       where.verb,
                       where.label,
-                      where.group};
+                      where.group,
+                      std::chrono::steady_clock::now()};
       std::lock_guard lock(metaMu);
       recorded.push_back(std::move(record));
     }

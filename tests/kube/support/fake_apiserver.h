@@ -67,6 +67,7 @@ class FakeApiServer {
     std::string verb;      // get list watch create update patch delete ("" for /version, ...)
     std::string resource;  // "pods", "pods/binding", "pods/status", "leases", ...
     std::string apiGroup;  // "" (core), "apps", "events.k8s.io", ...
+    std::chrono::steady_clock::time_point at;  // when it was answered
   };
 
   explicit FakeApiServer(Options options);

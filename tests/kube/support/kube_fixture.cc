@@ -16,17 +16,17 @@ namespace json = boost::json;
 
 json::object nodeJson(const std::string& name, const std::string& cpu, const std::string& memory) {
   json::object resources{{"cpu", cpu}, {"memory", memory}, {"pods", "110"}};
-  json::object status{{"capacity", resources},
-                      {"allocatable", resources},
-                      {"conditions", json::array{json::object{{"type", "Ready"},
-                                                              {"status", "True"}}}}};
-  json::object node{{"apiVersion", "v1"},
-                    {"kind", "Node"},
-                    {"metadata", json::object{{"name", name},
-                                              {"labels", json::object{{"kubernetes.io/hostname",
-                                                                       name}}}}},
-                    {"spec", json::object{}},
-                    {"status", std::move(status)}};
+  json::object status{
+      {"capacity", resources},
+      {"allocatable", resources},
+      {"conditions", json::array{json::object{{"type", "Ready"}, {"status", "True"}}}}};
+  json::object node{
+      {"apiVersion", "v1"},
+      {"kind", "Node"},
+      {"metadata",
+       json::object{{"name", name}, {"labels", json::object{{"kubernetes.io/hostname", name}}}}},
+      {"spec", json::object{}},
+      {"status", std::move(status)}};
   return node;
 }
 
@@ -36,14 +36,13 @@ json::object podJson(const std::string& ns, const std::string& name, const std::
       {"name", "app"},
       {"image", "registry.k8s.io/pause:3.10"},
       {"resources", json::object{{"requests", json::object{{"cpu", cpu}, {"memory", "64Mi"}}}}}};
-  json::object pod{
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata", json::object{{"name", name}, {"namespace", ns}}},
-      {"spec", json::object{{"schedulerName", schedulerName},
-                            {"priority", 0},
-                            {"containers", json::array{std::move(container)}}}},
-      {"status", json::object{{"phase", "Pending"}}}};
+  json::object pod{{"apiVersion", "v1"},
+                   {"kind", "Pod"},
+                   {"metadata", json::object{{"name", name}, {"namespace", ns}}},
+                   {"spec", json::object{{"schedulerName", schedulerName},
+                                         {"priority", 0},
+                                         {"containers", json::array{std::move(container)}}}},
+                   {"status", json::object{{"phase", "Pending"}}}};
   return pod;
 }
 
@@ -94,14 +93,15 @@ std::filesystem::path writeKubeconfig(const std::filesystem::path& dir, const st
   if (user.empty()) {
     user = "    {}\n";
   }
-  const std::string text = "apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster:\n"
-                           "    server: " +
-                           server +
-                           "\n    certificate-authority: pki/ca.crt\n"
-                           "users:\n- name: test\n  user:\n" +
-                           user +
-                           "contexts:\n- name: test\n  context:\n    cluster: test\n"
-                           "    user: test\ncurrent-context: test\n";
+  const std::string text =
+      "apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster:\n"
+      "    server: " +
+      server +
+      "\n    certificate-authority: pki/ca.crt\n"
+      "users:\n- name: test\n  user:\n" +
+      user +
+      "contexts:\n- name: test\n  context:\n    cluster: test\n"
+      "    user: test\ncurrent-context: test\n";
   writeFile(dir / "kubeconfig", text);
   return dir / "kubeconfig";
 }
