@@ -55,6 +55,12 @@ std::optional<connectors::ClusterChange> BenchCluster::next(std::chrono::millise
   return changes_.next(lock, timeout, stopped_);
 }
 
+std::size_t BenchCluster::nextBatch(std::vector<connectors::ClusterChange>& out,
+                                    std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return changes_.takeAll(lock, timeout, stopped_, out);
+}
+
 bool BenchCluster::exhausted() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stopped_ || (released_ && changes_.empty());

@@ -24,6 +24,8 @@ class BenchCluster : public connectors::Connector {
   explicit BenchCluster(const Workload& workload);
 
   std::optional<connectors::ClusterChange> next(std::chrono::milliseconds timeout) override;
+  std::size_t nextBatch(std::vector<connectors::ClusterChange>& out,
+                        std::chrono::milliseconds timeout) override;
   bool exhausted() const override;
   std::size_t pending() const override;
   void stop() override;

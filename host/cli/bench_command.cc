@@ -318,6 +318,41 @@ int runReloadCycles(const BenchArgs& args, const bench::Workload& workload) {
   return status;
 }
 
+// --write-cluster: the workload's objects as `schedhost run --cluster` reads them, a v1.List
+// with one item per line (nodes, then the init pods, then the measured pods), so that `run`
+// and `bench` can be compared on the same cluster.
+int writeClusterFile(const std::string& path, const bench::Workload& workload) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    std::cerr << "schedhost bench: --write-cluster " << path << ": cannot open for writing\n";
+    return 2;
+  }
+  out << R"({"apiVersion":"v1","kind":"List","items":[)" << '\n';
+  bool first = true;
+  const auto item = [&](const std::string& json) {
+    out << (first ? "" : ",\n") << json;
+    first = false;
+  };
+  for (const auto& n : workload.nodes) {
+    item(n->json());
+  }
+  for (const auto* pods : {&workload.initPods, &workload.measuredPods}) {
+    for (const auto& p : *pods) {
+      item(p->json());
+    }
+  }
+  out << "\n]}\n";
+  out.flush();
+  if (!out) {
+    std::cerr << "schedhost bench: --write-cluster " << path << ": write failed\n";
+    return 2;
+  }
+  std::cerr << "schedhost bench: wrote " << workload.nodes.size() << " nodes and "
+            << workload.initPods.size() + workload.measuredPods.size() << " pods to " << path
+            << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int runBench(const BenchArgs& args) {
@@ -331,6 +366,9 @@ int runBench(const BenchArgs& args) {
   if (!workload) {
     std::cerr << "schedhost bench: " << args.workload << ": " << error << "\n";
     return 2;
+  }
+  if (!args.writeCluster.empty()) {
+    return writeClusterFile(args.writeCluster, *workload);
   }
   if (args.reloadCycles > 0) {
     return runReloadCycles(args, *workload);

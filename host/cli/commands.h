@@ -71,6 +71,9 @@ struct BenchArgs {
   // `config` and `altConfig`, and report resident memory along the way.
   int reloadCycles = 0;
   std::string altConfig;
+  // Non-empty: instead of measuring, write the workload's objects (nodes, init pods, measured
+  // pods) to this file as a v1.List, one item per line, for `schedhost run --cluster`.
+  std::string writeCluster;
 };
 int runBench(const BenchArgs& args);
 

@@ -114,6 +114,9 @@ int main(int argc, char** argv) {
                        "resident memory");
   benchCmd->add_option("--alt-config", bench.altConfig,
                        "the second configuration of --reload-cycles");
+  benchCmd->add_option("--write-cluster", bench.writeCluster,
+                       "write the workload's nodes and pods to this file (a v1.List, one item "
+                       "per line) for `schedhost run --cluster`, and exit without measuring");
 
   auto addTarget = [](CLI::App* cmd, sh::cli::AdminTarget& target) {
     cmd->add_option("--admin-address", target.address, "the admin endpoint, HOST:PORT");

@@ -24,4 +24,22 @@ std::optional<ClusterChange> ChangeQueue::next(std::unique_lock<std::mutex>& loc
   return change;
 }
 
+std::size_t ChangeQueue::takeAll(std::unique_lock<std::mutex>& lock,
+                                 std::chrono::milliseconds timeout, const bool& stopped,
+                                 std::vector<ClusterChange>& out) {
+  if (changes_.empty() && timeout.count() > 0) {
+    grown_.wait_for(lock, timeout, [&] { return stopped || !changes_.empty(); });
+  }
+  if (stopped) {
+    return 0;
+  }
+  const std::size_t n = changes_.size();
+  out.reserve(out.size() + n);
+  for (ClusterChange& c : changes_) {
+    out.push_back(std::move(c));
+  }
+  changes_.clear();
+  return n;
+}
+
 }  // namespace sh::connectors

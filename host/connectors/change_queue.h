@@ -10,6 +10,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "host/connectors/connector.h"
 
@@ -25,6 +26,10 @@ class ChangeQueue {
   // none came or `stopped` is true. `lock` holds the owner's mutex.
   std::optional<ClusterChange> next(std::unique_lock<std::mutex>& lock,
                                     std::chrono::milliseconds timeout, const bool& stopped);
+  // Moves every queued change to the end of `out` (after waiting as next() does); returns how
+  // many.
+  std::size_t takeAll(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds timeout,
+                      const bool& stopped, std::vector<ClusterChange>& out);
   bool empty() const { return changes_.empty(); }
   std::size_t size() const { return changes_.size(); }
 

@@ -1,5 +1,6 @@
 #include "host/connectors/decision_log.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string_view>
@@ -28,12 +29,29 @@ std::string number(double x) {
   return std::string(buf, end);
 }
 
+// `value` as a JSON string, exactly as boost::json::serialize writes it. Most values (pod
+// keys, node and profile names) need no escape and are copied as they are; the others go
+// through Boost's serializer.
+void appendString(std::string& out, std::string_view value) {
+  const bool plain = std::all_of(value.begin(), value.end(), [](char c) {
+    return c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20;
+  });
+  if (plain) {
+    out += '"';
+    out += value;
+    out += '"';
+  } else {
+    out += boost::json::serialize(boost::json::string(value));
+  }
+}
+
 // A JSON object written member by member, keys in the order given.
 class Line {
  public:
+  Line() { text_.reserve(256); }
   Line& str(std::string_view key, std::string_view value) {
     open(key);
-    text_ += boost::json::serialize(boost::json::string(value));
+    appendString(text_, value);
     return *this;
   }
   Line& num(std::string_view key, double value) {
@@ -50,7 +68,8 @@ class Line {
     open(key);
     text_ += "[";
     for (std::size_t i = 0; i < values.size(); ++i) {
-      text_ += (i == 0 ? "" : ",") + boost::json::serialize(boost::json::string(values[i]));
+      text_ += i == 0 ? "" : ",";
+      appendString(text_, values[i]);
     }
     text_ += "]";
     return *this;
@@ -65,7 +84,7 @@ class Line {
  private:
   void open(std::string_view key) {
     text_ += text_.size() == 1 ? "" : ",";
-    text_ += boost::json::serialize(boost::json::string(key));
+    appendString(text_, key);
     text_ += ":";
   }
   std::string text_ = "{";
@@ -150,7 +169,8 @@ void DecisionLog::summary(const RunSummary& s) {
 
 void DecisionLog::write(const std::string& line) {
   std::lock_guard<std::mutex> lock(mu_);
-  out_ << line << '\n';
+  out_.write(line.data(), static_cast<std::streamsize>(line.size()));
+  out_.put('\n');
   out_.flush();
 }
 

@@ -84,6 +84,35 @@ std::string source(const std::string& name, std::size_t line) {
   return name + ":" + std::to_string(line);
 }
 
+// Runs fn(0) .. fn(n - 1), split over the machine's cores when n is large enough to pay for
+// the threads. Each index is run exactly once; fn must be safe to run concurrently for
+// different indices.
+void forEachIndex(std::size_t n, const std::function<void(std::size_t)>& fn) {
+  constexpr std::size_t kPerThread = 256;
+  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min<std::size_t>({cores, 8, n / kPerThread});
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      fn(i);
+    }
+    return;
+  }
+  auto slice = [&](std::size_t t) {
+    for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i) {
+      fn(i);
+    }
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(threads - 1);
+  for (std::size_t t = 1; t < threads; ++t) {
+    helpers.emplace_back(slice, t);
+  }
+  slice(0);
+  for (std::thread& h : helpers) {
+    h.join();
+  }
+}
+
 Status podPrecondition(const model::Pod& pod, const model::Pod& stored) {
   if (!pod.uid().empty() && !stored.uid().empty() && pod.uid() != stored.uid()) {
     return Status::error("pod " + podKey(stored) + ": precondition failed: UID \"" +
@@ -160,20 +189,26 @@ Status EmbeddedCluster::loadInitialState() {
     std::string source;
     std::size_t line;
   };
+  // Parsing is most of a large file's loading time: the objects are parsed on every core,
+  // each into its own slot, and taken in file order.
+  std::vector<std::optional<PreparedChange>> prepared(contents.objects.size());
+  std::vector<std::string> reasons(contents.objects.size());
+  forEachIndex(contents.objects.size(), [&](std::size_t i) {
+    prepared[i] = prepareChange(Type::kAdded, std::move(contents.objects[i].value), reasons[i]);
+  });
   std::vector<Ranked> ranked;
   ranked.reserve(contents.objects.size());
-  for (FileObject& object : contents.objects) {
-    std::string where = source(name, object.line);
-    std::string reason;
-    std::optional<PreparedChange> change =
-        prepareChange(Type::kAdded, std::move(object.value), reason);
-    if (!change.has_value()) {
-      problems.emplace_back(object.line, where + ": " + reason);
+  for (std::size_t i = 0; i < contents.objects.size(); ++i) {
+    const std::size_t line = contents.objects[i].line;
+    std::string where = source(name, line);
+    if (!prepared[i].has_value()) {
+      problems.emplace_back(line, where + ": " + reasons[i]);
       continue;
     }
-    int rank = change->kind == "Node" ? 0 : change->kind == "Pod" ? 2 : 1;
-    ranked.push_back({rank, std::move(*change), std::move(where), object.line});
+    int rank = prepared[i]->kind == "Node" ? 0 : prepared[i]->kind == "Pod" ? 2 : 1;
+    ranked.push_back({rank, std::move(*prepared[i]), std::move(where), line});
   }
+  prepared.clear();
   // Pods are admitted against every PriorityClass of the file, as an API server that held
   // them all would have admitted them. The classes are stored before the pods, in file order,
   // so a later duplicate wins here as in the store; prepareChange() checked each one.
@@ -184,14 +219,20 @@ Status EmbeddedCluster::loadInitialState() {
       classes.add(*r.change.raw, ignored);
     }
   }
-  std::erase_if(ranked, [&](Ranked& r) {
-    std::string reason;
-    if (admitPod(r.change, &classes, nullptr, reason)) {
-      return false;
-    }
-    problems.emplace_back(r.line, r.source + ": " + reason);
-    return true;
+  std::vector<char> admitted(ranked.size(), 0);
+  reasons.assign(ranked.size(), std::string());
+  forEachIndex(ranked.size(), [&](std::size_t i) {
+    admitted[i] = admitPod(ranked[i].change, &classes, nullptr, reasons[i]) ? 1 : 0;
   });
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    if (admitted[i] == 0) {
+      problems.emplace_back(ranked[i].line, ranked[i].source + ": " + reasons[i]);
+    } else if (kept++ != i) {
+      ranked[kept - 1] = std::move(ranked[i]);
+    }
+  }
+  ranked.resize(kept);
   std::stable_sort(problems.begin(), problems.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::stable_sort(ranked.begin(), ranked.end(),
@@ -285,6 +326,7 @@ void EmbeddedCluster::accept(PreparedChange&& change, std::string where, Warning
     return;
   }
   ClusterStore::Result r = store_.apply(std::move(change));
+  rawGeneration_.store(store_.rawGeneration(), std::memory_order_release);
   if (r.rejected) {
     rejectLocked(where + ": " + r.warning, warnings);
   } else if (!r.warning.empty()) {
@@ -324,6 +366,16 @@ std::optional<ClusterChange> EmbeddedCluster::next(std::chrono::milliseconds tim
     readerWake_.notify_all();
   }
   return change;
+}
+
+std::size_t EmbeddedCluster::nextBatch(std::vector<ClusterChange>& out,
+                                       std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const std::size_t n = queue_.takeAll(lock, timeout, stopped_, out);
+  if (n > 0) {
+    readerWake_.notify_all();
+  }
+  return n;
 }
 
 bool EmbeddedCluster::exhausted() const {
@@ -543,7 +595,14 @@ std::vector<std::shared_ptr<const model::Pod>> EmbeddedCluster::podsOnNode(
 }
 
 std::shared_ptr<const model::ClusterObjects> EmbeddedCluster::clusterObjects() const {
+  {
+    std::lock_guard<std::mutex> objectsLock(objectsMu_);
+    if (objectsGeneration_ == rawGeneration_.load(std::memory_order_acquire)) {
+      return objects_;
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> objectsLock(objectsMu_);
   if (objectsGeneration_ == store_.rawGeneration()) {
     return objects_;
   }

@@ -34,12 +34,16 @@
 // stop() from any state ends it: next() returns nullopt, exhausted() is true. A bind after
 // the input ended refills the queue (exhausted() false again until next() takes it).
 //
-// Thread-safety: next() from one thread (the event loop); bind(), deletePod(),
+// * The initial state's objects are parsed on every core (a file of a few hundred objects or
+//   more); what start() stores, warns about and queues is in file order all the same.
+//
+// Thread-safety: next() and nextBatch() from one thread (the event loop); bind(), deletePod(),
 // recordFailure(), recordEvent(), stop() and the accessors from any thread. The warning sink
 // is called from the thread that runs start() and then from the reader thread, never from two
 // at once.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -100,6 +104,9 @@ class EmbeddedCluster final : public Connector {
 
   // Connector. When the input is over, next() still waits up to `timeout`, as a bind may come.
   std::optional<ClusterChange> next(std::chrono::milliseconds timeout) override;
+  // Takes the whole queue under one lock.
+  std::size_t nextBatch(std::vector<ClusterChange>& out,
+                        std::chrono::milliseconds timeout) override;
   bool exhausted() const override;
   std::size_t pending() const override;
   void stop() override;
@@ -181,7 +188,12 @@ class EmbeddedCluster final : public Connector {
   mutable std::mutex mu_;
   std::condition_variable readerWake_;  // the queue shrank, or stop()
   ClusterStore store_;
-  // The last ClusterObjects built, and the store's raw generation it was built at.
+  // The store's raw generation, also readable without mu_: clusterObjects() runs before every
+  // scheduling cycle and takes mu_ only when the raw objects changed.
+  std::atomic<uint64_t> rawGeneration_{0};
+  // The last ClusterObjects built, and the raw generation it was built at. Guarded by
+  // objectsMu_ (taken after mu_ when both are held).
+  mutable std::mutex objectsMu_;
   mutable std::shared_ptr<const model::ClusterObjects> objects_;
   mutable uint64_t objectsGeneration_ = ~uint64_t{0};
   ChangeQueue queue_;  // notify()ed when it grows, the input ends, or stop()

@@ -87,12 +87,19 @@ std::string truncateNote(std::string note) {
 }
 
 std::string rfc3339Now() {
+  // Whole seconds: each thread formats a second once (every bind and status patch asks).
+  thread_local std::time_t cachedSecond = -1;
+  thread_local std::string cachedText;
   std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  if (t != cachedSecond) {
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cachedText = buf;
+    cachedSecond = t;
+  }
+  return cachedText;
 }
 
 void applyBinding(boost::json::object& pod, std::string_view nodeName, std::string_view now) {

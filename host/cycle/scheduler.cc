@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -241,14 +242,15 @@ SchedulerStatus Scheduler::status() const {
 // The loop.
 
 void Scheduler::applyChanges(std::chrono::milliseconds wait) {
-  auto first = connector_.next(wait);
-  if (!first) {
-    return;
-  }
-  handleChange(*first);
-  // Everything else already there, without waiting.
-  while (auto more = connector_.next(std::chrono::milliseconds(0))) {
-    handleChange(*more);
+  // Everything already there in one batch (one call into the connector, not one per change),
+  // then whatever came meanwhile, without waiting.
+  std::vector<connectors::ClusterChange> batch;
+  for (auto timeout = wait; connector_.nextBatch(batch, timeout) > 0;
+       timeout = std::chrono::milliseconds(0)) {
+    for (const connectors::ClusterChange& c : batch) {
+      handleChange(c);
+    }
+    batch.clear();
   }
 }
 
@@ -298,9 +300,7 @@ SchedulerStats Scheduler::run(bool follow) {
   }
   waitForBindingsAfterStop();
   // Apply what the last bindings produced, so the cluster and the cache agree.
-  while (auto more = connector_.next(std::chrono::milliseconds(0))) {
-    handleChange(*more);
-  }
+  applyChanges(std::chrono::milliseconds(0));
   return stats();
 }
 

@@ -32,6 +32,31 @@ TEST(DecisionLogTest, BindingLine) {
             "\n");
 }
 
+TEST(DecisionLogTest, StringsAreWrittenAsBoostJsonSerializesThem) {
+  // Plain strings are copied, the others escaped; either way byte for byte what
+  // boost::json::serialize writes for the same object.
+  constexpr char kControl[] = "nul \0 bell \a esc \x1b del \x7f";
+  const std::vector<std::string> messages = {
+      "0/3 nodes are available: 3 Insufficient cpu.",
+      "quote \" backslash \\ slash / tab \t newline \n cr \r",
+      std::string(kControl, sizeof kControl - 1),
+      "UTF-8 \xc3\xa9\xe2\x82\xac and a cut sequence \xe2\x82", ""};
+  for (const std::string& m : messages) {
+    std::ostringstream out;
+    DecisionLog log(out);
+    log.failedScheduling({"ns/p\"1", "default-scheduler", 2, 3, "Unschedulable", m});
+    boost::json::object expected;
+    expected["kind"] = "FailedScheduling";
+    expected["pod"] = "ns/p\"1";
+    expected["profile"] = "default-scheduler";
+    expected["generation"] = 2;
+    expected["attempts"] = 3;
+    expected["reason"] = "Unschedulable";
+    expected["message"] = m;
+    EXPECT_EQ(out.str(), boost::json::serialize(expected) + "\n") << m;
+  }
+}
+
 TEST(DecisionLogTest, ReloadLines) {
   std::ostringstream out;
   DecisionLog log(out);
