@@ -384,6 +384,12 @@ std::optional<ClusterChange> KubeCluster::next(std::chrono::milliseconds timeout
   return queue_.next(lock, timeout, stopped_);
 }
 
+std::size_t KubeCluster::nextBatch(std::vector<ClusterChange>& out,
+                                   std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return queue_.takeAll(lock, timeout, stopped_, out);
+}
+
 bool KubeCluster::exhausted() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stopped_;

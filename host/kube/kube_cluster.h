@@ -110,6 +110,8 @@ class KubeCluster final : public connectors::Connector, private ReflectorSink {
 
   // Connector.
   std::optional<connectors::ClusterChange> next(std::chrono::milliseconds timeout) override;
+  std::size_t nextBatch(std::vector<connectors::ClusterChange>& out,
+                        std::chrono::milliseconds timeout) override;
   bool exhausted() const override;
   std::size_t pending() const override;
   void stop() override;
