@@ -83,6 +83,9 @@ KubeCluster::KubeCluster(Transport& transport, Options options)
 KubeCluster::~KubeCluster() {
   stop();
   for (auto& r : reflectors_) {
+    r->requestStop();
+  }
+  for (auto& r : reflectors_) {
     r->stop();
   }
   stopWrites_.request_stop();

@@ -53,6 +53,12 @@ void Reflector::start() {
   thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
 }
 
+void Reflector::requestStop() {
+  thread_.request_stop();
+  std::lock_guard<std::mutex> lock(mu_);
+  wake_.notify_all();
+}
+
 void Reflector::stop() {
   if (thread_.joinable()) {
     thread_.request_stop();

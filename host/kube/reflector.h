@@ -90,6 +90,9 @@ class Reflector {
   void start();
   // Ends the thread (an open watch within about 100 ms) and joins it.
   void stop();
+  // Asks the thread to end without waiting for it (stop() then joins quickly): a caller
+  // stopping many reflectors asks them all first.
+  void requestStop();
 
   // True once the first list was delivered to the sink.
   bool synced() const { return synced_.load(); }
