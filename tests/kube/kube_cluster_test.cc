@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include <boost/json.hpp>
 #include <gtest/gtest.h>
+#include <boost/json.hpp>
 
 #include "host/kube/event_recorder.h"
 #include "host/kube/https_transport.h"
@@ -248,8 +248,10 @@ TEST_F(KubeClusterTest, PreemptionMarksTheVictimThenDeletesItByUid) {
   startCluster();
   auto victim = waitForPod("victim");
   server_->clearRequests();
-  ASSERT_TRUE(cluster_->preemptPod(*victim, "default-scheduler: preempting to accommodate a "
-                                            "higher priority pod")
+  ASSERT_TRUE(cluster_
+                  ->preemptPod(*victim,
+                               "default-scheduler: preempting to accommodate a "
+                               "higher priority pod")
                   .ok());
   const auto w = writes();
   ASSERT_EQ(w.size(), 2u);

@@ -31,7 +31,7 @@ json::object nodeJson(const std::string& name, const std::string& cpu, const std
 }
 
 json::object podJson(const std::string& ns, const std::string& name, const std::string& cpu,
-                     const std::string& schedulerName) {
+                     const std::string& schedulerName, int priority) {
   json::object container{
       {"name", "app"},
       {"image", "registry.k8s.io/pause:3.10"},
@@ -40,7 +40,7 @@ json::object podJson(const std::string& ns, const std::string& name, const std::
                    {"kind", "Pod"},
                    {"metadata", json::object{{"name", name}, {"namespace", ns}}},
                    {"spec", json::object{{"schedulerName", schedulerName},
-                                         {"priority", 0},
+                                         {"priority", priority},
                                          {"containers", json::array{std::move(container)}}}},
                    {"status", json::object{{"phase", "Pending"}}}};
   return pod;

@@ -17,9 +17,10 @@ namespace sh::kubetest {
 // A ready node with `cpu` (e.g. "4") and `memory` ("8Gi") allocatable, 110 pods.
 boost::json::object nodeJson(const std::string& name, const std::string& cpu,
                              const std::string& memory = "16Gi");
-// A pending pod asking for `cpu` (e.g. "500m") in one container, priority 0.
+// A pending pod asking for `cpu` (e.g. "500m") in one container.
 boost::json::object podJson(const std::string& ns, const std::string& name, const std::string& cpu,
-                            const std::string& schedulerName = "default-scheduler");
+                            const std::string& schedulerName = "default-scheduler",
+                            int priority = 0);
 
 // How a kubeconfig authenticates.
 struct KubeconfigAuth {
