@@ -26,11 +26,12 @@ admin::Probe RunAdmin::readiness(std::stop_token) {
     return {false, "shutting down"};
   }
   if (readiness_) {
+    // The connector says when it is ready (an API server's informers have synced); a
+    // standby replica is ready before it schedules.
     if (std::string why = readiness_(); !why.empty()) {
       return {false, why};
     }
-  }
-  if (!scheduler_.synced()) {
+  } else if (!scheduler_.synced()) {
     return {false, "the initial cluster state is not loaded yet"};
   }
   if (reloader_.current() == nullptr) {

@@ -22,8 +22,9 @@ class RunAdmin : public admin::Handler {
 
   // Shutting down: /readyz answers 503 from now on.
   void setStopping() { stopping_.store(true); }
-  // One more condition of /readyz, checked first: "" when ready, else why not (the
-  // informers have not synced). Set before the server starts.
+  // The connector's condition of /readyz, in place of "the loop has applied the initial
+  // state": "" when ready, else why not (the informers have not synced). Set before the
+  // server starts.
   void setReadiness(std::function<std::string()> check) { readiness_ = std::move(check); }
 
   admin::Probe health(std::stop_token stop) override;
