@@ -233,9 +233,9 @@ bool Reflector::list(std::stop_token stop, bool& expired) {
     } else {
       continueToken.clear();
     }
-    if (boost::json::value* list_items = list.if_contains("items");
-        list_items != nullptr && list_items->is_array()) {
-      for (boost::json::value& item : list_items->as_array()) {
+    if (boost::json::value* listItems = list.if_contains("items");
+        listItems != nullptr && listItems->is_array()) {
+      for (boost::json::value& item : listItems->as_array()) {
         if (!item.is_object()) {
           continue;
         }
