@@ -34,6 +34,19 @@ std::vector<std::string> restartOnlyChanges(const config::HostConfig& was,
   if (was.binding.maxConcurrent != now.binding.maxConcurrent) {
     out.emplace_back("binding");
   }
+  const auto& wc = was.clientConnection;
+  const auto& nc = now.clientConnection;
+  if (wc.kubeconfig != nc.kubeconfig || wc.qps != nc.qps || wc.burst != nc.burst) {
+    out.emplace_back("clientConnection");
+  }
+  const auto& wl = was.leaderElection;
+  const auto& nl = now.leaderElection;
+  if (wl.leaderElect != nl.leaderElect || wl.leaseDuration != nl.leaseDuration ||
+      wl.renewDeadline != nl.renewDeadline || wl.retryPeriod != nl.retryPeriod ||
+      wl.resourceLock != nl.resourceLock || wl.resourceName != nl.resourceName ||
+      wl.resourceNamespace != nl.resourceNamespace) {
+    out.emplace_back("leaderElection");
+  }
   return out;
 }
 

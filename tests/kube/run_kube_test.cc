@@ -295,6 +295,21 @@ TEST_F(RunKubeTest, TwoReplicasOneLeaderAndFailover) {
   expectSound();
 }
 
+TEST_F(RunKubeTest, ALeaderThatCannotRenewStopsAtOnceWithExitCode1) {
+  server_->create("nodes", nodeJson("node-0", "8"));
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(
+      args(kubeconfig, {"--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=1s",
+                        "--leader-elect-retry-period=300ms"}));
+  createPods(0, 3);
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 3; }, kDeadline)) << run->err();
+  // The Lease can no longer be read or written: after the renew deadline the leader gives up.
+  server_->failNext("GET /apis/coordination.k8s.io/", 500, 1000000);
+  server_->failNext("PUT /apis/coordination.k8s.io/", 500, 1000000);
+  EXPECT_EQ(run->waitExit(30s), 1) << run->err();
+  EXPECT_NE(run->err().find("leaderelection lost"), std::string::npos) << run->err();
+}
+
 TEST_F(RunKubeTest, SigtermFinishesAndReleasesTheLease) {
   server_->create("nodes", nodeJson("node-0", "8"));
   createPods(0, 5);

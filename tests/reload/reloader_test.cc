@@ -125,6 +125,20 @@ TEST_F(ReloaderTest, AppliesAValidChangeAsTheNextGeneration) {
   EXPECT_EQ(reloader_->appliedCount(), 2u);
 }
 
+TEST_F(ReloaderTest, TheApiConnectionAndTheLeaseWaitForARestart) {
+  writeConfig(kDefault);
+  ASSERT_NO_FATAL_FAILURE(start());
+  writeConfig(std::string(kDefault) +
+              "[clientConnection]\nqps = 10\n[leaderElection]\nresourceName = \"other\"\n");
+  ReloadResult r = reload();
+  EXPECT_TRUE(r.applied) << r.error;
+  EXPECT_NE(r.warnings.find("clientConnection changed; it takes effect when the scheduler "
+                            "restarts"),
+            std::string::npos)
+      << r.warnings;
+  EXPECT_NE(r.warnings.find("leaderElection changed"), std::string::npos) << r.warnings;
+}
+
 struct RejectCase {
   std::string name;
   std::string config;
