@@ -112,6 +112,9 @@ int runKube(const RunArgs& args) {
   ro.context = args.kube.context;
   std::optional<kube::RestConfig> rest = kube::loadRestConfig(ro, error);
   if (!rest) {
+    if (settings->kubeconfig.empty()) {
+      error += ", or --cluster FILE for the embedded cluster";
+    }
     std::cerr << "schedhost run: " << error << "\n";
     return 1;
   }
