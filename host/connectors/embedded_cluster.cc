@@ -465,9 +465,7 @@ Status EmbeddedCluster::bind(const model::Pod& pod, std::string_view nodeName) {
   };
   // The bound pod is a copy of the stored one (model::bindToNode): nothing is parsed, and the
   // manifest with the binding patch applied is built only when someone reads it.
-  model::ManifestEdit edit = [node, now = rfc3339Now()](boost::json::object& manifest) {
-    applyBinding(manifest, node, now);
-  };
+  const std::string now = rfc3339Now();
   for (;;) {
     std::shared_ptr<const model::Pod> stored;
     {
@@ -481,7 +479,9 @@ Status EmbeddedCluster::bind(const model::Pod& pod, std::string_view nodeName) {
         return s;
       }
     }
-    std::shared_ptr<const model::Pod> bound = model::bindToNode(*stored, node, edit);
+    std::shared_ptr<const model::Pod> bound = model::bindToNode(
+        *stored, node,
+        [node, now](boost::json::object& manifest) { applyBinding(manifest, node, now); });
     if (bound == nullptr) {
       return Status::error("pod " + key + ": cannot make the bound pod");
     }
