@@ -10,6 +10,7 @@
 #include "host/connectors/line_reader.h"
 #include "host/connectors/object_file.h"
 #include "host/connectors/pod_patch.h"
+#include "host/model/pod_assign.h"
 
 namespace sh::connectors {
 
@@ -462,19 +463,50 @@ Status EmbeddedCluster::bind(const model::Pod& pod, std::string_view nodeName) {
     }
     return Status::success();
   };
+  // The bound pod is a copy of the stored one (model::bindToNode): nothing is parsed, and the
+  // manifest with the binding patch applied is built only when someone reads it.
   const std::string now = rfc3339Now();
-  auto edit = [&](boost::json::object& manifest) { applyBinding(manifest, node, now); };
-  auto commit = [&](std::shared_ptr<const model::Pod> old, std::shared_ptr<const model::Pod> cur) {
+  for (;;) {
+    std::shared_ptr<const model::Pod> stored;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stored = store_.pod(key);
+      if (stored == nullptr) {
+        return Status::error("pod " + key + " not found");
+      }
+      Status s = check(*stored);
+      if (!s.ok()) {
+        return s;
+      }
+    }
+    std::shared_ptr<const model::Pod> bound = model::bindToNode(
+        *stored, node,
+        [node, now](boost::json::object& manifest) { applyBinding(manifest, node, now); });
+    if (bound == nullptr) {
+      return Status::error("pod " + key + ": cannot make the bound pod");
+    }
+    if (beforeCommitForTest_) {
+      beforeCommitForTest_();
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (store_.pod(key) != stored) {
+      continue;  // changed (or deleted) meanwhile: check again against the new version
+    }
+    Status s = check(*stored);
+    if (!s.ok()) {
+      return s;
+    }
+    store_.replacePod(key, bound);
     ClusterChange change;
     change.type = Type::kModified;
     change.kind = ClusterChange::Kind::kPod;
-    change.oldPod = std::move(old);
-    change.curPod = std::move(cur);
+    change.oldPod = std::move(stored);
+    change.curPod = std::move(bound);
     change.source = "binding";
     ++bound_;
     pushLocked(std::move(change));
-  };
-  return updatePod(key, check, edit, commit);
+    return Status::success();
+  }
 }
 
 Status EmbeddedCluster::deletePod(const model::Pod& pod, std::string_view reason) {

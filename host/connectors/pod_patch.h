@@ -1,7 +1,9 @@
 // The edits of a pod manifest the embedded cluster makes where an API server would: the binding
 // (spec.nodeName plus PodScheduled=True) and the scheduler's status patch on failure
-// (PodScheduled=False, status.nominatedNodeName); docs/cluster-protocol.md lists them. The caller
-// parses the edited manifest into a new Pod; a Pod itself is never changed.
+// (PodScheduled=False, status.nominatedNodeName); docs/cluster-protocol.md lists them. A Pod
+// itself is never changed: the caller parses the edited manifest into a new Pod, or, for the
+// binding, makes the new Pod with model::bindToNode, which applies applyBinding to the manifest
+// when it is first read.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +25,8 @@ std::string truncateNote(std::string note);
 // The current time as metav1.Time writes it: RFC 3339, UTC, whole seconds.
 std::string rfc3339Now();
 
-// Sets spec.nodeName and the PodScheduled=True condition (stamped `now` when it changes).
+// Sets spec.nodeName and the PodScheduled=True condition (stamped `now` when it changes). The
+// view model::bindToNode makes must stay what parsing the result gives.
 void applyBinding(boost::json::object& pod, std::string_view nodeName, std::string_view now);
 
 // Sets the PodScheduled=False condition with `reason` and `message`. `nominated`: nullopt

@@ -34,6 +34,9 @@ const std::string& Pod::json() const {
           status->get_object()["nominatedNodeName"] = boost::json::string(nominatedNodeName_);
         }
       }
+      if (manifestEdit_) {
+        manifestEdit_(obj);
+      }
       json_ = boost::json::serialize(doc);
     });
   }

@@ -9,15 +9,22 @@
 
 #include <schedhost/plugin.h>
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "host/model/arena.h"
 
 namespace sh::model {
+
+// A change of a pod manifest, made on a copy of the base pod's manifest when a derived pod's
+// json() is first asked for (bindToNode).
+using ManifestEdit = std::function<void(boost::json::object& manifest)>;
 
 class Pod : public std::enable_shared_from_this<Pod> {
   struct Key {
@@ -55,14 +62,17 @@ class Pod : public std::enable_shared_from_this<Pod> {
     const sh_pod_affinity* anti = block_.view.pod_anti_affinity;
     return anti != nullptr && anti->required_count > 0;
   }
-  // The manifest this pod was parsed from, serialised. For a pod made by
-  // assign_to_node, the base manifest with spec.nodeName set (built on first use).
+  // The manifest this pod was parsed from, serialised. For a pod made by assignToNode,
+  // withNominatedNode or bindToNode, the base manifest with the copy's changes made (built on
+  // first use, on the thread that asks first).
   const std::string& json() const;
 
  private:
   friend class PodParser;
   friend std::shared_ptr<const Pod> assignToNode(const Pod& pod, std::string_view node);
   friend std::shared_ptr<const Pod> withNominatedNode(const Pod& pod, std::string_view node);
+  friend std::shared_ptr<const Pod> bindToNode(const Pod& pod, std::string_view node,
+                                               ManifestEdit manifestEdit);
   // A copy sharing this pod's base (see base_), with the overrides carried over.
   std::shared_ptr<Pod> derivedCopy() const;
 
@@ -85,6 +95,11 @@ class Pod : public std::enable_shared_from_this<Pod> {
   std::string nominatedNodeName_;
   bool overridesNodeName_ = false;
   bool overridesNominated_ = false;
+  // A pod made by bindToNode: its own status.conditions (the view's conditions point here)
+  // and the edit json() makes to the base manifest after the overrides above. Such a pod is
+  // the base of the copies made from it, which keep it alive.
+  std::vector<sh_pod_condition> conditions_;
+  ManifestEdit manifestEdit_;
   mutable std::once_flag jsonOnce_;
   bool hasPriority_ = false;
   sh_str priorityClassName_{"", 0};
