@@ -36,7 +36,8 @@ class Pod : public std::enable_shared_from_this<Pod> {
   Pod(const Pod&) = delete;
   Pod& operator=(const Pod&) = delete;
 
-  // The ABI view; every pointer in it points into this Pod or the interner.
+  // The ABI view; every pointer in it points into this Pod (or the pod it was derived from),
+  // the interner, or static text (a bound copy's PodScheduled condition).
   const sh_pod& view() const { return block_.view; }
 
   // The Pod that owns a view handed out by view() (plugins pass views back to the host).
