@@ -330,10 +330,20 @@ class HttpsTransport::Impl {
     const bool success = response.ok();
     const auto idle = success ? options_.watchIdleTimeout : options_.requestTimeout;
     std::vector<char> buffer(kStreamBuffer);
+    // Socket reads of up to kStreamBuffer bytes: Beast reads what the buffer's free capacity
+    // allows (512 bytes otherwise), and a watch sends an event per chunk, so a small buffer
+    // means a read, a timer and a poll per event.
+    connection->buffer.reserve(kStreamBuffer);
+    // The idle deadline moves at most once a second, not once per piece (a timer call each).
+    auto deadlineSet = std::chrono::steady_clock::time_point::min();
     while (!parser.is_done()) {
       parser.get().body().data = buffer.data();
       parser.get().body().size = buffer.size();
-      connection->tcp().expires_after(idle);
+      if (const auto now = std::chrono::steady_clock::now();
+          now - deadlineSet >= std::chrono::seconds(1)) {
+        connection->tcp().expires_after(idle);
+        deadlineSet = now;
+      }
       done = false;
       connection->withStream([&](auto& stream) {
         http::async_read_some(stream, connection->buffer, parser,

@@ -254,8 +254,13 @@ void KubeCluster::apply(const Resource& resource, WatchEventType type,
     return;
   }
   std::lock_guard<std::mutex> lock(mu_);
+  // The loop waits only on an empty queue, and was woken when it stopped being empty: a
+  // change added behind others needs no wake-up (one futex call per event otherwise).
+  const bool wasEmpty = queue_.empty();
   applyLocked(std::move(*c), std::move(version));
-  queue_.notify();
+  if (wasEmpty) {
+    queue_.notify();
+  }
 }
 
 void KubeCluster::applyLocked(PreparedChange&& c, std::string version) {

@@ -53,7 +53,8 @@ class ReflectorSink {
   // A complete (re)list of `resource`: every object there is now, each with kind and
   // apiVersion set. Whatever was known before and is not among them is gone.
   virtual void replace(const Resource& resource, std::vector<boost::json::value>&& items) = 0;
-  // One change from the watch.
+  // One change from the watch. For Pods and Nodes `object` lives in an arena that is reused
+  // after the call returns: parse it, do not keep it. Other kinds get a value of their own.
   virtual void apply(const Resource& resource, WatchEventType type,
                      boost::json::value&& object) = 0;
 };
