@@ -335,7 +335,7 @@ class HttpsTransport::Impl {
     // means a read, a timer and a poll per event.
     connection->buffer.reserve(kStreamBuffer);
     // The idle deadline moves at most once a second, not once per piece (a timer call each).
-    auto deadlineSet = std::chrono::steady_clock::time_point::min();
+    auto deadlineSet = std::chrono::steady_clock::now() - std::chrono::seconds(2);
     while (!parser.is_done()) {
       parser.get().body().data = buffer.data();
       parser.get().body().size = buffer.size();
