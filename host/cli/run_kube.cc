@@ -153,6 +153,9 @@ int runKube(const RunArgs& args) {
   co.events = &recorder;
   co.eventLog = &log;
   kube::KubeCluster cluster(*transport, co);
+  // The reflectors start listing now; nothing is queued for the loop before activate().
+  // Started before the admin endpoints, which ask it whether it has synced.
+  cluster.start();
 
   std::mutex mu;
   std::condition_variable changed;
@@ -173,7 +176,6 @@ int runKube(const RunArgs& args) {
     return 1;
   }
   spdlog::info("kubernetes: API server {}; listing and watching", where);
-  cluster.start();
   while (!stopping.load() && !cluster.waitForSync(std::chrono::seconds(10))) {
     spdlog::info("kubernetes: waiting for the informers: {}", cluster.syncProblems());
   }

@@ -110,8 +110,8 @@ void KubeCluster::start() {
 }
 
 bool KubeCluster::synced() const {
-  return std::all_of(reflectors_.begin(), reflectors_.end(),
-                     [](const auto& r) { return r->synced(); });
+  return !reflectors_.empty() && std::all_of(reflectors_.begin(), reflectors_.end(),
+                                             [](const auto& r) { return r->synced(); });
 }
 
 bool KubeCluster::waitForSync(std::chrono::milliseconds timeout, std::stop_token stop) {

@@ -96,7 +96,8 @@ class KubeCluster final : public connectors::Connector, private ReflectorSink {
   KubeCluster(const KubeCluster&) = delete;
   KubeCluster& operator=(const KubeCluster&) = delete;
 
-  // Starts a reflector per watched kind (resources.h) and the status writers.
+  // Starts a reflector per watched kind (resources.h) and the status writers. Before any
+  // other thread calls synced() or syncProblems().
   void start();
   // Waits until every reflector has listed once. False on timeout or stop.
   bool waitForSync(std::chrono::milliseconds timeout, std::stop_token stop = {});
