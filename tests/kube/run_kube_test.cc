@@ -28,19 +28,6 @@ using namespace std::chrono_literals;
 
 constexpr auto kDeadline = 60s;
 
-std::string str(const json::object& o, std::initializer_list<const char*> path) {
-  const json::value* v = nullptr;
-  const json::object* cur = &o;
-  for (const char* key : path) {
-    v = cur != nullptr ? cur->if_contains(key) : nullptr;
-    if (v == nullptr) {
-      return {};
-    }
-    cur = v->if_object();
-  }
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
 // The pod's PodScheduled condition, or null.
 std::optional<json::object> podScheduled(const FakeApiServer& server, const std::string& ns,
                                          const std::string& name) {
@@ -56,7 +43,7 @@ std::optional<json::object> podScheduled(const FakeApiServer& server, const std:
     return std::nullopt;
   }
   for (const json::value& c : conditions->as_array()) {
-    if (c.is_object() && str(c.as_object(), {"type"}) == "PodScheduled") {
+    if (c.is_object() && stringAt(c.as_object(), {"type"}) == "PodScheduled") {
       return c.as_object();
     }
   }
@@ -142,39 +129,39 @@ TEST_F(RunKubeTest, SchedulesAfterTheInitialSyncAndWritesStatusAndEventsBack) {
 
   ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 6; }, kDeadline)) << run->err();
   // Not ours: never touched.
-  EXPECT_EQ(str(*server_->get("pods", "default", "other"), {"spec", "nodeName"}), "");
+  EXPECT_EQ(stringAt(*server_->get("pods", "default", "other"), {"spec", "nodeName"}), "");
   // too-big: PodScheduled=False with the upstream message, and a FailedScheduling event.
   ASSERT_TRUE(eventually(
       [&] {
         auto c = podScheduled(*server_, "default", "too-big");
-        return c && str(*c, {"status"}) == "False";
+        return c && stringAt(*c, {"status"}) == "False";
       },
       kDeadline));
   auto c = podScheduled(*server_, "default", "too-big");
-  EXPECT_EQ(str(*c, {"reason"}), "Unschedulable");
-  EXPECT_EQ(str(*c, {"message"}).rfind("0/3 nodes are available: 3 Insufficient cpu.", 0), 0u)
-      << str(*c, {"message"});
+  EXPECT_EQ(stringAt(*c, {"reason"}), "Unschedulable");
+  EXPECT_EQ(stringAt(*c, {"message"}).rfind("0/3 nodes are available: 3 Insufficient cpu.", 0), 0u)
+      << stringAt(*c, {"message"});
   ASSERT_TRUE(eventually(
       [&] {
         std::set<std::string> reasons;
         for (const json::object& e : server_->list("events")) {
-          reasons.insert(str(e, {"reason"}));
+          reasons.insert(stringAt(e, {"reason"}));
         }
         return reasons.count("Scheduled") > 0 && reasons.count("FailedScheduling") > 0;
       },
       kDeadline));
   for (const json::object& e : server_->list("events")) {
-    if (str(e, {"reason"}) == "Scheduled") {
-      EXPECT_EQ(str(e, {"reportingController"}), "default-scheduler");
-      EXPECT_EQ(str(e, {"action"}), "Binding");
-      EXPECT_EQ(str(e, {"note"}).rfind("Successfully assigned default/p", 0), 0u);
+    if (stringAt(e, {"reason"}) == "Scheduled") {
+      EXPECT_EQ(stringAt(e, {"reportingController"}), "default-scheduler");
+      EXPECT_EQ(stringAt(e, {"action"}), "Binding");
+      EXPECT_EQ(stringAt(e, {"note"}).rfind("Successfully assigned default/p", 0), 0u);
     }
   }
   // A node with room arrives through the watch: too-big goes there.
   server_->create("nodes", nodeJson("big", "16"));
   ASSERT_TRUE(eventually(
       [&] {
-        return str(*server_->get("pods", "default", "too-big"), {"spec", "nodeName"}) == "big";
+        return stringAt(*server_->get("pods", "default", "too-big"), {"spec", "nodeName"}) == "big";
       },
       kDeadline))
       << run->err();
@@ -245,7 +232,7 @@ TEST_F(RunKubeTest, NodesAndPodsChurnWhileScheduling) {
       [&] {
         for (const std::string& name : live) {
           auto pod = server_->get("pods", "default", name);
-          if (!pod || str(*pod, {"spec", "nodeName"}).empty()) {
+          if (!pod || stringAt(*pod, {"spec", "nodeName"}).empty()) {
             return false;
           }
         }
@@ -270,7 +257,7 @@ TEST_F(RunKubeTest, TwoReplicasOneLeaderAndFailover) {
   ASSERT_TRUE(eventually(
       [&] {
         auto lease = server_->get("leases", "kube-system", "schedhost");
-        return lease && !str(*lease, {"spec", "holderIdentity"}).empty();
+        return lease && !stringAt(*lease, {"spec", "holderIdentity"}).empty();
       },
       kDeadline))
       << runA->err();
@@ -326,7 +313,7 @@ TEST_F(RunKubeTest, SigtermFinishesAndReleasesTheLease) {
   EXPECT_EQ(run->waitExit(30s), 0) << run->err();
   auto lease = server_->get("leases", "kube-system", "schedhost");
   ASSERT_TRUE(lease);
-  EXPECT_EQ(str(*lease, {"spec", "holderIdentity"}), "");
+  EXPECT_EQ(stringAt(*lease, {"spec", "holderIdentity"}), "");
 }
 
 TEST_F(RunKubeTest, TheClientRateLimitHolds) {

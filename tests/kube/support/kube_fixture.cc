@@ -53,7 +53,15 @@ void writeFile(const std::filesystem::path& path, const std::string& text) {
   out << text;
 }
 
-std::string at(const json::object& o, std::initializer_list<const char*> path) {
+// Millicores from a quantity string, 0 when it does not parse.
+int64_t milliCpu(const std::string& text) {
+  std::optional<model::Quantity> q = model::parseQuantity(text);
+  return q ? q->milliValue() : 0;
+}
+
+}  // namespace
+
+std::string stringAt(const json::object& o, std::initializer_list<const char*> path) {
   const json::value* v = nullptr;
   const json::object* cur = &o;
   for (const char* key : path) {
@@ -65,14 +73,6 @@ std::string at(const json::object& o, std::initializer_list<const char*> path) {
   }
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
 }
-
-// Millicores from a quantity string, 0 when it does not parse.
-int64_t milliCpu(const std::string& text) {
-  std::optional<model::Quantity> q = model::parseQuantity(text);
-  return q ? q->milliValue() : 0;
-}
-
-}  // namespace
 
 std::filesystem::path writeKubeconfig(const std::filesystem::path& dir, const std::string& server,
                                       const TlsMaterial& tls, const KubeconfigAuth& auth) {
@@ -109,7 +109,7 @@ std::filesystem::path writeKubeconfig(const std::filesystem::path& dir, const st
 std::size_t boundPods(const FakeApiServer& server) {
   std::size_t n = 0;
   for (const json::object& pod : server.list("pods")) {
-    n += at(pod, {"spec", "nodeName"}).empty() ? 0 : 1;
+    n += stringAt(pod, {"spec", "nodeName"}).empty() ? 0 : 1;
   }
   return n;
 }
@@ -123,18 +123,19 @@ std::vector<std::string> invariantViolations(const FakeApiServer& server) {
   }
   std::map<std::string, int64_t> capacity;
   for (const json::object& node : server.list("nodes")) {
-    capacity[at(node, {"metadata", "name"})] = milliCpu(at(node, {"status", "allocatable", "cpu"}));
+    capacity[stringAt(node, {"metadata", "name"})] =
+        milliCpu(stringAt(node, {"status", "allocatable", "cpu"}));
   }
   std::map<std::string, int64_t> used;
   for (const json::object& pod : server.list("pods")) {
-    const std::string node = at(pod, {"spec", "nodeName"});
+    const std::string node = stringAt(pod, {"spec", "nodeName"});
     if (node.empty()) {
       continue;
     }
     const json::value* containers = pod.at("spec").as_object().if_contains("containers");
     if (containers != nullptr && containers->is_array()) {
       for (const json::value& c : containers->as_array()) {
-        used[node] += milliCpu(at(c.as_object(), {"resources", "requests", "cpu"}));
+        used[node] += milliCpu(stringAt(c.as_object(), {"resources", "requests", "cpu"}));
       }
     }
   }

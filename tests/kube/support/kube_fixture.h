@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct KubeconfigAuth {
 // context "test". Returns the kubeconfig's path.
 std::filesystem::path writeKubeconfig(const std::filesystem::path& dir, const std::string& server,
                                       const TlsMaterial& tls, const KubeconfigAuth& auth = {});
+
+// The string at `path` in `o` ({"spec", "nodeName"}); "" when absent or not a string.
+std::string stringAt(const boost::json::object& o, std::initializer_list<const char*> path);
 
 // Pods with spec.nodeName set.
 std::size_t boundPods(const FakeApiServer& server);
