@@ -29,11 +29,19 @@ std::size_t ChangeQueue::takeAll(std::unique_lock<std::mutex>& lock,
                                  std::vector<ClusterChange>& out) {
   if (changes_.empty() && timeout.count() > 0) {
     grown_.wait_for(lock, timeout, [&] { return stopped || !changes_.empty(); });
+    if (window_.count() > 0 && !changes_.empty() &&
+        std::chrono::steady_clock::now() - lastTaken_ < window_) {
+      // Producers notify only an empty queue: this waits out the window unless stopped.
+      grown_.wait_for(lock, window_, [&] { return stopped; });
+    }
   }
   if (stopped) {
     return 0;
   }
   const std::size_t n = changes_.size();
+  if (n > 0 && window_.count() > 0) {
+    lastTaken_ = std::chrono::steady_clock::now();
+  }
   out.reserve(out.size() + n);
   for (ClusterChange& c : changes_) {
     out.push_back(std::move(c));

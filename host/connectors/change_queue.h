@@ -30,12 +30,19 @@ class ChangeQueue {
   // many.
   std::size_t takeAll(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds timeout,
                       const bool& stopped, std::vector<ClusterChange>& out);
+  // Batches a busy stream (0, the default: off). When takeAll() had to wait for a change and
+  // the batch before left less than `window` ago, changes are arriving one by one faster than
+  // the loop takes them: it then lets `window` pass before taking, so the loop is woken once
+  // for the changes of that time, not once for each. A quiet queue is never delayed.
+  void coalesce(std::chrono::microseconds window) { window_ = window; }
   bool empty() const { return changes_.empty(); }
   std::size_t size() const { return changes_.size(); }
 
  private:
   std::condition_variable grown_;
   std::deque<ClusterChange> changes_;
+  std::chrono::microseconds window_{0};
+  std::chrono::steady_clock::time_point lastTaken_{};
 };
 
 }  // namespace sh::connectors

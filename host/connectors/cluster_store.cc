@@ -120,7 +120,7 @@ void keepPriority(boost::json::value& manifest, const model::Pod& stored) {
 bool isRawKind(std::string_view kind) { return findRawKind(kind) != nullptr; }
 
 std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& object,
-                                            std::string& error) {
+                                            std::string& error, std::string_view text) {
   if (!object.is_object()) {
     error = "object: expected an object";
     return std::nullopt;
@@ -165,7 +165,7 @@ std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& obje
       c.unadmitted = std::move(object);  // parsed once admitted
       return c;
     }
-    c.pod = model::parsePod(object, parseError);
+    c.pod = model::parsePod(object, parseError, text);
   } else if (c.kind == "Node") {
     c.node = model::parseNode(object, parseError);
   } else {

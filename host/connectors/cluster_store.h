@@ -55,9 +55,10 @@ struct PreparedChange {
 // read. A pod that has spec.priority is parsed here; one without is left for admitPod(). A
 // raw kind that ClusterObjects reads is checked here as ClusterObjects will read it. nullopt
 // with `error` set when the object cannot be used: no or unsupported kind, no name, or (not
-// for deletions) a pod, node or raw object that does not parse.
+// for deletions) a pod, node or raw object that does not parse. `text`, when not empty, is
+// `object` as JSON text; a pod keeps it as its manifest (see model::parsePod).
 std::optional<PreparedChange> prepareChange(ClusterChange::Type type, boost::json::value&& object,
-                                            std::string& error);
+                                            std::string& error, std::string_view text = {});
 
 // Completes a pod change that needsAdmission(): the API server's priority admission, then
 // parsing. On create it resolves the class against `objects` (may be null) and the system

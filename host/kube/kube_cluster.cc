@@ -78,7 +78,9 @@ bool alreadyAssigned(const Response& r) { return r.status == 409; }
 }  // namespace
 
 KubeCluster::KubeCluster(Transport& transport, Options options)
-    : transport_(transport), options_(std::move(options)) {}
+    : transport_(transport), options_(std::move(options)) {
+  queue_.coalesce(options_.coalesce);
+}
 
 KubeCluster::~KubeCluster() {
   stop();
@@ -97,6 +99,9 @@ KubeCluster::~KubeCluster() {
 }
 
 void KubeCluster::start() {
+  for (const Resource& r : watchedResources()) {
+    prepared_[std::string(r.kind)];
+  }
   for (const Resource& r : watchedResources()) {
     ReflectorSink& sink = *this;
     reflectors_.push_back(std::make_unique<Reflector>(transport_, r, sink, options_.reflector));
@@ -180,10 +185,11 @@ void KubeCluster::warn(const std::string& message) {
 }
 
 std::optional<PreparedChange> KubeCluster::prepare(Type type, boost::json::value&& object,
-                                                   std::string& version) {
+                                                   std::string& version, std::string_view text) {
   version = versionOf(object);
   std::string error;
-  std::optional<PreparedChange> change = connectors::prepareChange(type, std::move(object), error);
+  std::optional<PreparedChange> change =
+      connectors::prepareChange(type, std::move(object), error, text);
   if (!change) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -245,19 +251,43 @@ void KubeCluster::replace(const Resource& resource, std::vector<boost::json::val
   queue_.notify();
 }
 
-void KubeCluster::apply(const Resource& resource, WatchEventType type,
-                        boost::json::value&& object) {
-  (void)resource;
+void KubeCluster::apply(const Resource& resource, WatchEventType type, boost::json::value&& object,
+                        std::string_view text) {
   std::string version;
-  std::optional<PreparedChange> c = prepare(typeOf(type), std::move(object), version);
+  std::optional<PreparedChange> c = prepare(typeOf(type), std::move(object), version, text);
   if (!c) {
     return;
   }
+  if (c->needsAdmission()) {
+    // The manifest waits for admission under the lock, after the event's arena is gone.
+    c->unadmitted = boost::json::value(*c->unadmitted, boost::json::storage_ptr());
+  }
+  auto pending = prepared_.find(std::string(resource.kind));
+  if (pending != prepared_.end()) {
+    pending->second.emplace_back(std::move(*c), std::move(version));
+    return;
+  }
   std::lock_guard<std::mutex> lock(mu_);
-  // The loop waits only on an empty queue, and was woken when it stopped being empty: a
-  // change added behind others needs no wake-up (one futex call per event otherwise).
   const bool wasEmpty = queue_.empty();
   applyLocked(std::move(*c), std::move(version));
+  if (wasEmpty) {
+    queue_.notify();
+  }
+}
+
+void KubeCluster::flush(const Resource& resource) {
+  auto pending = prepared_.find(std::string(resource.kind));
+  if (pending == prepared_.end() || pending->second.empty()) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  // The loop waits only on an empty queue, and was woken when it stopped being empty: changes
+  // added behind others need no wake-up.
+  const bool wasEmpty = queue_.empty();
+  for (auto& [c, version] : pending->second) {
+    applyLocked(std::move(c), std::move(version));
+  }
+  pending->second.clear();
   if (wasEmpty) {
     queue_.notify();
   }

@@ -74,6 +74,9 @@ class KubeCluster final : public connectors::Connector, private ReflectorSink {
     // When set, recordEvent() also writes each event there. Must outlive the cluster.
     connectors::DecisionLog* eventLog = nullptr;
     int statusWriters = 2;
+    // While changes stream in one by one, nextBatch() gathers those of this long into one
+    // batch (connectors::ChangeQueue::coalesce); a change after a quiet spell is not delayed.
+    std::chrono::microseconds coalesce{500};
     // Receives each warning (objects that do not parse, failed writes); null: spdlog.
     std::function<void(const std::string&)> warn;
   };
@@ -149,12 +152,15 @@ class KubeCluster final : public connectors::Connector, private ReflectorSink {
 
   // ReflectorSink, on the reflector threads.
   void replace(const Resource& resource, std::vector<boost::json::value>&& items) override;
-  void apply(const Resource& resource, WatchEventType type, boost::json::value&& object) override;
+  void apply(const Resource& resource, WatchEventType type, boost::json::value&& object,
+             std::string_view text) override;
+  void flush(const Resource& resource) override;
 
   // Parses `object` into a change; nullopt (warned) when it cannot be used.
   std::optional<connectors::PreparedChange> prepare(connectors::ClusterChange::Type type,
                                                     boost::json::value&& object,
-                                                    std::string& version);
+                                                    std::string& version,
+                                                    std::string_view text = {});
   void applyLocked(connectors::PreparedChange&& change, std::string version);
   void applyPodLocked(connectors::PreparedChange&& change, std::string version);
   void applyNodeLocked(connectors::PreparedChange&& change, std::string version);
@@ -171,6 +177,10 @@ class KubeCluster final : public connectors::Connector, private ReflectorSink {
   Transport& transport_;
   Options options_;
   std::vector<std::unique_ptr<Reflector>> reflectors_;
+  // Kind -> the watch changes parsed since the reflector's last flush(). The entries are made
+  // in start(); each is then used by its own reflector's thread alone.
+  using Prepared = std::vector<std::pair<connectors::PreparedChange, std::string>>;
+  std::unordered_map<std::string, Prepared> prepared_;
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, PodEntry> pods_;

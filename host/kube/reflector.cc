@@ -1,9 +1,12 @@
 #include "host/kube/reflector.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <utility>
 
 #include <spdlog/spdlog.h>
+
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
@@ -32,6 +35,31 @@ std::string_view resourceVersionOf(const boost::json::object& object) {
   return meta != nullptr ? stringAt(*meta, "resourceVersion") : std::string_view();
 }
 
+// Splits a watch event written as the API server writes it, `{"type":"ADDED","object":{...}}`,
+// into its type and the object's text, so the object is parsed alone and its text kept as the
+// manifest (no second serialisation). False for any other layout; the caller then parses the
+// whole line. A true answer is only a guess until the object text parses as one JSON value:
+// then the line was exactly that event.
+bool splitWatchEvent(std::string_view line, std::string_view& type, std::string_view& object) {
+  constexpr std::string_view kTypeKey = R"({"type":")";
+  constexpr std::string_view kObjectKey = R"(","object":)";
+  if (line.size() < kTypeKey.size() + kObjectKey.size() + 3 || !line.starts_with(kTypeKey) ||
+      line.back() != '}') {
+    return false;
+  }
+  std::size_t end = kTypeKey.size();
+  while (end < line.size() && line[end] >= 'A' && line[end] <= 'Z') {
+    ++end;
+  }
+  if (line.substr(end, kObjectKey.size()) != kObjectKey) {
+    return false;
+  }
+  type = line.substr(kTypeKey.size(), end - kTypeKey.size());
+  const std::size_t begin = end + kObjectKey.size();
+  object = line.substr(begin, line.size() - 1 - begin);
+  return true;
+}
+
 // The plural name the API uses in paths, for messages: "/api/v1/pods" -> "pods".
 std::string_view plural(const Resource& r) {
   const std::size_t slash = r.path.rfind('/');
@@ -51,7 +79,12 @@ Reflector::Reflector(Transport& transport, const Resource& resource, ReflectorSi
 Reflector::~Reflector() { stop(); }
 
 void Reflector::start() {
-  thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
+  thread_ = std::jthread([this](std::stop_token stop) {
+    // "watch pods", "watch nodes": what top -H and a profiler show.
+    const std::string name = "watch " + std::string(plural(resource_)).substr(0, 9);
+    ::pthread_setname_np(::pthread_self(), name.c_str());
+    run(stop);
+  });
 }
 
 void Reflector::requestStop() {
@@ -291,20 +324,45 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
   // resource unable to allocate again.)
   std::vector<unsigned char> arenaBuffer(64 * 1024);
   const bool keepsJson = resource_.kind != "Pod" && resource_.kind != "Node";
+  // What the events of the current read changed, published with the sink's flush() once the
+  // read is handled: one lock and one wake-up per read, not per event.
+  std::string seenVersion;
+  uint64_t seenEvents = 0;
+  uint64_t seenBookmarks = 0;
   auto onLine = [&](std::string_view line) {
     boost::json::monotonic_resource arena(arenaBuffer.data(), arenaBuffer.size());
-    boost::system::error_code ec;
-    boost::json::value event = boost::json::parse(line, ec, boost::json::storage_ptr(&arena));
-    if (ec || !event.is_object()) {
-      streamError = "a watch event is not JSON";
-      return false;
+    const boost::json::storage_ptr storage(&arena);
+    WatchEventType t{};
+    std::string_view type;
+    std::string_view objectText;
+    // In the arena too: assigning a value of another storage would copy it.
+    boost::json::value event(storage);
+    boost::json::value* object = nullptr;
+    if (splitWatchEvent(line, type, objectText)) {
+      // The API server's own layout: the object is parsed alone and its text is kept.
+      boost::system::error_code ec;
+      event = boost::json::parse(objectText, ec, storage);
+      if (ec || !event.is_object()) {
+        objectText = {};
+      } else {
+        object = &event;
+      }
     }
-    boost::json::object& e = event.as_object();
-    const std::string_view type = stringAt(e, "type");
-    boost::json::value* object = e.if_contains("object");
-    if (object == nullptr || !object->is_object()) {
-      streamError = "a watch event has no object";
-      return false;
+    if (object == nullptr) {
+      objectText = {};
+      boost::system::error_code ec;
+      event = boost::json::parse(line, ec, storage);
+      if (ec || !event.is_object()) {
+        streamError = "a watch event is not JSON";
+        return false;
+      }
+      boost::json::object& e = event.as_object();
+      type = stringAt(e, "type");
+      object = e.if_contains("object");
+      if (object == nullptr || !object->is_object()) {
+        streamError = "a watch event has no object";
+        return false;
+      }
     }
     if (type == "ERROR") {
       const boost::json::value* code = object->as_object().if_contains("code");
@@ -317,8 +375,7 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
       }
       return false;
     }
-    const std::string version(resourceVersionOf(object->as_object()));
-    WatchEventType t;
+    std::string_view version = resourceVersionOf(object->as_object());
     if (type == "ADDED") {
       t = WatchEventType::kAdded;
     } else if (type == "MODIFIED") {
@@ -326,11 +383,10 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
     } else if (type == "DELETED") {
       t = WatchEventType::kDeleted;
     } else if (type == "BOOKMARK") {
-      std::lock_guard<std::mutex> lock(mu_);
       if (!version.empty()) {
-        resourceVersion_ = version;
+        seenVersion = version;
       }
-      ++stats_.bookmarks;
+      ++seenBookmarks;
       ++received;
       return true;
     } else {
@@ -338,22 +394,36 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
       return false;
     }
     ++received;
-    if (keepsJson) {
-      sink_.apply(resource_, t, boost::json::value(*object, boost::json::storage_ptr()));
-    } else {
-      sink_.apply(resource_, t, std::move(*object));
-    }
-    std::lock_guard<std::mutex> lock(mu_);
     if (!version.empty()) {
-      resourceVersion_ = version;
+      seenVersion = version;
     }
-    ++stats_.events;
+    ++seenEvents;
+    if (keepsJson) {
+      sink_.apply(resource_, t, boost::json::value(*object, boost::json::storage_ptr()),
+                  objectText);
+    } else {
+      sink_.apply(resource_, t, std::move(*object), objectText);
+    }
     return true;
   };
   Response response = transport_.stream(
       request,
       [&](std::string_view piece) {
-        if (!lines.append(piece, onLine)) {
+        const bool more = lines.append(piece, onLine);
+        if (seenEvents > 0) {
+          sink_.flush(resource_);
+        }
+        if (seenEvents > 0 || seenBookmarks > 0) {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (!seenVersion.empty()) {
+            resourceVersion_ = seenVersion;
+          }
+          stats_.events += seenEvents;
+          stats_.bookmarks += seenBookmarks;
+          seenEvents = 0;
+          seenBookmarks = 0;
+        }
+        if (!more) {
           if (streamError.empty() && !expired) {
             streamError = lines.error();
           }

@@ -35,6 +35,7 @@
 #include <random>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -55,8 +56,13 @@ class ReflectorSink {
   virtual void replace(const Resource& resource, std::vector<boost::json::value>&& items) = 0;
   // One change from the watch. For Pods and Nodes `object` lives in an arena that is reused
   // after the call returns: parse it, do not keep it. Other kinds get a value of their own.
-  virtual void apply(const Resource& resource, WatchEventType type,
-                     boost::json::value&& object) = 0;
+  // `text` is the object's JSON as the server sent it when the event had the server's layout
+  // (empty otherwise); like `object`, it is valid only during the call.
+  virtual void apply(const Resource& resource, WatchEventType type, boost::json::value&& object,
+                     std::string_view text) = 0;
+  // Called after the events of one read from a watch stream went to apply(): a sink may hold
+  // them until now and publish them together.
+  virtual void flush(const Resource& resource) { (void)resource; }
 };
 
 class Reflector {

@@ -108,8 +108,10 @@ class Pod : public std::enable_shared_from_this<Pod> {
 
 // Parses a v1.Pod. On malformed input returns nullptr and sets `error` to every problem
 // found, each prefixed by its JSON path ("spec.priority: expected integer, got string").
-// Never throws.
-std::shared_ptr<const Pod> parsePod(const boost::json::value& json, std::string& error);
+// Never throws. `text`, when not empty, is `json` as JSON text (a watch event's object as the
+// server sent it): it becomes the pod's manifest as it is, instead of `json` serialised again.
+std::shared_ptr<const Pod> parsePod(const boost::json::value& json, std::string& error,
+                                    std::string_view text = {});
 // Same, from JSON text; malformed JSON gives "invalid JSON: <reason>".
 std::shared_ptr<const Pod> parsePodJson(std::string_view jsonText, std::string& error);
 // JSON text goes to parse_pod_json; a literal here would parse as a JSON string.

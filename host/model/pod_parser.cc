@@ -16,7 +16,8 @@ namespace sh::model {
 
 class PodParser {
  public:
-  static std::shared_ptr<const Pod> run(const boost::json::value& json, std::string& error) {
+  static std::shared_ptr<const Pod> run(const boost::json::value& json, std::string& error,
+                                        std::string_view text) {
     try {
       auto pod = std::make_shared<Pod>(Pod::Key{});
       ParseContext ctx;
@@ -25,7 +26,7 @@ class PodParser {
         error = ctx.message();
         return nullptr;
       }
-      pod->json_ = boost::json::serialize(json);
+      pod->json_ = text.empty() ? boost::json::serialize(json) : std::string(text);
       return pod;
     } catch (const std::exception& e) {
       // Only allocation failure can get here; nothing escapes the parser.
@@ -366,8 +367,9 @@ class PodParser {
   std::vector<sh_host_port> initHostPorts_;
 };
 
-std::shared_ptr<const Pod> parsePod(const boost::json::value& json, std::string& error) {
-  return PodParser::run(json, error);
+std::shared_ptr<const Pod> parsePod(const boost::json::value& json, std::string& error,
+                                    std::string_view text) {
+  return PodParser::run(json, error, text);
 }
 
 }  // namespace sh::model

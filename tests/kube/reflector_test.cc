@@ -97,21 +97,44 @@ class RecordingSink final : public ReflectorSink {
     }
     log_.push_back("replace " + names);
   }
-  void apply(const Resource&, WatchEventType type, boost::json::value&& object) override {
+  void apply(const Resource&, WatchEventType type, boost::json::value&& object,
+             std::string_view text) override {
     std::lock_guard<std::mutex> lock(mu_);
     const char* t = type == WatchEventType::kAdded      ? "added "
                     : type == WatchEventType::kModified ? "modified "
                                                         : "deleted ";
     log_.push_back(t + std::string(object.at("metadata").at("name").as_string()));
+    if (!text.empty()) {
+      // The text is the object: parsed, it gives the same value.
+      boost::system::error_code ec;
+      EXPECT_EQ(boost::json::parse(text, ec), object) << text;
+    }
+    texts_.emplace_back(text);
+  }
+  void flush(const Resource&) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    flushedAt_.push_back(log_.size());
   }
   std::vector<std::string> log() {
     std::lock_guard<std::mutex> lock(mu_);
     return log_;
   }
+  // The text apply() was given with each event, in order.
+  std::vector<std::string> texts() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return texts_;
+  }
+  // For each flush(), how many entries the log had then.
+  std::vector<std::size_t> flushedAt() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return flushedAt_;
+  }
 
  private:
   std::mutex mu_;
   std::vector<std::string> log_;
+  std::vector<std::string> texts_;
+  std::vector<std::size_t> flushedAt_;
 };
 
 std::string item(const std::string& name, const std::string& rv) {
@@ -237,6 +260,57 @@ TEST(ReflectorTest, EventsBookmarksAndACleanEndWatchAgainFromTheLastVersion) {
   EXPECT_NE(api.paths()[2].find("watch=1&resourceVersion=20&"), std::string::npos);
   EXPECT_EQ(reflector.stats().bookmarks, 2u);
   EXPECT_EQ(reflector.stats().lists, 1u);
+}
+
+TEST(ReflectorTest, EventsInTheServersLayoutComeWithTheObjectsTextOthersAreParsedWhole) {
+  ScriptedApi api;
+  RecordingSink sink;
+  api.onList(page("10", "", {}));
+  const std::string a = event("ADDED", "a", "11");
+  const std::string objectOfA =
+      a.substr(a.find(R"("object":)") + 9, a.size() - 9 - a.find(R"("object":)") - 2);  // no "}\n"
+  api.onWatch(watchSends(
+      a +
+      // Keys in another order, spaces, a member after the object: parsed whole, no text.
+      R"({"object":{"kind":"Pod","metadata":{"name":"b","namespace":"ns","resourceVersion":"12"}},"type":"ADDED"})"
+      "\n"
+      R"({"type": "ADDED", "object": {"kind":"Pod","metadata":{"name":"c","namespace":"ns","resourceVersion":"13"}}})"
+      "\n"
+      R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"d","namespace":"ns","resourceVersion":"14"}},"x":{"y":1}})"
+      "\n"));
+  const Resource resource = pods();
+  Reflector reflector(api, resource, sink, fastOptions());
+  reflector.start();
+  ASSERT_TRUE(api.waitForRequests(3));
+  reflector.stop();
+  EXPECT_EQ(sink.log(),
+            (std::vector<std::string>{"replace ", "added a", "added b", "added c", "added d"}));
+  EXPECT_EQ(sink.texts(), (std::vector<std::string>{objectOfA, "", "", ""}));
+  EXPECT_NE(api.paths()[2].find("watch=1&resourceVersion=14&"), std::string::npos);
+}
+
+TEST(ReflectorTest, TheSinkIsFlushedAfterEachReadThatCompletedEvents) {
+  ScriptedApi api;
+  RecordingSink sink;
+  api.onList(page("10", "", {}));
+  const std::string first = event("ADDED", "a", "11") + event("ADDED", "b", "12");
+  const std::string second = event("ADDED", "c", "13");
+  api.onWatch([&](const Request&, const BodySink& body, std::stop_token) {
+    // Two events and half of the third in one read, the rest in the next.
+    const std::size_t half = second.size() / 2;
+    body(first + second.substr(0, half));
+    body(second.substr(half));
+    return Response{200, "", ""};
+  });
+  const Resource resource = pods();
+  Reflector reflector(api, resource, sink, fastOptions());
+  reflector.start();
+  ASSERT_TRUE(api.waitForRequests(3));
+  reflector.stop();
+  EXPECT_EQ(sink.log(), (std::vector<std::string>{"replace ", "added a", "added b", "added c"}));
+  // Log sizes at each flush: after "replace", a, b (3), then after c (4).
+  EXPECT_EQ(sink.flushedAt(), (std::vector<std::size_t>{3, 4}));
+  EXPECT_EQ(reflector.stats().events, 3u);
 }
 
 TEST(ReflectorTest, An410InTheStreamRelistsFromTheLastVersionThenFromAConsistentRead) {

@@ -180,5 +180,21 @@ TEST(PodAssignTest, BoundCopyKeepsItsBaseAlive) {
   EXPECT_EQ(boost::json::parse(bound->json()).at("spec").at("nodeName"), "n1");
 }
 
+// A watch event's object arrives as text: that text is the manifest, and a bound copy edits it
+// as it edits a serialised one.
+TEST(PodAssignTest, APodParsedWithItsTextKeepsThatTextAsItsManifest) {
+  const std::string text = R"({"metadata": {"name": "p", "namespace": "ns", "uid": "u1"},)"
+                           R"( "spec": {"containers": [{"name": "c"}], "priority": 0}})";
+  std::string error;
+  auto pod = parsePod(boost::json::parse(text), error, text);
+  ASSERT_NE(pod, nullptr) << error;
+  EXPECT_EQ(pod->json(), text);  // spaces and all: not serialised again
+  auto fromValue = parsePod(boost::json::parse(text), error);
+  ASSERT_NE(fromValue, nullptr) << error;
+  EXPECT_EQ(fromValue->json(), boost::json::serialize(boost::json::parse(text)));
+  EXPECT_EQ(podViewText(pod->view()), podViewText(fromValue->view()));
+  expectSameAsParse(pod, "n1");
+}
+
 }  // namespace
 }  // namespace sh::model
