@@ -10,6 +10,10 @@ packages=(
   libssl-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev
   clang-tidy clang-format
+  # Packaging and the plugin SDK's other languages: native DEB and RPM builds and their
+  # linters, the unit's security score, Rust plugins.
+  dpkg-dev debhelper lintian rpm rpmlint systemd
+  cargo
 )
 
 missing=()
