@@ -1,0 +1,360 @@
+//! Read-only views of the host's pods, nodes and node infos.
+//!
+//! Each view is a `#[repr(transparent)]` wrapper of the C struct, handed out by reference
+//! with the lifetime of the call it came with (plugin.h, section 4): the host owns the data,
+//! nothing is copied. `raw()` gives the C struct for the fields these views do not cover.
+use crate::sys;
+
+/// The elements of a C array, or an empty slice for a NULL pointer or a zero count.
+///
+/// # Safety
+/// `ptr` must point to `count` valid elements that outlive `'a`.
+pub(crate) unsafe fn slice<'a, T>(ptr: *const T, count: usize) -> &'a [T] {
+    if ptr.is_null() || count == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr, count)
+    }
+}
+
+/// The bytes of an `sh_str`.
+///
+/// # Safety
+/// `s` must be a valid string view that outlives `'a`.
+pub(crate) unsafe fn bytes<'a>(s: sys::sh_str) -> &'a [u8] {
+    slice(s.ptr as *const u8, s.len)
+}
+
+/// The text of an `sh_str`. The host holds UTF-8 (it parsed JSON); a string that is not
+/// reads as "".
+///
+/// # Safety
+/// `s` must be a valid string view that outlives `'a`.
+pub(crate) unsafe fn text<'a>(s: sys::sh_str) -> &'a str {
+    std::str::from_utf8(bytes(s)).unwrap_or("")
+}
+
+/// A string id interned by the host (plugin.h `sh_id`): equal ids are equal strings.
+pub type Id = sys::sh_id;
+
+/// One label (or node-selector entry): key and value, both as text and as interned ids.
+#[repr(transparent)]
+pub struct Label(sys::sh_label);
+
+impl Label {
+    pub fn key(&self) -> &str {
+        unsafe { text(self.0.key_str) }
+    }
+    pub fn value(&self) -> &str {
+        unsafe { text(self.0.value_str) }
+    }
+    pub fn key_id(&self) -> Id {
+        self.0.key
+    }
+    pub fn value_id(&self) -> Id {
+        self.0.value
+    }
+    pub fn raw(&self) -> &sys::sh_label {
+        &self.0
+    }
+}
+
+/// Labels sorted by key id, as the host keeps them.
+#[derive(Clone, Copy)]
+pub struct Labels<'a>(&'a [Label]);
+
+impl<'a> Labels<'a> {
+    /// # Safety
+    /// `ptr` must point to `count` labels that outlive `'a`.
+    unsafe fn new(ptr: *const sys::sh_label, count: u32) -> Labels<'a> {
+        Labels(slice(ptr as *const Label, count as usize))
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn iter(&self) -> std::slice::Iter<'a, Label> {
+        self.0.iter()
+    }
+    /// The value of label `key`, by text.
+    pub fn get(&self, key: &str) -> Option<&'a str> {
+        self.0.iter().find(|l| l.key() == key).map(|l| l.value())
+    }
+    /// The value id of label `key_id` (a binary search: labels are sorted by key id). Intern
+    /// the key once, with `Host::intern`, and compare ids on the hot path.
+    pub fn get_id(&self, key_id: Id) -> Option<Id> {
+        self.0
+            .binary_search_by_key(&key_id, |l| l.key_id())
+            .ok()
+            .map(|i| self.0[i].value_id())
+    }
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+}
+
+impl<'a> IntoIterator for Labels<'a> {
+    type Item = &'a Label;
+    type IntoIter = std::slice::Iter<'a, Label>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// Well-known resource names, as interned ids.
+pub mod resource {
+    use crate::sys;
+    pub const CPU: super::Id = sys::SH_ID_CPU;
+    pub const MEMORY: super::Id = sys::SH_ID_MEMORY;
+    pub const EPHEMERAL_STORAGE: super::Id = sys::SH_ID_EPHEMERAL_STORAGE;
+    pub const PODS: super::Id = sys::SH_ID_PODS;
+}
+
+/// A set of resources, like kube-scheduler's framework.Resource: cpu in millicores, memory
+/// and ephemeral storage in bytes, extended resources in units.
+#[repr(transparent)]
+pub struct Resources(sys::sh_resources);
+
+impl Resources {
+    pub fn milli_cpu(&self) -> i64 {
+        self.0.milli_cpu
+    }
+    pub fn memory(&self) -> i64 {
+        self.0.memory
+    }
+    pub fn ephemeral_storage(&self) -> i64 {
+        self.0.ephemeral_storage
+    }
+    /// Allocatable "pods" (0 in requests).
+    pub fn allowed_pod_number(&self) -> i64 {
+        self.0.allowed_pod_number
+    }
+    /// Extended resources and hugepages, sorted by name id.
+    pub fn scalars(&self) -> &[sys::sh_quantity] {
+        unsafe { slice(self.0.scalars, self.0.scalar_count as usize) }
+    }
+    /// The amount of resource `name` (cpu, memory, ephemeral-storage, pods, or a scalar); 0
+    /// when absent.
+    pub fn get(&self, name: Id) -> i64 {
+        match name {
+            sys::SH_ID_CPU => self.0.milli_cpu,
+            sys::SH_ID_MEMORY => self.0.memory,
+            sys::SH_ID_EPHEMERAL_STORAGE => self.0.ephemeral_storage,
+            sys::SH_ID_PODS => self.0.allowed_pod_number,
+            _ => {
+                let s = self.scalars();
+                s.binary_search_by_key(&name, |q| q.name).map(|i| s[i].value).unwrap_or(0)
+            }
+        }
+    }
+    pub fn raw(&self) -> &sys::sh_resources {
+        &self.0
+    }
+}
+
+/// A pod as the scheduler sees it.
+#[repr(transparent)]
+pub struct Pod(sys::sh_pod);
+
+impl Pod {
+    /// # Safety
+    /// `p` must be a valid, non-null pod view that outlives `'a`.
+    pub unsafe fn from_raw<'a>(p: *const sys::sh_pod) -> &'a Pod {
+        &*(p as *const Pod)
+    }
+    pub fn uid(&self) -> &str {
+        unsafe { text(self.0.uid) }
+    }
+    pub fn name(&self) -> &str {
+        unsafe { text(self.0.name) }
+    }
+    pub fn namespace(&self) -> &str {
+        unsafe { text(self.0.namespace_) }
+    }
+    /// spec.nodeName; "" when unassigned.
+    pub fn node_name(&self) -> &str {
+        unsafe { text(self.0.node_name) }
+    }
+    pub fn scheduler_name(&self) -> &str {
+        unsafe { text(self.0.scheduler_name) }
+    }
+    pub fn nominated_node_name(&self) -> &str {
+        unsafe { text(self.0.nominated_node_name) }
+    }
+    pub fn priority(&self) -> i32 {
+        self.0.priority
+    }
+    pub fn labels(&self) -> Labels<'_> {
+        unsafe { Labels::new(self.0.labels, self.0.label_count) }
+    }
+    /// spec.nodeSelector.
+    pub fn node_selector(&self) -> Labels<'_> {
+        unsafe { Labels::new(self.0.node_selector, self.0.node_selector_count) }
+    }
+    /// Effective requests, as kube-scheduler computes them.
+    pub fn requests(&self) -> &Resources {
+        unsafe { &*(&self.0.requests as *const sys::sh_resources as *const Resources) }
+    }
+    pub fn tolerations(&self) -> &[sys::sh_toleration] {
+        unsafe { slice(self.0.tolerations, self.0.toleration_count as usize) }
+    }
+    pub fn scheduling_gates(&self) -> impl Iterator<Item = &str> {
+        unsafe { slice(self.0.scheduling_gates, self.0.scheduling_gate_count as usize) }
+            .iter()
+            .map(|s| unsafe { text(*s) })
+    }
+    /// metadata.deletionTimestamp is set.
+    pub fn is_deleting(&self) -> bool {
+        self.0.deleting != 0
+    }
+    pub fn raw(&self) -> &sys::sh_pod {
+        &self.0
+    }
+}
+
+/// A node.
+#[repr(transparent)]
+pub struct Node(sys::sh_node);
+
+impl Node {
+    /// # Safety
+    /// `p` must be a valid, non-null node view that outlives `'a`.
+    pub unsafe fn from_raw<'a>(p: *const sys::sh_node) -> &'a Node {
+        &*(p as *const Node)
+    }
+    pub fn name(&self) -> &str {
+        unsafe { text(self.0.name) }
+    }
+    pub fn name_id(&self) -> Id {
+        self.0.name_id
+    }
+    pub fn labels(&self) -> Labels<'_> {
+        unsafe { Labels::new(self.0.labels, self.0.label_count) }
+    }
+    /// spec.unschedulable.
+    pub fn is_unschedulable(&self) -> bool {
+        self.0.unschedulable != 0
+    }
+    pub fn taints(&self) -> &[sys::sh_taint] {
+        unsafe { slice(self.0.taints, self.0.taint_count as usize) }
+    }
+    pub fn allocatable(&self) -> &Resources {
+        unsafe { &*(&self.0.allocatable as *const sys::sh_resources as *const Resources) }
+    }
+    pub fn raw(&self) -> &sys::sh_node {
+        &self.0
+    }
+}
+
+/// A node with what is placed on it (kube-scheduler's NodeInfo).
+#[repr(transparent)]
+pub struct NodeInfo(sys::sh_node_info);
+
+impl NodeInfo {
+    /// # Safety
+    /// `p` must be a valid, non-null node-info view that outlives `'a`.
+    pub unsafe fn from_raw<'a>(p: *const sys::sh_node_info) -> &'a NodeInfo {
+        &*(p as *const NodeInfo)
+    }
+    /// Node infos from a C array of pointers.
+    ///
+    /// # Safety
+    /// `ptr` must point to `count` valid, non-null node-info pointers that outlive `'a`.
+    pub unsafe fn slice_from_raw<'a>(ptr: *const *const sys::sh_node_info, count: usize) -> &'a [&'a NodeInfo] {
+        // &NodeInfo and *const sh_node_info have the same layout (repr(transparent)).
+        slice(ptr as *const &NodeInfo, count)
+    }
+    pub fn node(&self) -> &Node {
+        unsafe { Node::from_raw(self.0.node) }
+    }
+    /// The node's name (shorthand for `node().name()`).
+    pub fn name(&self) -> &str {
+        self.node().name()
+    }
+    /// The pods placed on the node.
+    pub fn pods(&self) -> &[&Pod] {
+        unsafe { slice(self.0.pods as *const &Pod, self.0.pod_count as usize) }
+    }
+    /// The sum of the pods' requests.
+    pub fn requested(&self) -> &Resources {
+        unsafe { &*(&self.0.requested as *const sys::sh_resources as *const Resources) }
+    }
+    pub fn generation(&self) -> u64 {
+        self.0.generation
+    }
+    pub fn raw(&self) -> &sys::sh_node_info {
+        &self.0
+    }
+}
+
+/// A queued pod, as QueueSort compares them.
+#[repr(transparent)]
+pub struct QueuedPod(sys::sh_queued_pod);
+
+impl QueuedPod {
+    /// # Safety
+    /// `p` must be a valid, non-null queued-pod view that outlives `'a`.
+    pub unsafe fn from_raw<'a>(p: *const sys::sh_queued_pod) -> &'a QueuedPod {
+        &*(p as *const QueuedPod)
+    }
+    pub fn pod(&self) -> &Pod {
+        unsafe { Pod::from_raw(self.0.pod) }
+    }
+    pub fn attempts(&self) -> u32 {
+        self.0.attempts
+    }
+    /// When the pod was (re)added to the queue.
+    pub fn timestamp_unix_nanos(&self) -> i64 {
+        self.0.timestamp_unix_nanos
+    }
+}
+
+/// One entry of the list NormalizeScore rewrites in place.
+#[repr(transparent)]
+pub struct NodeScore(sys::sh_node_score);
+
+impl NodeScore {
+    pub fn node(&self) -> &NodeInfo {
+        unsafe { NodeInfo::from_raw(self.0.node) }
+    }
+    pub fn score(&self) -> i64 {
+        self.0.score
+    }
+    pub fn set_score(&mut self, score: i64) {
+        self.0.score = score;
+    }
+}
+
+/// The objects of a cluster event, for queueing hints.
+#[repr(transparent)]
+pub struct EventObjects(sys::sh_event_objects);
+
+impl EventObjects {
+    /// # Safety
+    /// `p` must be a valid, non-null event view that outlives `'a`.
+    pub unsafe fn from_raw<'a>(p: *const sys::sh_event_objects) -> &'a EventObjects {
+        &*(p as *const EventObjects)
+    }
+    /// `sys::SH_RESOURCE_*` of the incoming event.
+    pub fn resource(&self) -> i32 {
+        self.0.resource
+    }
+    /// `sys::SH_ACTION_*` bits of the incoming event.
+    pub fn actions(&self) -> u32 {
+        self.0.actions
+    }
+    pub fn old_pod(&self) -> Option<&Pod> {
+        unsafe { self.0.old_pod.as_ref().map(|p| Pod::from_raw(p)) }
+    }
+    pub fn new_pod(&self) -> Option<&Pod> {
+        unsafe { self.0.new_pod.as_ref().map(|p| Pod::from_raw(p)) }
+    }
+    pub fn old_node(&self) -> Option<&Node> {
+        unsafe { self.0.old_node.as_ref().map(|n| Node::from_raw(n)) }
+    }
+    pub fn new_node(&self) -> Option<&Node> {
+        unsafe { self.0.new_node.as_ref().map(|n| Node::from_raw(n)) }
+    }
+}
