@@ -1,8 +1,8 @@
 //! The `sys` mirrors have the layout of the C structs of plugin.h: the same size, alignment,
 //! and offset and size of every field.
 //!
-//! The C side is the output of tests/sdk/rust/layout.c, built by CMake with the project's C
-//! compiler; its path comes in SCHEDHOST_C_LAYOUT. Without it (a plain `cargo test`) the test
+//! The C side is what tests/sdk/rust/layout.c prints, built by CMake with the project's C
+//! compiler; SCHEDHOST_C_LAYOUT names that program. Without it (a plain `cargo test`) the test
 //! only says so, unless SCHEDHOST_C_LAYOUT_REQUIRED is set, as the ctest sets it.
 use std::collections::BTreeMap;
 use std::mem::{align_of, size_of, MaybeUninit};
@@ -97,7 +97,11 @@ fn sys_structs_have_the_c_layout() {
             return;
         }
     };
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {}", path, e));
+    let run = std::process::Command::new(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {}", path, e));
+    assert!(run.status.success(), "{} failed: {}", path, run.status);
+    let text = String::from_utf8(run.stdout).expect("layout.c prints ASCII");
     let c = c_layout(&text);
     let rust = rust_layout();
     let mut problems = Vec::new();
@@ -109,7 +113,7 @@ fn sys_structs_have_the_c_layout() {
         }
     }
     for name in rust.keys().filter(|n| !c.contains_key(*n)) {
-        problems.push(format!("{}: in the Rust mirror, not in {}", name, path));
+        problems.push(format!("{}: in the Rust mirror, not in the output of {}", name, path));
     }
     assert!(problems.is_empty(), "layout differs from C:\n  {}", problems.join("\n  "));
     // 33 structs of plugin.h and their fields; a smaller table would mean a list was cut.
