@@ -44,7 +44,11 @@ unsafe fn instance<'a, T>(s: *mut c_void) -> &'a Instance<T> {
 }
 
 /// Runs `f` and hands its status to the host; a panic becomes an Error status.
-unsafe fn guard(api: &sys::sh_host_api, st: *mut sys::sh_status, f: impl FnOnce() -> Status) -> sys::sh_code {
+unsafe fn guard(
+    api: &sys::sh_host_api,
+    st: *mut sys::sh_status,
+    f: impl FnOnce() -> Status,
+) -> sys::sh_code {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(status) => status.deliver(api, st),
         Err(payload) => {
@@ -78,7 +82,10 @@ pub unsafe extern "C" fn create<T: Plugin>(
     };
     let errors = Cell::new(0usize);
     let made = catch_unwind(AssertUnwindSafe(|| {
-        T::new(Host::from_raw(api, host), Args::new(api_ref, host, args, &errors))
+        T::new(
+            Host::from_raw(api, host),
+            Args::new(api_ref, host, args, &errors),
+        )
     }));
     match made {
         Ok(Ok(plugin)) => {
@@ -86,7 +93,11 @@ pub unsafe extern "C" fn create<T: Plugin>(
                 let _ = catch_unwind(AssertUnwindSafe(move || drop(plugin)));
                 return std::ptr::null_mut();
             }
-            let inst = Instance { host: Host::from_raw(api, host), plugin, events: Mutex::new(None) };
+            let inst = Instance {
+                host: Host::from_raw(api, host),
+                plugin,
+                events: Mutex::new(None),
+            };
             Box::into_raw(Box::new(inst)) as *mut c_void
         }
         Ok(Err(msg)) => {
@@ -97,7 +108,10 @@ pub unsafe extern "C" fn create<T: Plugin>(
             std::ptr::null_mut()
         }
         Err(payload) => {
-            report(&format!("create failed: plugin panicked: {}", panic_message(payload)));
+            report(&format!(
+                "create failed: plugin panicked: {}",
+                panic_message(payload)
+            ));
             std::ptr::null_mut()
         }
     }
@@ -116,7 +130,9 @@ pub unsafe extern "C" fn pre_enqueue<T: PreEnqueue>(
     st: *mut sys::sh_status,
 ) -> sys::sh_code {
     let inst = instance::<T>(s);
-    guard(inst.host.api(), st, || inst.plugin.pre_enqueue(Pod::from_raw(pod)))
+    guard(inst.host.api(), st, || {
+        inst.plugin.pre_enqueue(Pod::from_raw(pod))
+    })
 }
 
 pub unsafe extern "C" fn queue_sort_less<T: QueueSort>(
@@ -127,7 +143,9 @@ pub unsafe extern "C" fn queue_sort_less<T: QueueSort>(
     let inst = instance::<T>(s);
     let mut less = false;
     guard_void(inst, "QueueSort", || {
-        less = inst.plugin.less(QueuedPod::from_raw(a), QueuedPod::from_raw(b));
+        less = inst
+            .plugin
+            .less(QueuedPod::from_raw(a), QueuedPod::from_raw(b));
     });
     less as c_int
 }
@@ -144,7 +162,8 @@ pub unsafe extern "C" fn pre_filter<T: PreFilter>(
     guard(api, st, || {
         let mut cycle = Cycle::new(api, c, st);
         let mut result = PreFilterResult::new(api, r);
-        inst.plugin.pre_filter(&mut cycle, Pod::from_raw(pod), &mut result)
+        inst.plugin
+            .pre_filter(&mut cycle, Pod::from_raw(pod), &mut result)
     })
 }
 
@@ -160,7 +179,12 @@ pub unsafe extern "C" fn pre_filter_add_pod<T: PreFilterExtensions>(
     let api = inst.host.api();
     guard(api, st, || {
         let mut cycle = Cycle::new(api, c, st);
-        inst.plugin.add_pod(&mut cycle, Pod::from_raw(pod), Pod::from_raw(other), NodeInfo::from_raw(ni))
+        inst.plugin.add_pod(
+            &mut cycle,
+            Pod::from_raw(pod),
+            Pod::from_raw(other),
+            NodeInfo::from_raw(ni),
+        )
     })
 }
 
@@ -176,7 +200,12 @@ pub unsafe extern "C" fn pre_filter_remove_pod<T: PreFilterExtensions>(
     let api = inst.host.api();
     guard(api, st, || {
         let mut cycle = Cycle::new(api, c, st);
-        inst.plugin.remove_pod(&mut cycle, Pod::from_raw(pod), Pod::from_raw(other), NodeInfo::from_raw(ni))
+        inst.plugin.remove_pod(
+            &mut cycle,
+            Pod::from_raw(pod),
+            Pod::from_raw(other),
+            NodeInfo::from_raw(ni),
+        )
     })
 }
 
@@ -191,7 +220,8 @@ pub unsafe extern "C" fn filter<T: Filter>(
     let api = inst.host.api();
     guard(api, st, || {
         let cycle = Cycle::new(api, c, st);
-        inst.plugin.filter(&cycle, Pod::from_raw(pod), NodeInfo::from_raw(ni))
+        inst.plugin
+            .filter(&cycle, Pod::from_raw(pod), NodeInfo::from_raw(ni))
     })
 }
 
@@ -221,7 +251,11 @@ pub unsafe extern "C" fn pre_score<T: PreScore>(
     let api = inst.host.api();
     guard(api, st, || {
         let mut cycle = Cycle::new(api, c, st);
-        inst.plugin.pre_score(&mut cycle, Pod::from_raw(pod), NodeInfo::slice_from_raw(nodes, n))
+        inst.plugin.pre_score(
+            &mut cycle,
+            Pod::from_raw(pod),
+            NodeInfo::slice_from_raw(nodes, n),
+        )
     })
 }
 
@@ -237,7 +271,10 @@ pub unsafe extern "C" fn score<T: Score>(
     let api = inst.host.api();
     guard(api, st, || {
         let cycle = Cycle::new(api, c, st);
-        match inst.plugin.score(&cycle, Pod::from_raw(pod), NodeInfo::from_raw(ni)) {
+        match inst
+            .plugin
+            .score(&cycle, Pod::from_raw(pod), NodeInfo::from_raw(ni))
+        {
             Ok(value) => {
                 *out = value;
                 Status::success()
@@ -264,7 +301,8 @@ pub unsafe extern "C" fn normalize_score<T: NormalizeScore>(
         } else {
             std::slice::from_raw_parts_mut(scores as *mut NodeScore, n)
         };
-        inst.plugin.normalize_score(&mut cycle, Pod::from_raw(pod), scores)
+        inst.plugin
+            .normalize_score(&mut cycle, Pod::from_raw(pod), scores)
     })
 }
 
@@ -279,7 +317,8 @@ pub unsafe extern "C" fn reserve<T: Reserve>(
     let api = inst.host.api();
     guard(api, st, || {
         let mut cycle = Cycle::new(api, c, st);
-        inst.plugin.reserve(&mut cycle, Pod::from_raw(pod), crate::views::text(node))
+        inst.plugin
+            .reserve(&mut cycle, Pod::from_raw(pod), crate::views::text(node))
     })
 }
 
@@ -292,7 +331,8 @@ pub unsafe extern "C" fn unreserve<T: Reserve>(
     let inst = instance::<T>(s);
     guard_void(inst, "Unreserve", || {
         let mut cycle = Cycle::new(inst.host.api(), c, std::ptr::null_mut());
-        inst.plugin.unreserve(&mut cycle, Pod::from_raw(pod), crate::views::text(node))
+        inst.plugin
+            .unreserve(&mut cycle, Pod::from_raw(pod), crate::views::text(node))
     })
 }
 
@@ -309,7 +349,12 @@ pub unsafe extern "C" fn permit<T: Permit>(
     guard(api, st, || {
         let mut cycle = Cycle::new(api, c, st);
         let mut timeout = Duration::from_millis((*timeout_ms).max(0) as u64);
-        let status = inst.plugin.permit(&mut cycle, Pod::from_raw(pod), crate::views::text(node), &mut timeout);
+        let status = inst.plugin.permit(
+            &mut cycle,
+            Pod::from_raw(pod),
+            crate::views::text(node),
+            &mut timeout,
+        );
         *timeout_ms = timeout.as_millis().min(i64::MAX as u128) as i64;
         status
     })
@@ -326,7 +371,8 @@ pub unsafe extern "C" fn pre_bind<T: PreBind>(
     let api = inst.host.api();
     guard(api, st, || {
         let mut cycle = Cycle::new(api, c, st);
-        inst.plugin.pre_bind(&mut cycle, Pod::from_raw(pod), crate::views::text(node))
+        inst.plugin
+            .pre_bind(&mut cycle, Pod::from_raw(pod), crate::views::text(node))
     })
 }
 
@@ -341,7 +387,8 @@ pub unsafe extern "C" fn bind<T: Bind>(
     let api = inst.host.api();
     guard(api, st, || {
         let mut cycle = Cycle::new(api, c, st);
-        inst.plugin.bind(&mut cycle, Pod::from_raw(pod), crate::views::text(node))
+        inst.plugin
+            .bind(&mut cycle, Pod::from_raw(pod), crate::views::text(node))
     })
 }
 
@@ -354,7 +401,8 @@ pub unsafe extern "C" fn post_bind<T: PostBind>(
     let inst = instance::<T>(s);
     guard_void(inst, "PostBind", || {
         let mut cycle = Cycle::new(inst.host.api(), c, std::ptr::null_mut());
-        inst.plugin.post_bind(&mut cycle, Pod::from_raw(pod), crate::views::text(node))
+        inst.plugin
+            .post_bind(&mut cycle, Pod::from_raw(pod), crate::views::text(node))
     })
 }
 
@@ -382,7 +430,11 @@ pub unsafe extern "C" fn events_to_register<T: EnqueueExtensions>(
                 })
                 .collect()
         });
-        for (i, e) in events.iter().take(if out.is_null() { 0 } else { capacity }).enumerate() {
+        for (i, e) in events
+            .iter()
+            .take(if out.is_null() { 0 } else { capacity })
+            .enumerate()
+        {
             *out.add(i) = *e;
         }
         count = events.len();
@@ -400,7 +452,9 @@ pub unsafe extern "C" fn queueing_hint<T: EnqueueExtensions>(
     // An error in a hint is treated as Queue, as upstream.
     let mut hint = QueueingHint::Queue;
     guard_void(inst, "QueueingHint", || {
-        hint = inst.plugin.queueing_hint(index, Pod::from_raw(pod), EventObjects::from_raw(event));
+        hint = inst
+            .plugin
+            .queueing_hint(index, Pod::from_raw(pod), EventObjects::from_raw(event));
     });
     match hint {
         QueueingHint::Skip => sys::SH_QUEUE_SKIP,

@@ -89,16 +89,27 @@ impl Host {
     pub fn allow_waiting_pod(&self, pod_uid: &str, plugin: &str) -> bool {
         let f = slot(self.api().waiting_pod_allow, "waiting_pod_allow");
         unsafe {
-            f(self.host, pod_uid.as_ptr() as *const c_char, pod_uid.len(),
-              plugin.as_ptr() as *const c_char, plugin.len()) != 0
+            f(
+                self.host,
+                pod_uid.as_ptr() as *const c_char,
+                pod_uid.len(),
+                plugin.as_ptr() as *const c_char,
+                plugin.len(),
+            ) != 0
         }
     }
     pub fn reject_waiting_pod(&self, pod_uid: &str, plugin: &str, msg: &str) -> bool {
         let f = slot(self.api().waiting_pod_reject, "waiting_pod_reject");
         unsafe {
-            f(self.host, pod_uid.as_ptr() as *const c_char, pod_uid.len(),
-              plugin.as_ptr() as *const c_char, plugin.len(),
-              msg.as_ptr() as *const c_char, msg.len()) != 0
+            f(
+                self.host,
+                pod_uid.as_ptr() as *const c_char,
+                pod_uid.len(),
+                plugin.as_ptr() as *const c_char,
+                plugin.len(),
+                msg.as_ptr() as *const c_char,
+                msg.len(),
+            ) != 0
         }
     }
     /// Asks the cluster connector to bind `pod` to `node` (what DefaultBinder does). The host
@@ -106,7 +117,13 @@ impl Host {
     pub fn bind_pod(&self, cycle: &Cycle<'_>, pod: &Pod, node: &str) -> Status {
         let f = slot(self.api().bind_pod, "bind_pod");
         let code = unsafe {
-            f(self.host, pod.raw(), node.as_ptr() as *const c_char, node.len(), cycle.status)
+            f(
+                self.host,
+                pod.raw(),
+                node.as_ptr() as *const c_char,
+                node.len(),
+                cycle.status,
+            )
         };
         Status::new(Code::from_raw(code))
     }
@@ -163,7 +180,12 @@ impl<'a> Args<'a> {
         node: *const sys::sh_args,
         errors: &'a Cell<usize>,
     ) -> Args<'a> {
-        Args { api, host, node, errors }
+        Args {
+            api,
+            host,
+            node,
+            errors,
+        }
     }
     fn at_node(&self, node: *const sys::sh_args) -> Args<'a> {
         Args { node, ..*self }
@@ -238,7 +260,9 @@ impl<'a> Args<'a> {
     }
     pub fn as_bool(&self) -> Option<bool> {
         match self.kind() {
-            ArgsType::Bool => Some(unsafe { slot(self.api.args_bool, "args_bool")(self.node) } != 0),
+            ArgsType::Bool => {
+                Some(unsafe { slot(self.api.args_bool, "args_bool")(self.node) } != 0)
+            }
             _ => None,
         }
     }
@@ -268,7 +292,14 @@ impl<'a> Args<'a> {
     /// The plugin is then not created, whatever its constructor returns.
     pub fn error(&self, msg: &str) {
         if let Some(f) = self.api.args_error {
-            unsafe { f(self.host, self.node, msg.as_ptr() as *const c_char, msg.len()) }
+            unsafe {
+                f(
+                    self.host,
+                    self.node,
+                    msg.as_ptr() as *const c_char,
+                    msg.len(),
+                )
+            }
         }
         self.errors.set(self.errors.get() + 1);
     }
@@ -286,7 +317,11 @@ impl<'a> Args<'a> {
     fn write_json(&self, out: &mut String) {
         match self.kind() {
             ArgsType::Null => out.push_str("null"),
-            ArgsType::Bool => out.push_str(if self.as_bool() == Some(true) { "true" } else { "false" }),
+            ArgsType::Bool => out.push_str(if self.as_bool() == Some(true) {
+                "true"
+            } else {
+                "false"
+            }),
             ArgsType::Int => {
                 let _ = write!(out, "{}", self.as_i64().unwrap_or(0));
             }
@@ -372,7 +407,10 @@ impl<T: Clone + Send + Sync + 'static> StateOps<T> {
         let entry = &*(data as *const Entry<T>);
         // A panicking Clone must not unwind into the host: the entry is then not cloned.
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| entry.value.clone())) {
-            Ok(value) => Box::into_raw(Box::new(Entry { type_id: entry.type_id, value })) as *mut c_void,
+            Ok(value) => Box::into_raw(Box::new(Entry {
+                type_id: entry.type_id,
+                value,
+            })) as *mut c_void,
             Err(_) => std::ptr::null_mut(),
         }
     }
@@ -385,7 +423,11 @@ impl<T: Clone + Send + Sync + 'static> StateOps<T> {
 }
 
 impl<'a> Cycle<'a> {
-    pub(crate) fn new(api: &'a sys::sh_host_api, cycle: *mut sys::sh_cycle, status: *mut sys::sh_status) -> Cycle<'a> {
+    pub(crate) fn new(
+        api: &'a sys::sh_host_api,
+        cycle: *mut sys::sh_cycle,
+        status: *mut sys::sh_status,
+    ) -> Cycle<'a> {
         Cycle { api, cycle, status }
     }
     pub fn handle(&self) -> *mut sys::sh_cycle {
@@ -396,9 +438,14 @@ impl<'a> Cycle<'a> {
     /// preemption dry runs) with `T::clone` and drops it when the cycle ends. Keys are
     /// shared by all plugins: intern a name of your own (e.g. "PreFilterMyPlugin").
     pub fn write<T: Clone + Send + Sync + 'static>(&mut self, key: Id, value: T) {
-        let entry = Box::into_raw(Box::new(Entry { type_id: TypeId::of::<T>(), value }));
+        let entry = Box::into_raw(Box::new(Entry {
+            type_id: TypeId::of::<T>(),
+            value,
+        }));
         let ops: &'static sys::sh_state_ops = &StateOps::<T>::OPS;
-        unsafe { slot(self.api.cycle_write, "cycle_write")(self.cycle, key, entry as *mut c_void, ops) }
+        unsafe {
+            slot(self.api.cycle_write, "cycle_write")(self.cycle, key, entry as *mut c_void, ops)
+        }
     }
     /// The value stored under `key` by `write::<T>`, or None (also when it holds another
     /// type).
@@ -420,7 +467,11 @@ impl<'a> Cycle<'a> {
     /// The cluster snapshot of this cycle.
     pub fn snapshot(&self) -> Snapshot<'_> {
         let snap = unsafe { slot(self.api.cycle_snapshot, "cycle_snapshot")(self.cycle) };
-        Snapshot { api: self.api, snap, _cycle: PhantomData }
+        Snapshot {
+            api: self.api,
+            snap,
+            _cycle: PhantomData,
+        }
     }
     /// The code the Filter phase gave `node` in this cycle (for PostFilter).
     pub fn node_filter_code(&self, node: &str) -> Code {
@@ -445,8 +496,13 @@ impl<'a> Cycle<'a> {
         match self.api.cycle_activate_pod {
             Some(f) => {
                 unsafe {
-                    f(self.cycle, ns.as_ptr() as *const c_char, ns.len(),
-                      name.as_ptr() as *const c_char, name.len())
+                    f(
+                        self.cycle,
+                        ns.as_ptr() as *const c_char,
+                        ns.len(),
+                        name.as_ptr() as *const c_char,
+                        name.len(),
+                    )
                 };
                 true
             }
@@ -493,11 +549,17 @@ pub struct PreFilterResult<'a> {
 }
 
 impl<'a> PreFilterResult<'a> {
-    pub(crate) fn new(api: &'a sys::sh_host_api, result: *mut sys::sh_prefilter_result) -> PreFilterResult<'a> {
+    pub(crate) fn new(
+        api: &'a sys::sh_host_api,
+        result: *mut sys::sh_prefilter_result,
+    ) -> PreFilterResult<'a> {
         PreFilterResult { api, result }
     }
     pub fn add_node(&mut self, name: &str) {
-        let f = slot(self.api.prefilter_result_add_node, "prefilter_result_add_node");
+        let f = slot(
+            self.api.prefilter_result_add_node,
+            "prefilter_result_add_node",
+        );
         unsafe { f(self.result, name.as_ptr() as *const c_char, name.len()) }
     }
 }

@@ -44,7 +44,9 @@ pub use plugin::{
     QueueingHint, Reserve, Score,
 };
 pub use status::{Code, Status};
-pub use views::{resource, EventObjects, Id, Label, Labels, Node, NodeInfo, NodeScore, Pod, QueuedPod, Resources};
+pub use views::{
+    resource, EventObjects, Id, Label, Labels, Node, NodeInfo, NodeScore, Pod, QueuedPod, Resources,
+};
 
 /// The crate's version, which is the schedhost version it ships with.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -128,41 +130,89 @@ macro_rules! __default_args {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __point_bit {
-    (PreEnqueue) => { $crate::sys::SH_POINT_PRE_ENQUEUE };
-    (QueueSort) => { $crate::sys::SH_POINT_QUEUE_SORT };
-    (PreFilter) => { $crate::sys::SH_POINT_PRE_FILTER };
-    (PreFilterExtensions) => { $crate::sys::SH_POINT_PRE_FILTER };
-    (Filter) => { $crate::sys::SH_POINT_FILTER };
-    (PostFilter) => { $crate::sys::SH_POINT_POST_FILTER };
-    (PreScore) => { $crate::sys::SH_POINT_PRE_SCORE };
-    (Score) => { $crate::sys::SH_POINT_SCORE };
-    (NormalizeScore) => { $crate::sys::SH_POINT_SCORE };
-    (Reserve) => { $crate::sys::SH_POINT_RESERVE };
-    (Permit) => { $crate::sys::SH_POINT_PERMIT };
-    (PreBind) => { $crate::sys::SH_POINT_PRE_BIND };
-    (Bind) => { $crate::sys::SH_POINT_BIND };
-    (PostBind) => { $crate::sys::SH_POINT_POST_BIND };
-    (EnqueueExtensions) => { 0u32 };
+    (PreEnqueue) => {
+        $crate::sys::SH_POINT_PRE_ENQUEUE
+    };
+    (QueueSort) => {
+        $crate::sys::SH_POINT_QUEUE_SORT
+    };
+    (PreFilter) => {
+        $crate::sys::SH_POINT_PRE_FILTER
+    };
+    (PreFilterExtensions) => {
+        $crate::sys::SH_POINT_PRE_FILTER
+    };
+    (Filter) => {
+        $crate::sys::SH_POINT_FILTER
+    };
+    (PostFilter) => {
+        $crate::sys::SH_POINT_POST_FILTER
+    };
+    (PreScore) => {
+        $crate::sys::SH_POINT_PRE_SCORE
+    };
+    (Score) => {
+        $crate::sys::SH_POINT_SCORE
+    };
+    (NormalizeScore) => {
+        $crate::sys::SH_POINT_SCORE
+    };
+    (Reserve) => {
+        $crate::sys::SH_POINT_RESERVE
+    };
+    (Permit) => {
+        $crate::sys::SH_POINT_PERMIT
+    };
+    (PreBind) => {
+        $crate::sys::SH_POINT_PRE_BIND
+    };
+    (Bind) => {
+        $crate::sys::SH_POINT_BIND
+    };
+    (PostBind) => {
+        $crate::sys::SH_POINT_POST_BIND
+    };
+    (EnqueueExtensions) => {
+        0u32
+    };
     ($other:ident) => {
-        compile_error!(concat!("export_plugin!: unknown extension point `", stringify!($other), "`"))
+        compile_error!(concat!(
+            "export_plugin!: unknown extension point `",
+            stringify!($other),
+            "`"
+        ))
     };
 }
 
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __set_slots {
-    ($v:ident, $ty:ty, PreEnqueue) => { $v.pre_enqueue = Some($crate::export::pre_enqueue::<$ty>); };
-    ($v:ident, $ty:ty, QueueSort) => { $v.queue_sort_less = Some($crate::export::queue_sort_less::<$ty>); };
-    ($v:ident, $ty:ty, PreFilter) => { $v.pre_filter = Some($crate::export::pre_filter::<$ty>); };
+    ($v:ident, $ty:ty, PreEnqueue) => {
+        $v.pre_enqueue = Some($crate::export::pre_enqueue::<$ty>);
+    };
+    ($v:ident, $ty:ty, QueueSort) => {
+        $v.queue_sort_less = Some($crate::export::queue_sort_less::<$ty>);
+    };
+    ($v:ident, $ty:ty, PreFilter) => {
+        $v.pre_filter = Some($crate::export::pre_filter::<$ty>);
+    };
     ($v:ident, $ty:ty, PreFilterExtensions) => {
         $v.pre_filter = Some($crate::export::pre_filter::<$ty>);
         $v.pre_filter_add_pod = Some($crate::export::pre_filter_add_pod::<$ty>);
         $v.pre_filter_remove_pod = Some($crate::export::pre_filter_remove_pod::<$ty>);
     };
-    ($v:ident, $ty:ty, Filter) => { $v.filter = Some($crate::export::filter::<$ty>); };
-    ($v:ident, $ty:ty, PostFilter) => { $v.post_filter = Some($crate::export::post_filter::<$ty>); };
-    ($v:ident, $ty:ty, PreScore) => { $v.pre_score = Some($crate::export::pre_score::<$ty>); };
-    ($v:ident, $ty:ty, Score) => { $v.score = Some($crate::export::score::<$ty>); };
+    ($v:ident, $ty:ty, Filter) => {
+        $v.filter = Some($crate::export::filter::<$ty>);
+    };
+    ($v:ident, $ty:ty, PostFilter) => {
+        $v.post_filter = Some($crate::export::post_filter::<$ty>);
+    };
+    ($v:ident, $ty:ty, PreScore) => {
+        $v.pre_score = Some($crate::export::pre_score::<$ty>);
+    };
+    ($v:ident, $ty:ty, Score) => {
+        $v.score = Some($crate::export::score::<$ty>);
+    };
     ($v:ident, $ty:ty, NormalizeScore) => {
         $v.score = Some($crate::export::score::<$ty>);
         $v.normalize_score = Some($crate::export::normalize_score::<$ty>);
@@ -171,10 +221,18 @@ macro_rules! __set_slots {
         $v.reserve = Some($crate::export::reserve::<$ty>);
         $v.unreserve = Some($crate::export::unreserve::<$ty>);
     };
-    ($v:ident, $ty:ty, Permit) => { $v.permit = Some($crate::export::permit::<$ty>); };
-    ($v:ident, $ty:ty, PreBind) => { $v.pre_bind = Some($crate::export::pre_bind::<$ty>); };
-    ($v:ident, $ty:ty, Bind) => { $v.bind = Some($crate::export::bind::<$ty>); };
-    ($v:ident, $ty:ty, PostBind) => { $v.post_bind = Some($crate::export::post_bind::<$ty>); };
+    ($v:ident, $ty:ty, Permit) => {
+        $v.permit = Some($crate::export::permit::<$ty>);
+    };
+    ($v:ident, $ty:ty, PreBind) => {
+        $v.pre_bind = Some($crate::export::pre_bind::<$ty>);
+    };
+    ($v:ident, $ty:ty, Bind) => {
+        $v.bind = Some($crate::export::bind::<$ty>);
+    };
+    ($v:ident, $ty:ty, PostBind) => {
+        $v.post_bind = Some($crate::export::post_bind::<$ty>);
+    };
     ($v:ident, $ty:ty, EnqueueExtensions) => {
         $v.events_to_register = Some($crate::export::events_to_register::<$ty>);
         $v.queueing_hint = Some($crate::export::queueing_hint::<$ty>);

@@ -32,7 +32,12 @@ pub trait QueueSort: Plugin {
 /// PreFilter: prepare cycle state; may restrict the nodes with `result.add_node`. Return
 /// `Status::skip()` to skip this plugin's Filter in this cycle.
 pub trait PreFilter: Plugin {
-    fn pre_filter(&self, cycle: &mut Cycle<'_>, pod: &Pod, result: &mut PreFilterResult<'_>) -> Status;
+    fn pre_filter(
+        &self,
+        cycle: &mut Cycle<'_>,
+        pod: &Pod,
+        result: &mut PreFilterResult<'_>,
+    ) -> Status;
 }
 
 /// PreFilterExtensions: the host added or removed `other` on `node` (a copy) while
@@ -66,7 +71,8 @@ pub trait Score: Plugin {
 
 /// NormalizeScore: rewrite the scores in place; each must end in [0, 100].
 pub trait NormalizeScore: Score {
-    fn normalize_score(&self, cycle: &mut Cycle<'_>, pod: &Pod, scores: &mut [NodeScore]) -> Status;
+    fn normalize_score(&self, cycle: &mut Cycle<'_>, pod: &Pod, scores: &mut [NodeScore])
+        -> Status;
 }
 
 /// Reserve and Unreserve. `unreserve` must be idempotent and may run without `reserve`.
@@ -78,7 +84,13 @@ pub trait Reserve: Plugin {
 /// Permit: `Code::Wait` with `*timeout` set holds the pod (capped by the host at 15 minutes)
 /// until a plugin allows or rejects it (`Host::allow_waiting_pod`).
 pub trait Permit: Plugin {
-    fn permit(&self, cycle: &mut Cycle<'_>, pod: &Pod, node: &str, timeout: &mut Duration) -> Status;
+    fn permit(
+        &self,
+        cycle: &mut Cycle<'_>,
+        pod: &Pod,
+        node: &str,
+        timeout: &mut Duration,
+    ) -> Status;
 }
 
 /// PreBind: runs in the binding cycle, before Bind.

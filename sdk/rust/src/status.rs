@@ -78,7 +78,10 @@ impl Default for Status {
 
 impl Status {
     pub fn new(code: Code) -> Status {
-        Status { code, reasons: Vec::new() }
+        Status {
+            code,
+            reasons: Vec::new(),
+        }
     }
     pub fn success() -> Status {
         Status::new(Code::Success)
@@ -131,7 +134,11 @@ impl Status {
     ///
     /// # Safety
     /// `api` must be the host's table and `out` the status of the current call.
-    pub(crate) unsafe fn deliver(&self, api: &sys::sh_host_api, out: *mut sys::sh_status) -> sys::sh_code {
+    pub(crate) unsafe fn deliver(
+        &self,
+        api: &sys::sh_host_api,
+        out: *mut sys::sh_status,
+    ) -> sys::sh_code {
         if let Some(add) = api.status_add_reason {
             for r in &self.reasons {
                 add(out, r.as_ptr() as *const _, r.len());

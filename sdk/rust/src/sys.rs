@@ -25,7 +25,15 @@ macro_rules! opaque {
         }
     )*};
 }
-opaque!(sh_host, sh_status, sh_cycle, sh_snapshot, sh_args, sh_prefilter_result, sh_sim);
+opaque!(
+    sh_host,
+    sh_status,
+    sh_cycle,
+    sh_snapshot,
+    sh_args,
+    sh_prefilter_result,
+    sh_sim
+);
 
 pub type sh_id = u32;
 pub const SH_ID_NONE: sh_id = 0;
@@ -453,8 +461,9 @@ pub struct sh_plugin_vtable {
     pub reserved_: u32,
     pub pre_enqueue:
         Option<unsafe extern "C" fn(*mut c_void, *const sh_pod, *mut sh_status) -> sh_code>,
-    pub queue_sort_less:
-        Option<unsafe extern "C" fn(*mut c_void, *const sh_queued_pod, *const sh_queued_pod) -> c_int>,
+    pub queue_sort_less: Option<
+        unsafe extern "C" fn(*mut c_void, *const sh_queued_pod, *const sh_queued_pod) -> c_int,
+    >,
     pub pre_filter: Option<
         unsafe extern "C" fn(
             *mut c_void,
@@ -526,8 +535,12 @@ pub struct sh_plugin_vtable {
     pub events_to_register:
         Option<unsafe extern "C" fn(*mut c_void, *mut sh_event_registration, usize) -> usize>,
     pub queueing_hint: Option<
-        unsafe extern "C" fn(*mut c_void, usize, *const sh_pod, *const sh_event_objects)
-            -> sh_queueing_hint,
+        unsafe extern "C" fn(
+            *mut c_void,
+            usize,
+            *const sh_pod,
+            *const sh_event_objects,
+        ) -> sh_queueing_hint,
     >,
 }
 
@@ -541,8 +554,13 @@ pub type PreFilterPodFn = unsafe extern "C" fn(
     *mut sh_status,
 ) -> sh_code;
 /// reserve, pre_bind and bind.
-pub type NodeCallFn =
-    unsafe extern "C" fn(*mut c_void, *mut sh_cycle, *const sh_pod, sh_str, *mut sh_status) -> sh_code;
+pub type NodeCallFn = unsafe extern "C" fn(
+    *mut c_void,
+    *mut sh_cycle,
+    *const sh_pod,
+    sh_str,
+    *mut sh_status,
+) -> sh_code;
 /// unreserve and post_bind.
 pub type NodeNotifyFn = unsafe extern "C" fn(*mut c_void, *mut sh_cycle, *const sh_pod, sh_str);
 
@@ -630,7 +648,8 @@ pub struct sh_host_api {
         Option<unsafe extern "C" fn(*const sh_snapshot, *mut *const *const sh_node_info) -> usize>,
     pub prefilter_result_add_node:
         Option<unsafe extern "C" fn(*mut sh_prefilter_result, *const c_char, usize)>,
-    pub node_filter_code: Option<unsafe extern "C" fn(*mut sh_cycle, *const c_char, usize) -> c_int>,
+    pub node_filter_code:
+        Option<unsafe extern "C" fn(*mut sh_cycle, *const c_char, usize) -> c_int>,
     pub postfilter_nominate: Option<unsafe extern "C" fn(*mut sh_cycle, *const c_char, usize)>,
     pub waiting_pod_allow: Option<
         unsafe extern "C" fn(*mut sh_host, *const c_char, usize, *const c_char, usize) -> c_int,
@@ -647,8 +666,13 @@ pub struct sh_host_api {
         ) -> c_int,
     >,
     pub bind_pod: Option<
-        unsafe extern "C" fn(*mut sh_host, *const sh_pod, *const c_char, usize, *mut sh_status)
-            -> sh_code,
+        unsafe extern "C" fn(
+            *mut sh_host,
+            *const sh_pod,
+            *const c_char,
+            usize,
+            *mut sh_status,
+        ) -> sh_code,
     >,
     pub pod_json: Option<unsafe extern "C" fn(*const sh_pod, *mut c_char, usize) -> usize>,
     pub node_json: Option<unsafe extern "C" fn(*const sh_node, *mut c_char, usize) -> usize>,
@@ -656,8 +680,11 @@ pub struct sh_host_api {
         unsafe extern "C" fn(*mut sh_cycle, *const c_char, usize, *mut *const sh_label) -> usize,
     >,
     pub workload_selectors: Option<
-        unsafe extern "C" fn(*mut sh_cycle, *const sh_pod, *mut *const *const sh_label_selector)
-            -> usize,
+        unsafe extern "C" fn(
+            *mut sh_cycle,
+            *const sh_pod,
+            *mut *const *const sh_label_selector,
+        ) -> usize,
     >,
     pub status_create: Option<unsafe extern "C" fn() -> *mut sh_status>,
     pub status_destroy: Option<unsafe extern "C" fn(*mut sh_status)>,
@@ -727,8 +754,9 @@ pub struct sh_plugin_descriptor {
     pub default_args_json: *const c_char,
     pub flags: u32,
     pub reserved_: u32,
-    pub create:
-        Option<unsafe extern "C" fn(*const sh_host_api, *mut sh_host, *const sh_args) -> *mut c_void>,
+    pub create: Option<
+        unsafe extern "C" fn(*const sh_host_api, *mut sh_host, *const sh_args) -> *mut c_void,
+    >,
     pub destroy: Option<unsafe extern "C" fn(*mut c_void)>,
     pub vtable: *const sh_plugin_vtable,
 }

@@ -145,7 +145,9 @@ impl Resources {
             sys::SH_ID_PODS => self.0.allowed_pod_number,
             _ => {
                 let s = self.scalars();
-                s.binary_search_by_key(&name, |q| q.name).map(|i| s[i].value).unwrap_or(0)
+                s.binary_search_by_key(&name, |q| q.name)
+                    .map(|i| s[i].value)
+                    .unwrap_or(0)
             }
         }
     }
@@ -201,9 +203,14 @@ impl Pod {
         unsafe { slice(self.0.tolerations, self.0.toleration_count as usize) }
     }
     pub fn scheduling_gates(&self) -> impl Iterator<Item = &str> {
-        unsafe { slice(self.0.scheduling_gates, self.0.scheduling_gate_count as usize) }
-            .iter()
-            .map(|s| unsafe { text(*s) })
+        unsafe {
+            slice(
+                self.0.scheduling_gates,
+                self.0.scheduling_gate_count as usize,
+            )
+        }
+        .iter()
+        .map(|s| unsafe { text(*s) })
     }
     /// metadata.deletionTimestamp is set.
     pub fn is_deleting(&self) -> bool {
@@ -262,7 +269,10 @@ impl NodeInfo {
     ///
     /// # Safety
     /// `ptr` must point to `count` valid, non-null node-info pointers that outlive `'a`.
-    pub unsafe fn slice_from_raw<'a>(ptr: *const *const sys::sh_node_info, count: usize) -> &'a [&'a NodeInfo] {
+    pub unsafe fn slice_from_raw<'a>(
+        ptr: *const *const sys::sh_node_info,
+        count: usize,
+    ) -> &'a [&'a NodeInfo] {
         // &NodeInfo and *const sh_node_info have the same layout (repr(transparent)).
         slice(ptr as *const &NodeInfo, count)
     }

@@ -14,13 +14,27 @@ unsafe fn text(ptr: *const c_char, len: usize) -> String {
     String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len)).into_owned()
 }
 unsafe extern "C" fn add_reason(_: *mut sh_status, reason: *const c_char, len: usize) {
-    RECORDED.lock().unwrap().push(format!("reason: {}", text(reason, len)));
+    RECORDED
+        .lock()
+        .unwrap()
+        .push(format!("reason: {}", text(reason, len)));
 }
-unsafe extern "C" fn args_error(_: *mut sh_host, _: *const sh_args, msg: *const c_char, len: usize) {
-    RECORDED.lock().unwrap().push(format!("args: {}", text(msg, len)));
+unsafe extern "C" fn args_error(
+    _: *mut sh_host,
+    _: *const sh_args,
+    msg: *const c_char,
+    len: usize,
+) {
+    RECORDED
+        .lock()
+        .unwrap()
+        .push(format!("args: {}", text(msg, len)));
 }
 unsafe extern "C" fn log(_: *mut sh_host, level: i32, msg: *const c_char, len: usize) {
-    RECORDED.lock().unwrap().push(format!("log {}: {}", level, text(msg, len)));
+    RECORDED
+        .lock()
+        .unwrap()
+        .push(format!("log {}: {}", level, text(msg, len)));
 }
 
 fn fake_api() -> Box<sh_host_api> {
@@ -86,7 +100,10 @@ impl Plugin for PanicsInNew {
 fn node_named(name: &'static str) -> (Box<sh_node>, Box<sh_node_info>) {
     let mut node: Box<sh_node> = Box::new(unsafe { std::mem::zeroed() });
     node.struct_size = std::mem::size_of::<sh_node>() as u32;
-    node.name = sh_str { ptr: name.as_ptr() as *const c_char, len: name.len() };
+    node.name = sh_str {
+        ptr: name.as_ptr() as *const c_char,
+        len: name.len(),
+    };
     let mut info: Box<sh_node_info> = Box::new(unsafe { std::mem::zeroed() });
     info.struct_size = std::mem::size_of::<sh_node_info>() as u32;
     info.node = &*node;
@@ -105,20 +122,38 @@ fn a_panic_becomes_an_error_status_with_its_message() {
         take_recorded();
 
         let (_n1, ok) = node_named("ok");
-        assert_eq!(export::filter::<Touchy>(me, std::ptr::null_mut(), &pod, &*ok, status), SH_SUCCESS);
+        assert_eq!(
+            export::filter::<Touchy>(me, std::ptr::null_mut(), &pod, &*ok, status),
+            SH_SUCCESS
+        );
         assert!(take_recorded().is_empty());
 
         let (_n2, full) = node_named("full");
-        assert_eq!(export::filter::<Touchy>(me, std::ptr::null_mut(), &pod, &*full, status), SH_UNSCHEDULABLE);
+        assert_eq!(
+            export::filter::<Touchy>(me, std::ptr::null_mut(), &pod, &*full, status),
+            SH_UNSCHEDULABLE
+        );
         assert_eq!(take_recorded(), vec!["reason: node(s) were full"]);
 
         let (_n3, boom) = node_named("boom");
-        assert_eq!(export::filter::<Touchy>(me, std::ptr::null_mut(), &pod, &*boom, status), SH_ERROR);
-        assert_eq!(take_recorded(), vec!["reason: plugin panicked: no room for boom"]);
+        assert_eq!(
+            export::filter::<Touchy>(me, std::ptr::null_mut(), &pod, &*boom, status),
+            SH_ERROR
+        );
+        assert_eq!(
+            take_recorded(),
+            vec!["reason: plugin panicked: no room for boom"]
+        );
 
         let mut score = 7i64;
-        assert_eq!(export::score::<Touchy>(me, std::ptr::null_mut(), &pod, &*ok, &mut score, status), SH_ERROR);
-        assert_eq!(take_recorded(), vec!["reason: plugin panicked: score exploded"]);
+        assert_eq!(
+            export::score::<Touchy>(me, std::ptr::null_mut(), &pod, &*ok, &mut score, status),
+            SH_ERROR
+        );
+        assert_eq!(
+            take_recorded(),
+            vec!["reason: plugin panicked: score exploded"]
+        );
         assert_eq!(score, 7, "a failed Score leaves the host's value alone");
 
         export::destroy::<Touchy>(me as *mut c_void);
@@ -133,21 +168,39 @@ fn create_reports_a_refusal_or_a_panic_at_the_args() {
     unsafe {
         assert!(export::create::<Refuses>(&*api, std::ptr::null_mut(), std::ptr::null()).is_null());
         assert_eq!(take_recorded(), vec!["args: Invalid value: nope"]);
-        assert!(export::create::<PanicsInNew>(&*api, std::ptr::null_mut(), std::ptr::null()).is_null());
-        assert_eq!(take_recorded(), vec!["args: create failed: plugin panicked: cannot start"]);
+        assert!(
+            export::create::<PanicsInNew>(&*api, std::ptr::null_mut(), std::ptr::null()).is_null()
+        );
+        assert_eq!(
+            take_recorded(),
+            vec!["args: create failed: plugin panicked: cannot start"]
+        );
     }
 }
 
 #[test]
 fn metadata_carries_name_version_and_points() {
     let m = export::metadata("Touchy", "2.3.4", SH_POINT_FILTER | SH_POINT_SCORE, 0).0;
-    assert_eq!(m.magic.iter().map(|&c| c as u8).collect::<Vec<_>>(), b"SHMETA01".to_vec());
+    assert_eq!(
+        m.magic.iter().map(|&c| c as u8).collect::<Vec<_>>(),
+        b"SHMETA01".to_vec()
+    );
     assert_eq!(m.struct_size, 120);
     assert_eq!((m.abi_major, m.abi_minor), (1, 1));
     // Filter is bit 3 and Score bit 6: 8 + 64 = 72.
     assert_eq!(m.points, 72);
-    let name: Vec<u8> = m.name.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let name: Vec<u8> = m
+        .name
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
     assert_eq!(name, b"Touchy".to_vec());
-    let version: Vec<u8> = m.version.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let version: Vec<u8> = m
+        .version
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
     assert_eq!(version, b"2.3.4".to_vec());
 }

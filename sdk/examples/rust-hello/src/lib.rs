@@ -6,7 +6,9 @@
 //!
 //! Args (all optional): {"rejectLabel": "<key>", "preferLabel": "<key>"} choose other label
 //! keys; the value that counts is always "true".
-use schedhost_sdk::{export_plugin, Args, Cycle, Filter, Host, Id, NodeInfo, Plugin, Pod, Score, Status};
+use schedhost_sdk::{
+    export_plugin, Args, Cycle, Filter, Host, Id, NodeInfo, Plugin, Pod, Score, Status,
+};
 
 struct RustHello {
     // Label keys and "true", interned once: Filter and Score compare integers.
