@@ -118,6 +118,14 @@ int main(int argc, char** argv) {
                        "write the workload's nodes and pods to this file (a v1.List, one item "
                        "per line) for `schedhost run --cluster`, and exit without measuring");
 
+  // Every command that loads plugins; the trust rules are on unless this flag is given.
+  bool insecurePlugins = false;
+  for (CLI::App* cmd : {evaluate, list, check, runCmd, benchCmd}) {
+    cmd->add_flag(sh::cli::kInsecurePluginsFlag, insecurePlugins,
+                  "development only: load plugin files whoever owns them, whatever their mode "
+                  "and wherever their links lead (docs/plugin-loading.md)");
+  }
+
   auto addTarget = [](CLI::App* cmd, sh::cli::AdminTarget& target) {
     cmd->add_option("--admin-address", target.address, "the admin endpoint, HOST:PORT");
     cmd->add_option("--admin-socket", target.socket, "the admin endpoint, a Unix socket");
@@ -140,6 +148,9 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("schedhost"));
   spdlog::set_level(spdlog::level::from_str(logLevel));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  if (insecurePlugins) {
+    sh::cli::allowInsecurePlugins();  // logs a WARNING, every time
+  }
 
   auto dirsOr = [](std::vector<std::string> dirs) {
     return dirs.empty() ? sh::cli::defaultPluginDirs() : dirs;

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <string_view>
+
+#include "host/plugin/permissions.h"
 
 namespace sh::cli {
 
@@ -28,5 +31,10 @@ std::vector<std::string> defaultPluginDirs() {
   }
   return dirs;
 }
+
+void allowInsecurePlugins() { plugin::disableTrustChecks(); }
+
+static_assert(std::string_view(kInsecurePluginsFlag) == plugin::kInsecureFlag,
+              "the flag the refusals quote is the flag the commands take");
 
 }  // namespace sh::cli

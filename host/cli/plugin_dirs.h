@@ -1,4 +1,5 @@
-// Where the host looks for plugins when nothing says otherwise.
+// Where the host looks for plugins when nothing says otherwise, and the development flag that
+// turns the plugin trust rules off.
 #pragma once
 
 #include <string>
@@ -9,5 +10,13 @@ namespace sh::cli {
 // $SCHEDHOST_PLUGIN_DIRS (colon-separated) when set; otherwise the plugin directory of
 // the build tree this binary came from when it exists, else the installed one.
 std::vector<std::string> defaultPluginDirs();
+
+// The flag of every command that loads plugins (run, evaluate, bench, plugin list, profile
+// check): plugin files are loaded without the trust rules of host/plugin/permissions.h.
+inline constexpr const char* kInsecurePluginsFlag = "--insecure-plugin-permissions";
+
+// What the flag does: the trust rules off for the rest of the process, and a WARNING line on
+// stderr saying so.
+void allowInsecurePlugins();
 
 }  // namespace sh::cli

@@ -136,6 +136,18 @@ void readBinding(TableReader& top, HostConfig& config, Diagnostics& diags) {
   reader.finish();
 }
 
+void readPlugins(TableReader& top, HostConfig& config, Diagnostics& diags) {
+  const TomlValue* table = top.table("plugins");
+  if (table == nullptr) {
+    return;
+  }
+  TableReader reader(*table, top.pathOf("plugins"), diags);
+  if (auto user = reader.string("serviceUser")) {
+    config.plugins.serviceUser = *user;
+  }
+  reader.finish();
+}
+
 void readClientConnection(TableReader& top, HostConfig& config, const std::filesystem::path& base,
                           Diagnostics& diags) {
   const TomlValue* table = top.table("clientConnection");
@@ -417,6 +429,7 @@ HostConfig parseHostConfig(std::string_view text, const std::string& fileName, D
   readAdmin(reader, config, diags);
   readReload(reader, config, diags);
   readBinding(reader, config, diags);
+  readPlugins(reader, config, diags);
   readClientConnection(reader, config, base, diags);
   readLeaderElection(reader, config, diags);
 

@@ -40,6 +40,11 @@ struct HostConfig {
     int64_t debounceMilliseconds = 250;  // a burst of changes within this quiet time is one reload
     int64_t drainWarningSeconds = 60;    // log an old generation still in use after this long
   } reload;
+  // [plugins]: who may own plugin files besides root and the user the host runs as
+  // (docs/plugin-loading.md). The packaged unit runs as `schedhost`; "" accepts no one else.
+  struct Plugins {
+    std::string serviceUser = "schedhost";
+  } plugins;
   // [binding]: the binding cycles, each on a thread of its own as upstream gives each its
   // goroutine.
   struct Binding {

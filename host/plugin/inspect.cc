@@ -114,8 +114,11 @@ InspectReport inspect(const std::string& path) {
     if (image.noDelete) {
       report.warnings.push_back("is marked DF_1_NODELETE: the library can never be unloaded");
     }
-    for (std::string& problem : permissionProblems(file.path(), file.status())) {
-      report.warnings.push_back(std::move(problem));
+    // A warning, not an error: the service user and the plugin directory a run uses are not
+    // known here. The default service user is assumed.
+    if (std::string problem = ownerModeRefusal(file.path(), file.status(), kDefaultServiceUser);
+        !problem.empty()) {
+      report.warnings.push_back("loading would be " + problem);
     }
   } catch (const PluginFileError& e) {
     throw InspectError(e.what());

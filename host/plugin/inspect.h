@@ -7,8 +7,9 @@
 //             ABI mismatch, no entry point); the descriptor checks need the code to run.
 //   warnings  what does not stop loading but should be fixed: exports besides the entry
 //             point, STB_GNU_UNIQUE symbols, thread-local storage, DF_1_NODELETE (all of
-//             which keep a library from unloading), and a file or directory that others
-//             could replace (see permissions.h).
+//             which keep a library from unloading), and the owner or mode rule of
+//             permissions.h the file or a directory above it breaks, which the loader refuses
+//             ("loading would be refused: the file is world-writable (mode 0666); ...").
 #pragma once
 
 #include <cstdint>

@@ -39,15 +39,15 @@ using EntryFunction = std::remove_pointer_t<sh_plugin_entry_fn>;
 }
 
 // "built for ABI 2; host supports 1" or "built for ABI 1.99; host supports up to 1.0".
-void checkAbi(const std::string& path, unsigned major, unsigned minor) {
+void checkAbi(const std::string& path, unsigned major, unsigned minor, unsigned hostMinor) {
   if (major != SH_ABI_MAJOR) {
     refuse(path, "built for ABI " + std::to_string(major) + "; host supports " +
                      std::to_string(SH_ABI_MAJOR));
   }
-  if (minor > SH_ABI_MINOR) {
+  if (minor > hostMinor) {
     refuse(path, "built for ABI " + std::to_string(major) + "." + std::to_string(minor) +
                      "; host supports up to " + std::to_string(SH_ABI_MAJOR) + "." +
-                     std::to_string(SH_ABI_MINOR));
+                     std::to_string(hostMinor));
   }
 }
 
@@ -226,25 +226,31 @@ PluginFile openAndCheck(const std::string& requested, const LoadOptions& opts, E
     throw LoadError(path, "plugin " + std::string(e.what()));
   }
   if (opts.requireSafePermissions) {
-    auto problems = permissionProblems(file->path(), file->status());
-    if (!problems.empty()) {
-      std::string joined;
-      for (const std::string& problem : problems) {
-        joined += (joined.empty() ? "" : "; ") + problem;
-      }
-      refuse(path, "unsafe permissions: " + joined);
+    std::error_code ec;
+    std::string asGiven = std::filesystem::absolute(requested, ec).lexically_normal().string();
+    if (std::string link = linkRefusal(ec ? requested : asGiven, path, opts.trust.pluginRoot);
+        !link.empty()) {
+      refuse(ec ? requested : asGiven, link);  // named as given: the rule is about that name
+    }
+    if (std::string problem = ownerModeRefusal(path, file->status(), opts.trust.serviceUser);
+        !problem.empty()) {
+      refuse(path, problem);
     }
   }
   if (!opts.expectedSha256.empty()) {
     std::string expected = normalizeSha256(path, opts.expectedSha256);
     if (expected != file->sha256()) {
-      refuse(path, "sha256 mismatch: expected " + expected + ", file has " + file->sha256());
+      refuse(path, "refused: sha256 mismatch: the profile pins " + expected + ", the file has " +
+                       file->sha256() +
+                       "; install the build the pin names, or, if this build is the one "
+                       "its vendor published, pin its digest in the profile's [[libraries]] "
+                       "sha256");
     }
   }
   try {
     image = parseElf(path, file->bytes());
     const sh_plugin_metadata& meta = image.requireMetadata();
-    checkAbi(path, meta.abi_major, meta.abi_minor);
+    checkAbi(path, meta.abi_major, meta.abi_minor, opts.hostAbiMinor);
   } catch (const ElfError& e) {
     throw LoadError(path, "plugin " + std::string(e.what()));
   }
@@ -256,7 +262,7 @@ PluginFile openAndCheck(const std::string& requested, const LoadOptions& opts, E
 
 // Step 5: the descriptor the entry point returns.
 void checkDescriptor(const std::string& path, const sh_plugin_descriptor* d,
-                     const sh_plugin_metadata& meta) {
+                     const sh_plugin_metadata& meta, unsigned hostMinor) {
   if (d == nullptr) {
     refuse(path, "entry point [" SH_ENTRY_SYMBOL "] returned NULL");
   }
@@ -264,7 +270,7 @@ void checkDescriptor(const std::string& path, const sh_plugin_descriptor* d,
     refuse(path, "descriptor too small: " + std::to_string(d->struct_size) +
                      " bytes, expected at least " + std::to_string(kDescriptorV1Size));
   }
-  checkAbi(path, d->abi_major, d->abi_minor);
+  checkAbi(path, d->abi_major, d->abi_minor, hostMinor);
   if (d->name == nullptr) {
     refuse(path, "descriptor has no name");
   }
@@ -305,7 +311,7 @@ std::shared_ptr<const LoadedPlugin> loadPlugin(const std::string& path, const Lo
   }
   EntryFunction& entry = resident->library.get<EntryFunction>(SH_ENTRY_SYMBOL);
   const sh_plugin_descriptor* descriptor = entry();
-  checkDescriptor(file.path(), descriptor, meta);
+  checkDescriptor(file.path(), descriptor, meta, opts.hostAbiMinor);
 
   auto plugin = std::make_shared<LoadedPlugin>();
   plugin->path = file.path();

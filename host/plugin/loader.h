@@ -6,10 +6,12 @@
 //   1. path      made absolute and canonical; never searched in system folders, never
 //                decorated ("x" does not become "libx.so").
 //   2. file      opened once (O_RDONLY|O_CLOEXEC|O_NOFOLLOW), fstat'ed, read and hashed
-//                through that descriptor; optional owner/mode check; optional sha256 pin.
+//                (SHA-256, libcrypto) through that descriptor; the trust rules of
+//                permissions.h (owner, mode, symlinks out of the plugin directory); optional
+//                sha256 pin.
 //   3. ELF       read by our own parser, without running anything: an ET_DYN for the host's
-//                machine, a valid .shmeta record of ABI major 1 and a minor the host knows,
-//                and an exported schedhost_plugin_v1.
+//                machine, a valid .shmeta record of ABI major 1 and a minor the host knows
+//                (LoadOptions::hostAbiMinor), and an exported schedhost_plugin_v1.
 //   4. dlopen    of /proc/self/fd/N (the descriptor of step 2) with RTLD_NOW | RTLD_LOCAL,
 //                through Boost.DLL's throwing overload so dlerror's text survives. Never
 //                RTLD_GLOBAL or RTLD_DEEPBIND.
@@ -42,6 +44,8 @@
 
 #include <schedhost/plugin.h>
 
+#include "host/plugin/permissions.h"
+
 namespace sh::plugin {
 
 // Sizes of the ABI 1.0 structs. A plugin's struct_size is at least this; later minors only
@@ -70,8 +74,15 @@ struct LoadedPlugin {
 struct LoadOptions {
   // 64 hex digits (either case) the file's SHA-256 must equal; "" means not pinned.
   std::string expectedSha256;
-  // Refuse a file that the permission check (permissions.h) finds replaceable by others.
-  bool requireSafePermissions = false;
+  // Refuse a file that the trust rules (permissions.h) find replaceable by others. On in every
+  // command; only --insecure-plugin-permissions (disableTrustChecks) turns the checks off.
+  // Tests of other things may set it false.
+  bool requireSafePermissions = true;
+  // The trust rules' plugin directory (canonical) and service user; see permissions.h.
+  TrustRules trust;
+  // The ABI minor the host claims: plugins built for a newer minor are refused. Always
+  // SH_ABI_MINOR in the host; tests lower it to act as an older host.
+  unsigned hostAbiMinor = SH_ABI_MINOR;
 };
 
 class LoadError : public std::runtime_error {

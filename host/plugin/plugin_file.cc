@@ -131,9 +131,7 @@ PluginFile PluginFile::open(const std::string& path) {
       return file;
     }
   }
-  Sha256 hash;
-  hash.update(file.bytes_.data(), file.bytes_.size());
-  file.sha256_ = hash.hexDigest();
+  file.sha256_ = sha256Hex(file.bytes_.data(), file.bytes_.size());
   if (stable) {
     std::lock_guard<std::mutex> lock(digestsMu);
     if (digests().size() >= kDigestsKept) {

@@ -37,9 +37,12 @@ std::size_t PluginRegistry::scanDirs(const std::vector<std::string>& dirs,
     }
     std::sort(files.begin(), files.end(),
               [](const auto& a, const auto& b) { return a.filename() < b.filename(); });
+    // Every file found here must stay here (permissions.h).
+    LoadOptions options = options_;
+    options.trust.pluginRoot = std::filesystem::canonical(absolute, ec).string();
     for (const std::filesystem::path& file : files) {
       try {
-        auto plugin = loadPlugin(file.string(), options_);
+        auto plugin = loadPlugin(file.string(), options);
         bool isNew = false;
         registerPlugin(std::move(plugin), isNew);
         added += isNew ? 1 : 0;
@@ -56,6 +59,13 @@ std::shared_ptr<const LoadedPlugin> PluginRegistry::add(const std::string& path,
   LoadOptions options = options_;
   if (!expectedSha256.empty()) {
     options.expectedSha256 = expectedSha256;
+  }
+  // A file named on its own must stay in the directory it is named in (permissions.h).
+  std::error_code ec;
+  std::filesystem::path parent = std::filesystem::absolute(path, ec).lexically_normal();
+  if (!ec) {
+    std::filesystem::path root = std::filesystem::canonical(parent.parent_path(), ec);
+    options.trust.pluginRoot = ec ? std::string() : root.string();
   }
   bool isNew = false;
   return registerPlugin(loadPlugin(path, options), isNew);

@@ -2,7 +2,9 @@
 //
 // Plugins come from two places: the plugin directories scanned at startup (every *.so in
 // them, not recursive, in name order) and the [[libraries]] a profile lists (one path each,
-// optionally pinned by sha256). A plugin name belongs to one file: the same name from a
+// optionally pinned by sha256). Both are held to the trust rules (permissions.h), with the
+// directory scanned, or the directory a library is named in, as the plugin directory a
+// symbolic link must not lead out of. A plugin name belongs to one file: the same name from a
 // different file is refused, with both files quoted. Loading the same file twice is fine and
 // yields the plugin already registered.
 //

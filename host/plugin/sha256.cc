@@ -1,136 +1,25 @@
 #include "host/plugin/sha256.h"
 
-#include <algorithm>
-#include <cassert>
-#include <cstring>
+#include <openssl/evp.h>
+
+#include <stdexcept>
 
 namespace sh::plugin {
-namespace {
 
-constexpr std::array<std::uint32_t, 64> kRound = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-}  // namespace
-
-Sha256::Sha256()
-    : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-             0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
-
-void Sha256::compress(const std::uint8_t* block) {
-  std::array<std::uint32_t, 64> w{};
-  for (int i = 0; i < 16; ++i) {
-    w[i] = (std::uint32_t{block[4 * i]} << 24) | (std::uint32_t{block[4 * i + 1]} << 16) |
-           (std::uint32_t{block[4 * i + 2]} << 8) | std::uint32_t{block[4 * i + 3]};
+std::string sha256Hex(const void* data, std::size_t size) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(data, size, digest, &length, EVP_sha256(), nullptr) != 1 || length != 32) {
+    throw std::runtime_error("libcrypto could not compute a SHA-256 digest");
   }
-  for (int i = 16; i < 64; ++i) {
-    std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  std::uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  std::uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
-  for (int i = 0; i < 64; ++i) {
-    std::uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-    std::uint32_t ch = (e & f) ^ (~e & g);
-    std::uint32_t t1 = h + s1 + ch + kRound[i] + w[i];
-    std::uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-    std::uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-    std::uint32_t t2 = s0 + maj;
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
-  state_[5] += f;
-  state_[6] += g;
-  state_[7] += h;
-}
-
-void Sha256::update(const void* data, std::size_t size) {
-  // Invariant: a finished hash is never fed again (the digest would be meaningless).
-  assert(!finished_);
-  const auto* in = static_cast<const std::uint8_t*>(data);
-  totalBytes_ += size;
-  if (buffered_ > 0) {
-    std::size_t take = std::min(size, buffer_.size() - buffered_);
-    std::memcpy(buffer_.data() + buffered_, in, take);
-    buffered_ += take;
-    in += take;
-    size -= take;
-    if (buffered_ < buffer_.size()) {
-      return;
-    }
-    compress(buffer_.data());
-    buffered_ = 0;
-  }
-  while (size >= buffer_.size()) {
-    compress(in);
-    in += buffer_.size();
-    size -= buffer_.size();
-  }
-  if (size > 0) {
-    std::memcpy(buffer_.data(), in, size);
-    buffered_ = size;
-  }
-}
-
-Sha256::Digest Sha256::digest() {
-  assert(!finished_);
-  std::uint64_t bits = totalBytes_ * 8;
-  static constexpr std::uint8_t kPad[64] = {0x80};
-  std::size_t padLength = buffered_ < 56 ? 56 - buffered_ : 120 - buffered_;
-  update(kPad, padLength);
-  std::uint8_t length[8];
-  for (int i = 0; i < 8; ++i) {
-    length[i] = static_cast<std::uint8_t>(bits >> (56 - 8 * i));
-  }
-  update(length, sizeof(length));
-  finished_ = true;
-  Digest out{};
-  for (std::size_t i = 0; i < state_.size(); ++i) {
-    out[4 * i] = static_cast<std::uint8_t>(state_[i] >> 24);
-    out[4 * i + 1] = static_cast<std::uint8_t>(state_[i] >> 16);
-    out[4 * i + 2] = static_cast<std::uint8_t>(state_[i] >> 8);
-    out[4 * i + 3] = static_cast<std::uint8_t>(state_[i]);
-  }
-  return out;
-}
-
-std::string Sha256::hexDigest() { return toHex(digest()); }
-
-std::string Sha256::toHex(const Digest& digest) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(digest.size() * 2);
-  for (std::uint8_t byte : digest) {
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0xf];
+  std::string hex;
+  hex.reserve(2 * length);
+  for (unsigned int i = 0; i < length; ++i) {
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 0x0f];
   }
-  return out;
-}
-
-std::string Sha256::hexOf(std::string_view data) {
-  Sha256 h;
-  h.update(data.data(), data.size());
-  return h.hexDigest();
+  return hex;
 }
 
 }  // namespace sh::plugin

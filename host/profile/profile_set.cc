@@ -90,7 +90,9 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
       0, 0};
   config::finalizeProfiles(set.host.profiles, where, diags);
 
-  set.registry = std::make_shared<plugin::PluginRegistry>();
+  plugin::LoadOptions loadOptions;
+  loadOptions.trust.serviceUser = set.host.plugins.serviceUser;
+  set.registry = std::make_shared<plugin::PluginRegistry>(loadOptions);
   std::vector<std::string> dirs;
   for (const auto& d : set.host.pluginDirs) {
     dirs.push_back(d.string());

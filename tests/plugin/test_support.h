@@ -32,12 +32,20 @@ inline void writeBytes(const std::string& path, const std::vector<std::uint8_t>&
             static_cast<std::streamsize>(bytes.size()));
 }
 
-// A fresh directory under the system temp directory (mode 0700), removed with its contents.
+// A fresh directory (mode 0700), removed with its contents. It lives in the build tree, not
+// under $TMPDIR: the trust rules (host/plugin/permissions.h) judge every directory above a
+// plugin, and the build tree's are known to be owned by whoever builds and not writable by
+// others, where a temp directory's may be anything.
 class ScratchDir {
  public:
   ScratchDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "schedhost-loader-test-XXXXXX").string();
+    const std::filesystem::path parent = SH_LOADER_SCRATCH_DIR;
+    std::filesystem::create_directories(parent);
+    std::filesystem::permissions(
+        parent, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                    std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                    std::filesystem::perms::others_exec);
+    std::string pattern = (parent / "loader-test-XXXXXX").string();
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');
     if (::mkdtemp(buffer.data()) == nullptr) {
