@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
       app.add_subcommand("test", "run scenario files and check their \"expect\" objects");
   testCmd->add_option("PATH", test.paths, "scenario files, or directories searched for *.json")
       ->required();
-  testCmd->add_option("--plugin-dir", test.pluginDirs, "where plugin .so files are found");
+  // One directory per --plugin-dir, so that the paths after it stay paths.
+  testCmd->add_option("--plugin-dir", test.pluginDirs, "where plugin .so files are found")
+      ->allow_extra_args(false);
   testCmd->add_option("--seed", test.seed, "seed for tie-breaking")->capture_default_str();
   testCmd->add_flag("--json", test.json, "JSON output");
 

@@ -93,6 +93,10 @@ FileOutcome runFile(const std::string& file, const plugin::PluginRegistry& regis
     outcome.check = evaluate::checkExpectations(*expect, output);
   } catch (const std::exception& e) {
     outcome.error = file + ": " + e.what();
+    // Configuration diagnostics end with a newline; the report keeps one line per error.
+    while (!outcome.error.empty() && outcome.error.back() == '\n') {
+      outcome.error.pop_back();
+    }
   }
   return outcome;
 }

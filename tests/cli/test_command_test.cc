@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Two nodes and a pod asking for 2 cpu: n1 (1 cpu) is too small, n2 (4 cpu) takes it.
+// Two nodes and a pod asking for 2 cpu: n1 (1 cpu) can never hold it, n2 (4 cpu) takes it.
 constexpr const char* kCluster = R"(
   "plugins": [{"name": "NodeResourcesFit"}],
   "nodes": [
@@ -89,7 +89,8 @@ class TestCommand : public ::testing::Test {
 
 constexpr const char* kPassing = R"({"selected": "n2", "nodes": {
     "n1": {"feasible": false,
-           "filter": {"NodeResourcesFit": {"code": "Unschedulable", "reasons": ["Insufficient cpu"]}}},
+           "filter": {"NodeResourcesFit": {"code": "UnschedulableAndUnresolvable",
+                                            "reasons": ["Insufficient cpu"]}}},
     "n2": {"feasible": true, "filter": {"NodeResourcesFit": {"code": "Success"}}}}})";
 
 TEST_F(TestCommand, PassingDirectoryExitsZero) {
@@ -123,7 +124,8 @@ TEST_F(TestCommand, FailuresErrorsAndTheirCount) {
   EXPECT_EQ(got[2], R"(  selected: expected "n1", got "n2")");
   EXPECT_EQ(got[3], "  nodes.n1.feasible: expected true, got false");
   EXPECT_EQ(got[4],
-            R"(  nodes.n1.filter.NodeResourcesFit.code: expected "Success", got "Unschedulable")");
+            "  nodes.n1.filter.NodeResourcesFit.code: expected \"Success\", got "
+            "\"UnschedulableAndUnresolvable\"");
   EXPECT_EQ(got[5], "ERROR " + path("c-no-expect.json") +
                         ": no \"expect\" object: nothing to check (add one; an explanation "
                         "without expectations is `schedhost evaluate`'s job)");
