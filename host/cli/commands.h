@@ -16,6 +16,15 @@ struct EvaluateArgs {
 };
 int runEvaluate(const EvaluateArgs& args);
 
+struct TestArgs {
+  std::vector<std::string> paths;  // scenario files and directories of them
+  std::vector<std::string> pluginDirs;
+  uint64_t seed = 0;
+  bool json = false;
+};
+// 0 when every scenario's expectations held, 1 otherwise.
+int runTest(const TestArgs& args);
+
 int runPluginInspect(const std::string& file, bool json);
 int runPluginList(const std::vector<std::string>& pluginDirs, bool json);
 

@@ -22,6 +22,17 @@ int main(int argc, char** argv) {
   evaluate->add_option("--seed", ev.seed, "seed for tie-breaking")->capture_default_str();
   evaluate->add_flag("--compact", ev.compact, "one-line JSON");
 
+  sh::cli::TestArgs test;
+  auto* testCmd =
+      app.add_subcommand("test", "run scenario files and check their \"expect\" objects");
+  testCmd->add_option("PATH", test.paths, "scenario files, or directories searched for *.json")
+      ->required();
+  // One directory per --plugin-dir, so that the paths after it stay paths.
+  testCmd->add_option("--plugin-dir", test.pluginDirs, "where plugin .so files are found")
+      ->allow_extra_args(false);
+  testCmd->add_option("--seed", test.seed, "seed for tie-breaking")->capture_default_str();
+  testCmd->add_flag("--json", test.json, "JSON output");
+
   auto* plugin = app.add_subcommand("plugin", "inspect and list plugins");
   plugin->require_subcommand(1);
   std::string inspectFile;
@@ -175,6 +186,10 @@ int main(int argc, char** argv) {
   if (evaluate->parsed()) {
     ev.pluginDirs = dirsOr(ev.pluginDirs);
     return sh::cli::runEvaluate(ev);
+  }
+  if (testCmd->parsed()) {
+    test.pluginDirs = dirsOr(test.pluginDirs);
+    return sh::cli::runTest(test);
   }
   if (inspect->parsed()) {
     return sh::cli::runPluginInspect(inspectFile, inspectJson);

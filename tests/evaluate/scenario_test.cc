@@ -131,5 +131,17 @@ TEST(ScenarioTest, ParseErrorsOfAdmittedPodsKeepTheirPath) {
             "\"PreemptLowerPriority\", \"Never\"");
 }
 
+// `expect` belongs to `schedhost test`, and `comment` to the reader: evaluate reads past both.
+TEST(ScenarioTest, ExpectAndCommentAreIgnored) {
+  boost::json::value doc = scenario({}, pod("pending"));
+  doc.as_object()["expect"] = boost::json::parse(R"({"selected": null, "nodes": {"x": {}}})");
+  doc.as_object()["comment"] = "arithmetic lives here";
+  std::string error;
+  std::optional<evaluate::Scenario> s = evaluate::parseScenario(doc, error);
+  ASSERT_TRUE(s.has_value()) << error;
+  EXPECT_EQ(s->name, "priorities");
+  EXPECT_TRUE(s->nodes.empty());
+}
+
 }  // namespace
 }  // namespace sh
