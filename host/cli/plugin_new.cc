@@ -68,18 +68,23 @@ std::vector<const TemplateFile*> templatesOf(std::string_view lang) {
 }
 
 // How to build and test the skeleton just written, per language.
-std::string nextSteps(std::string_view lang, const fs::path& dir, const std::string& snake) {
-  std::string cd = "  cd " + dir.string() + "\n";
+// The scenario also needs the default plugins (PrioritySort, DefaultBinder): the host's plugin
+// directory goes beside the skeleton's.
+std::string nextSteps(std::string_view lang, const fs::path& dir) {
+  const std::string defaults =
+      " --plugin-dir \"$(pkg-config --variable=pluginsdir schedhost-sdk)\"\n";
+  std::string out = "  cd " + dir.string() + "\n";
   if (lang == "cpp") {
-    return cd +
+    return out +
            "  cmake -S . -B build && cmake --build build\n  schedhost test test/ --plugin-dir "
-           "build\n";
+           "build" +
+           defaults;
   }
   if (lang == "c") {
-    return cd + "  make\n  schedhost test test/ --plugin-dir .\n";
+    return out + "  make\n  schedhost test test/ --plugin-dir ." + defaults;
   }
-  return cd + "  cargo build --release\n  schedhost test test/ --plugin-dir target/release\n" +
-         "  (the library is target/release/lib" + snake + ".so)\n";
+  return out + "  cargo build --release\n  schedhost test test/ --plugin-dir target/release" +
+         defaults;
 }
 
 }  // namespace
@@ -158,7 +163,7 @@ int runPluginNew(const PluginNewArgs& args) {
   for (const std::string& w : written) {
     std::cout << "  " << w << "\n";
   }
-  std::cout << "Next:\n" << nextSteps(args.lang, dir, ph.snake);
+  std::cout << "Next:\n" << nextSteps(args.lang, dir);
   return 0;
 }
 
