@@ -7,6 +7,7 @@
 
 #include "host/cli/commands.h"
 #include "host/cli/plugin_dirs.h"
+#include "host/cli/plugin_new.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"schedhost: a Kubernetes-compatible pod scheduler with binary plugins"};
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
   testCmd->add_option("--seed", test.seed, "seed for tie-breaking")->capture_default_str();
   testCmd->add_flag("--json", test.json, "JSON output");
 
-  auto* plugin = app.add_subcommand("plugin", "inspect and list plugins");
+  auto* plugin = app.add_subcommand("plugin", "inspect, list and create plugins");
   plugin->require_subcommand(1);
   std::string inspectFile;
   bool inspectJson = false;
@@ -45,6 +46,14 @@ int main(int argc, char** argv) {
   auto* list = plugin->add_subcommand("list", "list the plugins found in the plugin dirs");
   list->add_option("--plugin-dir", listDirs, "where plugin .so files are found");
   list->add_flag("--json", listJson, "JSON output");
+  sh::cli::PluginNewArgs pluginNew;
+  auto* newCmd =
+      plugin->add_subcommand("new", "write a plugin skeleton that builds against the SDK");
+  newCmd->add_option("NAME", pluginNew.name, "the plugin's name, CamelCase (MyFilter)")->required();
+  newCmd->add_option("--lang", pluginNew.lang, "cpp, c or rust")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpp", "c", "rust"}));
+  newCmd->add_option("--dir", pluginNew.dir, "where to write it (default: ./<name-in-kebab-case>)");
 
   sh::cli::ProfileCheckArgs pc;
   auto* profile = app.add_subcommand("profile", "validate profiles");
@@ -131,7 +140,7 @@ int main(int argc, char** argv) {
 
   // Every command that loads plugins; the trust rules are on unless this flag is given.
   bool insecurePlugins = false;
-  for (CLI::App* cmd : {evaluate, list, check, runCmd, benchCmd}) {
+  for (CLI::App* cmd : {evaluate, testCmd, list, check, runCmd, benchCmd}) {
     cmd->add_flag(sh::cli::kInsecurePluginsFlag, insecurePlugins,
                   "development only: load plugin files whoever owns them, whatever their mode "
                   "and wherever their links lead (docs/plugin-loading.md)");
@@ -193,6 +202,9 @@ int main(int argc, char** argv) {
   }
   if (inspect->parsed()) {
     return sh::cli::runPluginInspect(inspectFile, inspectJson);
+  }
+  if (newCmd->parsed()) {
+    return sh::cli::runPluginNew(pluginNew);
   }
   if (list->parsed()) {
     return sh::cli::runPluginList(dirsOr(listDirs), listJson);
