@@ -10,9 +10,10 @@
 # The sources are `git archive HEAD` in a git checkout (so uncommitted changes are not
 # packaged), else a copy of the tree without build/.
 #
-# --fast builds without optimisation (DEB_BUILD_OPTIONS=noopt, RPM optflags -O0 -g): the
-# packaging tests check the packages' layout, metadata and scripts, not the speed of the
-# code inside, and an unoptimised build of the host takes a fraction of the compile time.
+# --fast builds without optimisation and without debug information (DEB_BUILD_OPTIONS=noopt
+# with -g stripped from dpkg-buildflags' flags, RPM optflags -O0): the packaging tests check
+# the packages' layout, metadata and scripts, not the code inside, and such a build of the
+# host takes a fraction of the compile time.
 # Packages for users are built without it. DEB_BUILD_OPTIONS from the environment is
 # honoured (parallel=N sets both builds' job count; default: the number of CPUs).
 set -euo pipefail
@@ -55,7 +56,12 @@ debOptions="${DEB_BUILD_OPTIONS:-} parallel=$jobs"
 if [ $fast -eq 1 ]; then debOptions="$debOptions noopt"; fi
 debOptions=$(echo "$debOptions" | xargs -n1 | awk '!seen[$1]++' | xargs)
 optflags=""
-if [ $fast -eq 1 ] || [[ " ${DEB_BUILD_OPTIONS:-} " == *" noopt "* ]]; then optflags="-O0 -g"; fi
+if [ $fast -eq 1 ]; then
+  optflags="-O0"
+  export DEB_CFLAGS_STRIP="-g" DEB_CXXFLAGS_STRIP="-g"
+elif [[ " ${DEB_BUILD_OPTIONS:-} " == *" noopt "* ]]; then
+  optflags="-O0 -g"
+fi
 
 work="$out/work"
 rm -rf "$work"
