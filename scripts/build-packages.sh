@@ -53,7 +53,8 @@ if [[ " ${DEB_BUILD_OPTIONS:-} " =~ [[:space:]]parallel=([0-9]+)[[:space:]] ]]; 
   jobs=${BASH_REMATCH[1]}
 fi
 debOptions="${DEB_BUILD_OPTIONS:-} parallel=$jobs"
-if [ $fast -eq 1 ]; then debOptions="$debOptions noopt"; fi
+# Without debug information there is nothing for -dbgsym packages to hold.
+if [ $fast -eq 1 ]; then debOptions="$debOptions noopt noautodbgsym"; fi
 debOptions=$(echo "$debOptions" | xargs -n1 | awk '!seen[$1]++' | xargs)
 optflags=""
 if [ $fast -eq 1 ]; then
@@ -102,6 +103,9 @@ if [[ " $formats " == *" rpm "* ]]; then
   tar -C "$work" -czf "$top/SOURCES/schedhost-$version.tar.gz" "schedhost-$version"
   rpmArgs=(--define "_topdir $top" --define "_smp_mflags -j$jobs")
   if [ -n "$optflags" ]; then rpmArgs+=(--define "optflags $optflags"); fi
+  # The Packager tag is the build's to set (the %packager macro), not the spec's: these are
+  # built by the project's maintainers, as debian/control's Maintainer says. PACKAGER overrides.
+  rpmArgs+=(--define "packager ${PACKAGER:-schedhost maintainers <maintainers@schedhost.example.org>}")
   # --nodeps: BuildRequires name Fedora packages, which a Debian host's rpm database lacks.
   rpmbuild -bb --nodeps "${rpmArgs[@]}" "$src/packaging/rpm/schedhost.spec" \
     >"$out/rpm-build.log" 2>&1 || {

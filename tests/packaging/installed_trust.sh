@@ -74,7 +74,7 @@ fi
 # 4. A world-writable plugin directory is refused; the development flag loads it, loudly.
 mkdir -p "$work/open" && cp "$one" "$work/open/" && chmod 0777 "$work/open"
 out=$(asUnit "$host" plugin list --plugin-dir "$work/open" 2>&1)
-if echo "$out" | grep -q "is world-writable (mode 0777)"; then
+if echo "$out" | grep -q "world-writable (mode 0777)"; then
   pass "a world-writable plugin directory is refused"
 else
   fail "world-writable directory"; echo "$out"
