@@ -327,6 +327,33 @@ std::shared_ptr<const model::Pod> ClusterStore::erasePod(const std::string& key)
   return pod;
 }
 
+namespace {
+
+// The values of `objects`, ordered by key.
+template <typename Map>
+auto sortedValues(const Map& objects) {
+  std::vector<std::pair<std::string_view, typename Map::mapped_type>> found(objects.begin(),
+                                                                            objects.end());
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<typename Map::mapped_type> out;
+  out.reserve(found.size());
+  for (auto& [key, object] : found) {
+    out.push_back(std::move(object));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<const model::Node>> ClusterStore::nodes() const {
+  return sortedValues(nodes_);
+}
+
+std::vector<std::shared_ptr<const model::Pod>> ClusterStore::pods() const {
+  return sortedValues(pods_);
+}
+
 std::vector<std::shared_ptr<const model::Pod>> ClusterStore::podsOnNode(
     std::string_view name) const {
   std::vector<std::pair<std::string, std::shared_ptr<const model::Pod>>> found;

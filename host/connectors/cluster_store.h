@@ -90,6 +90,9 @@ class ClusterStore {
   std::vector<std::shared_ptr<const model::Pod>> podsOnNode(std::string_view name) const;
   // The stored objects of a raw kind, by key.
   std::vector<std::shared_ptr<const boost::json::value>> objectsOfKind(std::string_view kind) const;
+  // Every stored node, ordered by name, and every stored pod, ordered by key.
+  std::vector<std::shared_ptr<const model::Node>> nodes() const;
+  std::vector<std::shared_ptr<const model::Pod>> pods() const;
   // Bumped by every change of a raw kind.
   uint64_t rawGeneration() const { return rawGeneration_; }
   std::size_t podCount() const { return pods_.size(); }

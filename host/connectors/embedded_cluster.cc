@@ -626,6 +626,11 @@ std::vector<std::shared_ptr<const model::Pod>> EmbeddedCluster::podsOnNode(
   return store_.podsOnNode(name);
 }
 
+EmbeddedCluster::Contents EmbeddedCluster::contents() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {store_.nodes(), store_.pods()};
+}
+
 std::shared_ptr<const model::ClusterObjects> EmbeddedCluster::clusterObjects() const {
   {
     std::lock_guard<std::mutex> objectsLock(objectsMu_);

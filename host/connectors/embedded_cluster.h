@@ -140,6 +140,14 @@ class EmbeddedCluster final : public Connector {
   std::shared_ptr<const model::Node> node(std::string_view name) const;
   // Stored pods with spec.nodeName == name, ordered by namespace/name (scans every pod).
   std::vector<std::shared_ptr<const model::Pod>> podsOnNode(std::string_view name) const;
+  // Every stored node and pod, read under one lock: a consistent cut of the cluster, as a
+  // checker needs to compare what is bound with what nodes hold. Nodes by name, pods by
+  // namespace/name.
+  struct Contents {
+    std::vector<std::shared_ptr<const model::Node>> nodes;
+    std::vector<std::shared_ptr<const model::Pod>> pods;
+  };
+  Contents contents() const;
   // Stored objects of a raw kind ("Service", ...), ordered by namespace/name.
   std::vector<std::shared_ptr<const boost::json::value>> objectsOfKind(std::string_view kind) const;
   std::shared_ptr<const model::ClusterObjects> clusterObjects() const override;

@@ -83,6 +83,34 @@ TEST(EmbeddedClusterTest, LoadsV1ListNodesFirstThenPods) {
   EXPECT_TRUE(cluster.objectsOfKind("Namespace").empty());
 }
 
+TEST(EmbeddedClusterTest, ContentsIsEveryNodeAndPodInOrder) {
+  TempDir dir;
+  Warnings w;
+  auto o = options(w);
+  o.initialState =
+      dir.write("state.jsonl", text(nodeJson("n2")) + "\n" + text(podJson("ns", "b", "n2")) + "\n" +
+                                   text(nodeJson("n1")) + "\n" + text(podJson("ns", "a")) + "\n" +
+                                   text(podJson("another", "c")) + "\n");
+  EmbeddedCluster cluster(o);
+  ASSERT_TRUE(cluster.start().ok());
+  drain(cluster);
+  ASSERT_TRUE(cluster.bind(*cluster.pod("ns", "a"), "n1").ok());
+  drain(cluster);
+
+  const EmbeddedCluster::Contents all = cluster.contents();
+  std::vector<std::string> nodes, pods;
+  for (const auto& n : all.nodes) {
+    nodes.emplace_back(n->name());
+  }
+  for (const auto& p : all.pods) {
+    pods.push_back(std::string(p->namespaceName()) + "/" + std::string(p->name()) + "@" +
+                   std::string(p->nodeName()));
+  }
+  EXPECT_THAT(nodes, ElementsAre("n1", "n2"));
+  EXPECT_THAT(pods, ElementsAre("another/c@", "ns/a@n1", "ns/b@n2"));
+  EXPECT_TRUE(w.all().empty());
+}
+
 TEST(EmbeddedClusterTest, LoadsJsonLines) {
   TempDir dir;
   std::string path = dir.write(
