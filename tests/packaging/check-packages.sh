@@ -48,7 +48,7 @@ rpmlint)
   for tag in $(sed -n 's/^addFilter("[^ ]* *\([a-z0-9-]*\).*/\1/p' "$rc"); do
     keptTags rpmlint | grep -qxF "$tag" || fail "rpmlintrc filters $tag, which docs/packaging.md does not list"
   done
-  out=$(rpmlint -r "$rc" "$pkgs"/*.rpm 2>&1 || true)
+  out=$(rpmlint -c "$src/packaging/rpm/rpmlint.toml" -r "$rc" "$pkgs"/*.rpm 2>&1 || true)
   echo "$out"
   summary=$(grep -E '[0-9]+ errors?, [0-9]+ warnings?' <<<"$out" | tail -1)
   [ -n "$summary" ] || fail "no rpmlint summary line"
@@ -151,6 +151,9 @@ rpm-metadata)
     contains "$f" "$files" "schedhost files"
   done
   grep -q '^/usr/share/man/man1/schedhost.1' <<<"$files" || fail "no man page in the RPM"
+  # Erasing removes the state directory because the package owns it (no rm in a scriptlet).
+  owners=$(rpm -qp --qf '[%{FILENAMES} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILEMODES:perms}\n]' "$host" 2>/dev/null)
+  contains "/var/lib/schedhost schedhost:schedhost drwxr-x---" "$owners" "the state directory, owned by the package"
   plugins=$(rpmOf schedhost-plugins)
   contains "schedhost-plugin-abi-1" "$(rpm -qp --requires "$plugins" 2>/dev/null)" "schedhost-plugins Requires"
   grep -q '^/usr/lib64/schedhost/plugins/.*\.so$' <<<"$(rpm -qpl "$plugins" 2>/dev/null)" \
