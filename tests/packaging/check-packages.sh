@@ -153,7 +153,7 @@ rpm-metadata)
   grep -q '^/usr/share/man/man1/schedhost.1' <<<"$files" || fail "no man page in the RPM"
   # Erasing removes the state directory because the package owns it (no rm in a scriptlet).
   owners=$(rpm -qp --qf '[%{FILENAMES} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILEMODES:perms}\n]' "$host" 2>/dev/null)
-  contains "/var/lib/schedhost schedhost:schedhost drwxr-x---" "$owners" "the state directory, owned by the package"
+  contains "/var/lib/schedhost root:root drwxr-xr-x" "$owners" "the state directory, owned by the package"
   plugins=$(rpmOf schedhost-plugins)
   contains "schedhost-plugin-abi-1" "$(rpm -qp --requires "$plugins" 2>/dev/null)" "schedhost-plugins Requires"
   grep -q '^/usr/lib64/schedhost/plugins/.*\.so$' <<<"$(rpm -qpl "$plugins" 2>/dev/null)" \
