@@ -11,8 +11,9 @@ packages=(
   libgtest-dev libgmock-dev
   clang-tidy clang-format
   # Packaging and the plugin SDK's other languages: native DEB and RPM builds and their
-  # linters, the unit's security score, Rust plugins.
-  dpkg-dev debhelper lintian rpm rpmlint systemd
+  # linters, the unit's security score, Rust plugins; ccache lets the packaging tests' RPM
+  # build reuse what their DEB build compiled.
+  dpkg-dev debhelper lintian rpm rpmlint systemd ccache
   cargo
 )
 
