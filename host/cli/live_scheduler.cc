@@ -74,8 +74,7 @@ struct LiveScheduler::State {
   bool stopRequested = false;
 
   cycle::SchedulerStats stats;
-  std::size_t pending = 0;
-  std::size_t gated = 0;
+  cycle::Scheduler::PendingOutcome outcome;
   connectors::LatencySummary latency;
 
   ~State() { reload::SignalWatcher::restoreSignals(previousMask); }
@@ -251,8 +250,7 @@ void LiveScheduler::tearDown() {
     s.watcher->stop();
   }
   s.finished = std::chrono::steady_clock::now();
-  s.pending = s.scheduler->pendingPodCount();
-  s.gated = s.scheduler->queue().pendingCounts().gated;
+  s.outcome = s.scheduler->pendingOutcome();
   s.latency = s.scheduler->latencies().summary();
   s.services.attach(nullptr, nullptr);
   s.signals.reset();
@@ -266,9 +264,9 @@ void LiveScheduler::finish(connectors::DecisionLog& log) {
   const double elapsed = std::chrono::duration<double>(s.finished - s.started).count();
   connectors::RunSummary summary;
   summary.scheduled = s.stats.scheduled;
-  // Pending pods that were tried and failed, and those never tried (gated).
-  summary.unschedulable = s.pending - std::min(s.pending, s.gated);
-  summary.pending = s.pending;
+  summary.unschedulable = s.outcome.unschedulable;
+  summary.failed = s.outcome.failed;
+  summary.pending = s.outcome.pending;
   summary.preemptions = s.stats.preemptions;
   summary.preemptionVictims = s.stats.preemptionVictims;
   summary.elapsedSeconds = elapsed;

@@ -1,5 +1,7 @@
 // schedhost: a Kubernetes-compatible pod scheduler whose plugins are shared objects.
+#include <cmath>
 #include <iostream>
+#include <string>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -8,6 +10,24 @@
 #include "host/cli/commands.h"
 #include "host/cli/plugin_dirs.h"
 #include "host/cli/plugin_new.h"
+
+namespace {
+
+// A factor in (0, max]: neither zero, negative, infinite nor NaN (which CLI::Range lets pass).
+CLI::Validator scaleFactor(double max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v) || v <= 0 || v > max) {
+          return "must be a number above 0 and at most " + CLI::detail::to_string(max) + ", got " +
+                 text;
+        }
+        return {};
+      },
+      "FACTOR in (0, " + CLI::detail::to_string(max) + "]");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"schedhost: a Kubernetes-compatible pod scheduler with binary plugins"};
@@ -115,23 +135,32 @@ int main(int argc, char** argv) {
       ->required();
   benchCmd->add_option("--config", bench.config, "schedhost.toml (default: the default profile)");
   benchCmd->add_option("--plugin-dir", bench.pluginDirs, "where plugin .so files are found");
-  benchCmd->add_option("--scale", bench.scale, "multiply every count")->capture_default_str();
-  benchCmd->add_option("--parallelism", bench.parallelism, "override the configuration's");
+  // Bounded, so that a typo cannot ask for more objects than memory holds.
+  benchCmd->add_option("--scale", bench.scale, "multiply every count (at most 100)")
+      ->capture_default_str()
+      ->check(scaleFactor(100));
+  benchCmd->add_option("--parallelism", bench.parallelism, "override the configuration's")
+      ->check(CLI::Range(0, 1024));
   benchCmd->add_option("--seed", bench.seed, "seed for tie-breaking")->capture_default_str();
   benchCmd->add_option("--timeout", bench.timeoutSeconds, "give up after this many seconds")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86400));
   benchCmd->add_flag("--json", bench.json, "JSON output");
   benchCmd->add_flag("!--no-metrics", bench.metrics, "do not record the scheduler's metrics");
-  benchCmd->add_option("--reload-every-ms", bench.reloadEveryMs,
-                       "reload the profiles every this many ms during the run");
+  benchCmd
+      ->add_option("--reload-every-ms", bench.reloadEveryMs,
+                   "reload the profiles every this many ms during the run")
+      ->check(CLI::Range(0, 3'600'000));
   benchCmd
       ->add_option("--compare", bench.compare,
                    "run twice in one process: without and with 'reload' (every "
                    "--reload-every-ms, default 100) or 'metrics'")
       ->check(CLI::IsMember({"reload", "metrics"}));
-  benchCmd->add_option("--reload-cycles", bench.reloadCycles,
-                       "run this many reloads alternating --config and --alt-config and report "
-                       "resident memory");
+  benchCmd
+      ->add_option("--reload-cycles", bench.reloadCycles,
+                   "run this many reloads alternating --config and --alt-config and report "
+                   "resident memory")
+      ->check(CLI::Range(0, 1'000'000));
   benchCmd->add_option("--alt-config", bench.altConfig,
                        "the second configuration of --reload-cycles");
   benchCmd->add_option("--write-cluster", bench.writeCluster,

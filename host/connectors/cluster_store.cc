@@ -251,6 +251,29 @@ ClusterStore::Result ClusterStore::applyPod(PreparedChange&& c) {
   }
   auto it = pods_.find(c.key);
   bool exists = it != pods_.end();
+  if (c.type != Type::kDeleted) {
+    // The API server's identity rules: every pod has a uid of its own, and a name is taken
+    // until its pod is deleted.
+    const std::string_view uid = c.pod->uid();
+    if (uid.empty()) {
+      r.rejected = true;
+      r.warning = describe(c.kind, c.key) + ": metadata.uid: required";
+      return r;
+    }
+    if (exists && it->second->uid() != uid) {
+      r.rejected = true;
+      r.warning = describe(c.kind, c.key) + ": metadata.uid: \"" + std::string(uid) +
+                  "\" is not the uid of the pod of this name, \"" + std::string(it->second->uid()) +
+                  "\" (a name is taken until its pod is deleted)";
+      return r;
+    }
+    if (auto owner = uidKeys_.find(uid); owner != uidKeys_.end() && owner->second != c.key) {
+      r.rejected = true;
+      r.warning = describe(c.kind, c.key) + ": metadata.uid: \"" + std::string(uid) +
+                  "\" is already the uid of pod " + owner->second + " (a uid is unique)";
+      return r;
+    }
+  }
   if (c.type != Type::kDeleted && !c.pod->nodeName().empty() &&
       nodes_.count(std::string(c.pod->nodeName())) == 0) {
     r.rejected = true;
@@ -278,9 +301,11 @@ ClusterStore::Result ClusterStore::applyPod(PreparedChange&& c) {
     out.oldPod = it->second;
   }
   if (c.type == Type::kDeleted) {
+    uidKeys_.erase(std::string(it->second->uid()));
     pods_.erase(it);
   } else {
     out.curPod = c.pod;
+    uidKeys_.emplace(std::string(c.pod->uid()), c.key);
     pods_[c.key] = std::move(c.pod);
   }
   r.change = std::move(out);
@@ -324,6 +349,7 @@ std::shared_ptr<const model::Pod> ClusterStore::erasePod(const std::string& key)
   }
   std::shared_ptr<const model::Pod> pod = std::move(it->second);
   pods_.erase(it);
+  uidKeys_.erase(std::string(pod->uid()));
   return pod;
 }
 

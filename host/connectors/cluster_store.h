@@ -13,6 +13,10 @@
 //   MODIFIED/DELETED of a missing object, a pod whose spec.nodeName names a missing node,
 //   or one that changes a pod's spec.nodeName once set
 //                                 -> rejected with a warning, nothing changes
+//   a pod without metadata.uid, with the uid of another stored pod, or with another uid than
+//   the stored pod of its name (upstream's identity rules: a uid is unique, and a name is
+//   taken until its pod is deleted)
+//                                 -> rejected with a warning, nothing changes
 //
 // Only nodes and pods produce a ClusterChange; the raw kinds are stored silently.
 #pragma once
@@ -81,7 +85,7 @@ class ClusterStore {
 
   std::shared_ptr<const model::Pod> pod(const std::string& key) const;
   std::shared_ptr<const model::Node> node(const std::string& name) const;
-  // Replaces a stored pod (binding, status). The pod must exist.
+  // Replaces a stored pod (binding, status). The pod must exist, with the same uid.
   void replacePod(const std::string& key, std::shared_ptr<const model::Pod> pod);
   // Removes a stored pod and returns it (null when there was none).
   std::shared_ptr<const model::Pod> erasePod(const std::string& key);
@@ -105,6 +109,12 @@ class ClusterStore {
 
   std::unordered_map<std::string, std::shared_ptr<const model::Node>> nodes_;
   std::unordered_map<std::string, std::shared_ptr<const model::Pod>> pods_;
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // uid -> key of every stored pod.
+  std::unordered_map<std::string, std::string, StringHash, std::equal_to<>> uidKeys_;
   // kind -> key -> object
   std::map<std::string, std::map<std::string, std::shared_ptr<const boost::json::value>>,
            std::less<>>

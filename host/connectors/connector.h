@@ -82,6 +82,10 @@ class Connector {
   // Binds the pod to the node. The cluster confirms it as a kModified change of the pod
   // with spec.nodeName set, delivered through next(). Thread-safe (binding cycles).
   virtual Status bind(const model::Pod& pod, std::string_view nodeName) = 0;
+  // True when the cluster can tell at once that `pod` is still unbound although a Bind
+  // plugin reported it bound (the embedded cluster, whose binds take effect within bind()).
+  // False when it is bound, gone, or the cluster cannot tell yet (an API server's watch).
+  virtual bool knownUnbound(const model::Pod& /*pod*/) const { return false; }
   // Deletes a pod (preemption). The deletion comes back as a kDeleted change.
   virtual Status deletePod(const model::Pod& pod, std::string_view reason) = 0;
   // Evicts a preemption victim: the condition DisruptionTarget=True (reason

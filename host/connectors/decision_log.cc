@@ -59,6 +59,11 @@ class Line {
     text_ += number(value);
     return *this;
   }
+  Line& boolean(std::string_view key, bool value) {
+    open(key);
+    text_ += value ? "true" : "false";
+    return *this;
+  }
   Line& count(std::string_view key, std::size_t value) {
     open(key);
     text_ += std::to_string(value);
@@ -113,15 +118,18 @@ void DecisionLog::binding(const BindingDecision& d) {
 }
 
 void DecisionLog::failedScheduling(const FailureDecision& d) {
-  write(Line()
-            .str("kind", "FailedScheduling")
-            .str("pod", d.pod)
-            .str("profile", d.profile)
-            .count("generation", d.generation)
-            .count("attempts", nonNegative(d.attempts))
-            .str("reason", d.reason)
-            .str("message", d.message)
-            .done());
+  Line line;
+  line.str("kind", "FailedScheduling")
+      .str("pod", d.pod)
+      .str("profile", d.profile)
+      .count("generation", d.generation)
+      .count("attempts", nonNegative(d.attempts))
+      .str("reason", d.reason)
+      .str("message", d.message);
+  if (d.final) {
+    line.boolean("final", true);
+  }
+  write(line.done());
 }
 
 std::string reloadLine(const ReloadDecision& d) {
@@ -158,6 +166,7 @@ void DecisionLog::summary(const RunSummary& s) {
             .str("kind", "Summary")
             .count("scheduled", s.scheduled)
             .count("unschedulable", s.unschedulable)
+            .count("failed", s.failed)
             .count("pending", s.pending)
             .count("preemptions", s.preemptions)
             .count("preemptionVictims", s.preemptionVictims)
@@ -176,9 +185,9 @@ void DecisionLog::write(const std::string& line) {
 
 std::string summaryText(const RunSummary& s) {
   std::string out = "scheduled " + std::to_string(s.scheduled) + ", unschedulable " +
-                    std::to_string(s.unschedulable) + ", pending " + std::to_string(s.pending) +
-                    " in " + number(s.elapsedSeconds) + " s (" + number(s.podsPerSecond()) +
-                    " pods/s)\n";
+                    std::to_string(s.unschedulable) + ", failed " + std::to_string(s.failed) +
+                    ", pending " + std::to_string(s.pending) + " in " + number(s.elapsedSeconds) +
+                    " s (" + number(s.podsPerSecond()) + " pods/s)\n";
   if (s.preemptions > 0) {
     out += "preempted " + std::to_string(s.preemptionVictims) + " pod(s) in " +
            std::to_string(s.preemptions) + " preemption(s)\n";

@@ -177,6 +177,13 @@ Status EmbeddedCluster::loadInitialState() {
   const std::string name = displayName(options_.initialState);
   ObjectFileContents contents = parseObjectFile(*text);
   text.reset();
+  if (contents.objects.empty() && !contents.problems.empty()) {
+    // Not one object: not a cluster file at all (binary data, the wrong file), which a run
+    // must not take for an empty cluster.
+    const FileProblem& first = contents.problems.front();
+    return Status::error(source(name, first.line) + ": " + first.reason +
+                         " (no object could be read from the file)");
+  }
 
   // Parse and admit every object first (warnings in line order), then apply nodes, then the
   // raw kinds, then pods, so a pod listed before its node still finds it.
@@ -507,6 +514,12 @@ Status EmbeddedCluster::bind(const model::Pod& pod, std::string_view nodeName) {
     pushLocked(std::move(change));
     return Status::success();
   }
+}
+
+bool EmbeddedCluster::knownUnbound(const model::Pod& pod) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<const model::Pod> stored = store_.pod(podKey(pod));
+  return stored != nullptr && stored->uid() == pod.uid() && stored->nodeName().empty();
 }
 
 Status EmbeddedCluster::deletePod(const model::Pod& pod, std::string_view reason) {

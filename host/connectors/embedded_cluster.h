@@ -97,9 +97,10 @@ class EmbeddedCluster final : public Connector {
   EmbeddedCluster(const EmbeddedCluster&) = delete;
   EmbeddedCluster& operator=(const EmbeddedCluster&) = delete;
 
-  // Loads the initial state and starts reading the change stream. Fails only when a file
-  // cannot be opened (or both inputs are stdin, or start() ran before); bad content is warned
-  // about and skipped.
+  // Loads the initial state and starts reading the change stream. Fails when a file cannot be
+  // read (readFileText()), when not one object of the initial state could be read, when both
+  // inputs are stdin, or when start() ran before; other bad content is warned about and
+  // skipped.
   Status start();
 
   // Connector. When the input is over, next() still waits up to `timeout`, as a bind may come.
@@ -115,6 +116,8 @@ class EmbeddedCluster final : public Connector {
   // `node "n1" not found`, `pod ns/p is being deleted, cannot be assigned to a host`,
   // `pod ns/p: precondition failed: UID "a" does not match "b"`.
   Status bind(const model::Pod& pod, std::string_view nodeName) override;
+  // The stored pod of that namespace/name and UID has no node.
+  bool knownUnbound(const model::Pod& pod) const override;
   // Errors: `pod ns/p not found`, the UID precondition as for bind(). The change's source is
   // "deletion".
   Status deletePod(const model::Pod& pod, std::string_view reason) override;

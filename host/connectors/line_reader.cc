@@ -19,13 +19,27 @@ constexpr std::size_t kChunk = 64 * 1024;
 }  // namespace
 
 std::unique_ptr<LineReader> LineReader::open(const std::string& path, std::string& error) {
-  int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Opened non-blocking, so a FIFO without a writer does not hold up open(); reads block
+  // again (a pipe is polled, see fill()), and the stream waits for its writer as stdin does.
+  int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     error = "cannot read [" + path + "]: " + std::strerror(errno);
     return nullptr;
   }
+  if (path != "-") {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) {
+      ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    }
+  }
   struct stat st {};
-  bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  const bool known = ::fstat(fd, &st) == 0;
+  if (path != "-" && known && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    error = "cannot read [" + path + "]: is a directory";
+    return nullptr;
+  }
+  bool regular = known && S_ISREG(st.st_mode);
   return std::unique_ptr<LineReader>(
       new LineReader(fd, path != "-", regular, path == "-" ? "<stdin>" : path));
 }

@@ -1,11 +1,13 @@
 #include "host/connectors/object_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
+#include <new>
 
 #include <boost/json/object.hpp>
 #include <boost/json/stream_parser.hpp>
@@ -217,17 +219,70 @@ ObjectFileContents parseObjectFile(std::string_view text) {
 }
 
 std::optional<std::string> readFileText(const std::string& path, std::string& error) {
-  if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot read [" + path + "]: " + std::strerror(errno);
+  const std::string what = "cannot read [" + displayName(path) + "]: ";
+  const bool stdinput = path == "-";
+  // Non-blocking, so a FIFO without a writer cannot hold up open(); it is refused below.
+  const int fd = stdinput ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    error = what + std::strerror(errno);
     return std::nullopt;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  struct FdCloser {
+    int fd;
+    bool owned;
+    ~FdCloser() {
+      if (owned) {
+        ::close(fd);
+      }
+    }
+  } closer{fd, !stdinput};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    error = what + std::strerror(errno);
+    return std::nullopt;
+  }
+  if (!stdinput && S_ISDIR(st.st_mode)) {
+    error = what + "is a directory";
+    return std::nullopt;
+  }
+  if (!stdinput && !S_ISREG(st.st_mode)) {
+    // A device (/dev/zero) never ends and a FIFO may never be written: read whole, the file
+    // must be a regular one ("-" reads standard input, a pipe included).
+    error = what + "not a regular file (use - to read standard input)";
+    return std::nullopt;
+  }
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxFileBytes) {
+    error = what + "larger than the limit of " + std::to_string(kMaxFileBytes >> 30) + " GiB";
+    return std::nullopt;
+  }
+  try {
+    std::string text;
+    if (S_ISREG(st.st_mode)) {
+      text.reserve(static_cast<std::size_t>(st.st_size));
+    }
+    char chunk[64 * 1024];
+    for (;;) {
+      const ssize_t n = ::read(fd, chunk, sizeof chunk);
+      if (n == 0) {
+        return text;
+      }
+      if (n < 0) {
+        if (errno == EINTR) {
+          continue;
+        }
+        error = what + std::strerror(errno);
+        return std::nullopt;
+      }
+      if (text.size() + static_cast<std::size_t>(n) > kMaxFileBytes) {
+        error = what + "larger than the limit of " + std::to_string(kMaxFileBytes >> 30) + " GiB";
+        return std::nullopt;
+      }
+      text.append(chunk, static_cast<std::size_t>(n));
+    }
+  } catch (const std::bad_alloc&) {
+    error = what + "out of memory";
+    return std::nullopt;
+  }
 }
 
 std::string displayName(const std::string& path) { return path == "-" ? "<stdin>" : path; }

@@ -43,7 +43,13 @@ ObjectFileContents parseObjectFile(std::string_view text);
 // empty when there is no such array.
 std::vector<std::size_t> elementLines(std::string_view text);
 
-// The whole of `path` ("-": standard input). nullopt with `error` set when it cannot be read.
+// The largest file readFileText() reads.
+inline constexpr std::size_t kMaxFileBytes = std::size_t{1} << 30;
+
+// The whole of `path` ("-": standard input, which may be a pipe). nullopt with `error` set
+// ("cannot read [PATH]: reason") when it cannot be read: it does not exist or is unreadable,
+// is a directory, is not a regular file (a FIFO or a device, such as /dev/zero, is refused
+// without blocking), or holds more than kMaxFileBytes.
 std::optional<std::string> readFileText(const std::string& path, std::string& error);
 
 // How a path appears in messages: the path, or "<stdin>" for "-".

@@ -3,6 +3,7 @@
 // starts at once and a slow binding holds up no other.
 #include <spdlog/spdlog.h>
 
+#include "host/common/quoted.h"
 #include "host/cycle/pod_text.h"
 #include "host/cycle/scheduler.h"
 
@@ -173,6 +174,10 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
   Status b = fw->runBind(cycle, pod, host);
   if (b.isSkip()) {
     b = Status(SH_ERROR, "no bind plugin bound the pod");
+  } else if (b.ok() && connector_.knownUnbound(*assumed)) {
+    // A Bind plugin that answers Success without binding: the pod is not scheduled.
+    b = Status(SH_ERROR, "a Bind plugin reported pod " + podKey(pod) + " bound to node " +
+                             quoted(host) + ", but the cluster has not bound it");
   }
   if (!b.ok()) {
     fail(std::move(b), false);

@@ -137,7 +137,8 @@ Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_p
                               ScheduleResult& result, FitError& fitError) {
   const std::size_t numAll = snapshot_.views.size();
   if (numAll == 0) {
-    return Status(SH_UNSCHEDULABLE_AND_UNRESOLVABLE, kNoNodesAvailable);
+    // An error, not a FitError (upstream ErrNoNodesAvailable).
+    return Status(SH_ERROR, kNoNodesAvailable);
   }
   Status status;
   std::vector<const sh_node_info*> feasible =
@@ -370,6 +371,7 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
   const sh_pod& pod = info->pod->view();
   const std::string uid = str(pod.uid);
   const bool rejected = status.isRejected();
+  const bool lastAttempt = givesUp(status, *info);
   const std::string reason = rejected ? "Unschedulable" : "SchedulerError";
   recordAttempt(rejected ? metrics::kResultUnschedulable : metrics::kResultError, fw.profileName(),
                 startNanos);
@@ -424,7 +426,22 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
     std::lock_guard<std::mutex> lock(genMu_);
     served = servedBy(frameworks_, *latest);
   }
-  if (latest != nullptr && latest->view().node_name.len == 0 && served) {
+  const bool pending = latest != nullptr && latest->view().node_name.len == 0 && served;
+  const bool requeue = pending && !lastAttempt;
+  if (!requeue) {
+    // The attempt is over (a requeue ends it below). Never after a requeue: the pod may be
+    // popped again at once, and done() would then end that next attempt's in-flight period,
+    // whose failure the queue could no longer match with the events it saw.
+    queue_->done(uid);
+  }
+  if (pending && lastAttempt) {
+    // The batch run gives up on it (see Scheduler::run): out of the queue, counted once.
+    std::lock_guard<std::mutex> podsLock(podsMu_);
+    if (failedPods_.insert(uid).second) {
+      std::lock_guard<std::mutex> lock(statsMu_);
+      ++stats_.failed;
+    }
+  } else if (requeue) {
     info->pod = latest;
     Status q = queue_->addUnschedulableIfNotPresent(std::move(info), queue_->schedulingCycle());
     if (!q.ok()) {
@@ -433,7 +450,7 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
   }
   // The nominator follows the decision (upstream calls AddNominatedPod in every case; its
   // pod lister refuses a pod deleted or bound, and a pod no profile serves is not ours).
-  if (latest != nullptr && latest->view().node_name.len == 0 && served) {
+  if (requeue) {
     queue_->addNominatedPod(latest, nominating);
   } else {
     queue_->deleteNominatedPodIfExists(failedPod);
@@ -460,9 +477,9 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
     d.attempts = attempts;
     d.reason = reason;
     d.message = message;
+    d.final = pending && lastAttempt;
     log_->failedScheduling(d);
   }
-  queue_->done(uid);
 }
 
 void Scheduler::recordAttempt(std::string_view result, const std::string& profile,

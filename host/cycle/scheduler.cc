@@ -86,6 +86,17 @@ SchedulerStats Scheduler::stats() const {
   return stats_;
 }
 
+Scheduler::PendingOutcome Scheduler::pendingOutcome() const {
+  // Every unbound pod is in one sub-queue, or given up; none is in flight between runs.
+  const queue::PendingCounts q = queue_->pendingCounts();
+  PendingOutcome out;
+  out.unschedulable = q.unschedulable + q.backoff;
+  out.pending = q.active + q.gated;
+  std::lock_guard<std::mutex> lock(podsMu_);
+  out.failed = failedPods_.size();
+  return out;
+}
+
 std::size_t Scheduler::pendingPodCount() const {
   std::lock_guard<std::mutex> genLock(genMu_);
   std::lock_guard<std::mutex> lock(podsMu_);
@@ -280,6 +291,9 @@ SchedulerStats Scheduler::run(bool follow) {
   synced_.store(true);
   lastRetiredCheck_ = std::chrono::steady_clock::now();
   while (!stopping_.load()) {
+    if (!follow && !inputOver_.load() && connector_.exhausted()) {
+      inputOver_.store(true);
+    }
     swapGeneration();
     if (const auto now = std::chrono::steady_clock::now();
         now - lastRetiredCheck_ > std::chrono::seconds(1)) {
@@ -397,6 +411,13 @@ void Scheduler::onPodUpdate(const std::shared_ptr<const model::Pod>& old,
   {
     std::lock_guard<std::mutex> lock(podsMu_);
     pods_[uid] = cur;
+    // A pod given up on stays so (its own status patch comes back here), unless bound.
+    if (!failedPods_.empty() && failedPods_.contains(uid)) {
+      if (!assigned(*cur)) {
+        return;
+      }
+      failedPods_.erase(uid);
+    }
   }
   if (assigned(*old)) {
     Status s = cache_.updatePod(old, cur);
@@ -478,6 +499,7 @@ void Scheduler::onPodDelete(const std::shared_ptr<const model::Pod>& pod) {
   {
     std::lock_guard<std::mutex> lock(podsMu_);
     pods_.erase(uid);
+    failedPods_.erase(uid);
   }
   const queue::ClusterEvent deleted{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}};
   if (assigned(*pod)) {

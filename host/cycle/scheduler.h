@@ -31,6 +31,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "host/cache/cache.h"
@@ -92,6 +93,9 @@ struct SchedulerStats {
   uint64_t scheduled = 0;
   uint64_t unschedulable = 0;  // failed attempts (a pod may fail several times)
   uint64_t errors = 0;
+  // Pods a batch run gave up on: an attempt failed with an error after the input was over
+  // (see Scheduler::run).
+  uint64_t failed = 0;
   uint64_t attempts = 0;
   uint64_t preemptions = 0;  // PostFilter decisions carried out (preempt_victims calls)
   uint64_t preemptionVictims = 0;
@@ -107,6 +111,13 @@ class Scheduler : private CycleHost {
 
   // Runs until the connector is exhausted and nothing is left to do (follow = false), or
   // until stop(). Returns the stats.
+  //
+  // A batch run (follow = false) over a finite input ends even when some pod keeps failing
+  // with an error (no nodes, a plugin returning Error or nonsense, no Bind plugin binding),
+  // which upstream retries without end: once the input is over, the kErrorsBeforeGivingUp-th
+  // error in a row (after backoff, as upstream; a passing fault such as a failed bind gets
+  // its retries) is the pod's last attempt: its FailedScheduling line says `"final":true`,
+  // and the pod leaves the queue and counts as failed.
   SchedulerStats run(bool follow = false);
   void stop();
 
@@ -147,6 +158,14 @@ class Scheduler : private CycleHost {
   const connectors::LatencyStats& latencies() const { return latencies_; }
   // Pods known to be pending (not bound), by uid.
   std::size_t pendingPodCount() const;
+  // Where the pending pods stand, each in one bucket (the run summary). Call when the loop
+  // is not running.
+  struct PendingOutcome {
+    std::size_t unschedulable = 0;  // tried and rejected, or backing off after an error
+    std::size_t failed = 0;         // given up (see run())
+    std::size_t pending = 0;        // not tried yet, or held back by a PreEnqueue plugin
+  };
+  PendingOutcome pendingOutcome() const;
 
  private:
   // Event handlers (eventhandlers.go).
@@ -210,6 +229,12 @@ class Scheduler : private CycleHost {
   void bindingFinished();
 
   bool finished(bool follow) const;
+  // A failed attempt that ends the pod's run (see run()): reported, counted, not requeued.
+  static constexpr int kErrorsBeforeGivingUp = 3;
+  bool givesUp(const Status& status, const queue::QueuedPodInfo& info) const {
+    return !status.isRejected() && inputOver_.load() &&
+           info.consecutiveErrorsCount + 1 >= kErrorsBeforeGivingUp;
+  }
   // Switches to the frameworks installFrameworks() handed over, if any (loop thread).
   void swapGeneration();
   bool servedBy(const Frameworks& frameworks, const model::Pod& pod) const;
@@ -275,6 +300,10 @@ class Scheduler : private CycleHost {
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> synced_{false};
+  // A batch run whose input is over: an attempt failing with an error is the pod's last.
+  std::atomic<bool> inputOver_{false};
+  // The pods given up on, by uid (under podsMu_); an update of the pod retries it.
+  std::unordered_set<std::string> failedPods_;
   connectors::LatencyStats latencies_;
   mutable std::mutex statsMu_;
   SchedulerStats stats_;

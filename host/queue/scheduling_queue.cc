@@ -321,8 +321,12 @@ SchedulingQueue::Strategy SchedulingQueue::strategyForInFlightPod(const QueuedPo
   }
   auto events = active_.eventsSince(info.uid());
   if (!events) {
-    spdlog::error("in-flight pod {}/{} is not tracked by the scheduling queue",
-                  info.pod->namespaceName(), info.pod->name());
+    // close() ends every in-flight period: the attempts still running then (pods rejected on
+    // Permit as the scheduler stops) come back untracked, and that is expected.
+    if (!closed_) {
+      spdlog::error("in-flight pod {}/{} is not tracked by the scheduling queue",
+                    info.pod->namespaceName(), info.pod->name());
+    }
     return Strategy::kAfterBackoff;
   }
   Strategy strategy = Strategy::kSkip;

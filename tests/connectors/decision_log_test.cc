@@ -96,12 +96,25 @@ TEST(DecisionLogTest, FailedSchedulingLineEscapesTheMessage) {
                                             "reason", "message"}));
 }
 
+TEST(DecisionLogTest, TheAttemptABatchRunGivesUpAfterSaysFinal) {
+  std::ostringstream out;
+  DecisionLog log(out);
+  FailureDecision d{"ns/p", "batch", 1, 1, "SchedulerError", "no nodes available to schedule pods"};
+  d.final = true;
+  log.failedScheduling(d);
+  EXPECT_EQ(out.str(), R"({"kind":"FailedScheduling","pod":"ns/p","profile":"batch",)"
+                       R"("generation":1,"attempts":1,"reason":"SchedulerError",)"
+                       R"("message":"no nodes available to schedule pods","final":true})"
+                       "\n");
+}
+
 TEST(DecisionLogTest, SummaryLine) {
   std::ostringstream out;
   DecisionLog log(out);
   RunSummary s;
   s.scheduled = 90;
   s.unschedulable = 7;
+  s.failed = 1;
   s.pending = 3;
   s.preemptions = 2;
   s.preemptionVictims = 5;
@@ -109,13 +122,14 @@ TEST(DecisionLogTest, SummaryLine) {
   s.attemptLatency = {100, 0.5, 3.25, 12.0};
   log.summary(s);
   // podsPerSecond = 90 / 1.2 = 75.
-  EXPECT_EQ(out.str(), R"({"kind":"Summary","scheduled":90,"unschedulable":7,"pending":3,)"
-                       R"("preemptions":2,"preemptionVictims":5,)"
-                       R"("podsPerSecond":75,"elapsedSeconds":1.2,)"
-                       R"("attemptLatencyMs":{"p50":0.5,"p99":3.25,"max":12}})"
-                       "\n");
+  EXPECT_EQ(out.str(),
+            R"({"kind":"Summary","scheduled":90,"unschedulable":7,"failed":1,"pending":3,)"
+            R"("preemptions":2,"preemptionVictims":5,)"
+            R"("podsPerSecond":75,"elapsedSeconds":1.2,)"
+            R"("attemptLatencyMs":{"p50":0.5,"p99":3.25,"max":12}})"
+            "\n");
   EXPECT_EQ(summaryText(s),
-            "scheduled 90, unschedulable 7, pending 3 in 1.2 s (75 pods/s)\n"
+            "scheduled 90, unschedulable 7, failed 1, pending 3 in 1.2 s (75 pods/s)\n"
             "preempted 5 pod(s) in 2 preemption(s)\n"
             "attempt latency: p50 0.5 ms, p99 3.25 ms, max 12 ms over 100 attempts\n");
 }

@@ -175,7 +175,8 @@ TEST(EmbeddedClusterTest, InitialStateProblemsAreWarnedAndSkipped) {
                   "MODIFIED Pod ns/ok @" + path + ":7", "ADDED Pod ns/last @" + path + ":10"));
 }
 
-TEST(EmbeddedClusterTest, BrokenDocumentIsOneWarning) {
+TEST(EmbeddedClusterTest, BrokenDocumentWithoutOneObjectIsAnError) {
+  // Not one object could be read: not taken for an empty cluster.
   TempDir dir;
   std::string path =
       dir.write("state.json", "{\n  \"kind\": \"List\",\n  \"items\": [\n    {\"a\"\n");
@@ -183,11 +184,11 @@ TEST(EmbeddedClusterTest, BrokenDocumentIsOneWarning) {
   auto o = options(w);
   o.initialState = path;
   EmbeddedCluster cluster(o);
-  ASSERT_TRUE(cluster.start().ok());
-  ASSERT_EQ(w.all().size(), 1u);
-  EXPECT_THAT(w.all()[0], StartsWith(path + ":5: invalid JSON: "));
-  EXPECT_EQ(cluster.rejectedLines(), 1u);
-  EXPECT_TRUE(cluster.exhausted());
+  Status s = cluster.start();
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), StartsWith(path + ":5: invalid JSON: "));
+  EXPECT_THAT(s.message(), ::testing::EndsWith(" (no object could be read from the file)"));
+  EXPECT_TRUE(w.all().empty());
 }
 
 TEST(EmbeddedClusterTest, ListItemThatIsNotAnObject) {

@@ -123,7 +123,8 @@ TEST_F(WriteTest, BindOfMissingOrReplacedPodIsRefused) {
 TEST_F(WriteTest, BindOfTerminatingPodIsRefused) {
   // A pod being deleted, added through the change stream.
   auto terminating = testing::withKind(
-      model::testing::makePod().name("t").inNamespace("ns").terminating().parseJson(), "Pod");
+      model::testing::makePod().name("t").inNamespace("ns").uid("t-uid").terminating().parseJson(),
+      "Pod");
   EmbeddedCluster::Options o;
   o.initialState = dir_.write("t.jsonl", text(nodeJson("n1")) + "\n" + text(terminating) + "\n");
   EmbeddedCluster cluster(o);

@@ -160,9 +160,13 @@ struct HarnessOptions {
   std::chrono::milliseconds maxBackoff{400};
   // Tail the change stream (appendChange()) instead of reading an empty one.
   bool follow = false;
+  // Without follow: no change stream at all, so the input is over once start() returns.
+  bool noChangeStream = false;
   // The queue's clock (a queue::FakeClock to drive backoff by hand); null: a steady clock.
   // Must outlive the harness.
   queue::Clock* clock = nullptr;
+  // Receives the cluster's warnings about bad input; null: each one fails the test.
+  std::function<void(std::string)> warn;
 };
 
 class SchedulerHarness {
@@ -206,6 +210,11 @@ class SchedulerHarness {
     initial_ += boost::json::serialize(object);
     initial_ += "\n";
   }
+  // Before start(): one line of the initial state as it is written.
+  void addLine(std::string_view line) {
+    initial_ += line;
+    initial_ += "\n";
+  }
 
   // Loads the profiles, starts the cluster and builds the scheduler. Configuration errors
   // fail the test (check with ASSERT_NO_FATAL_FAILURE).
@@ -216,7 +225,7 @@ class SchedulerHarness {
     config << "parallelism = " << options_.parallelism << "\n"
            << "percentageOfNodesToScore = " << options_.percentageOfNodesToScore << "\n"
            << "pluginDirs = [\"" << SCHEDHOST_TEST_PLUGIN_DIR << "\", \""
-           << SCHEDHOST_CYCLE_PLUGIN_DIR << "\"]\n"
+           << SCHEDHOST_CYCLE_PLUGIN_DIR << "\", \"" << SCHEDHOST_SCRIPTED_PLUGIN_DIR << "\"]\n"
            << options_.profiles << "\n";
     std::ofstream(path("schedhost.toml")) << config.str();
 
@@ -228,10 +237,11 @@ class SchedulerHarness {
 
     connectors::EmbeddedCluster::Options co;
     co.initialState = path("cluster.json");
-    co.changes = path("changes.json");
+    co.changes = options_.noChangeStream && !options_.follow ? "" : path("changes.json");
     co.follow = options_.follow;
     co.followInterval = std::chrono::milliseconds(5);
-    co.warn = [](std::string w) { ADD_FAILURE() << "cluster warning: " << w; };
+    co.warn = options_.warn ? options_.warn
+                            : [](std::string w) { ADD_FAILURE() << "cluster warning: " << w; };
     cluster_ = std::make_unique<connectors::EmbeddedCluster>(co);
     Status started = cluster_->start();
     ASSERT_TRUE(started.ok()) << started.message();

@@ -359,7 +359,10 @@ TEST(SchedulerTest, NodeDeletedWhilePodWaitsOnPermitFailsTheBindCleanly) {
   ASSERT_TRUE(h.eventually([&] { return h.nodeOf("p") == "n2"; }));
   const SchedulerStats stats = h.stopBackground();
   EXPECT_EQ(stats.scheduled, 1u);
-  EXPECT_EQ(stats.errors, 1u);
+  // The failed bind, then each attempt that found no node (an error, as upstream's
+  // ErrNoNodesAvailable); a follow run gives up on none.
+  EXPECT_GE(stats.errors, 2u);
+  EXPECT_EQ(stats.failed, 0u);
 }
 
 TEST(SchedulerTest, PreemptingAPodWaitingOnPermitRejectsItInMemory) {
