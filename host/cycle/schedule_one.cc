@@ -364,6 +364,17 @@ Status Scheduler::runFilterWithNominatedPods(const Framework& fw, CycleState& cy
                                        nominatedPodsFor(name, pod));
 }
 
+bool Scheduler::givesUp(const Status& status, const queue::QueuedPodInfo& info,
+                        const std::string& uid) {
+  if (!inputOver_.load()) {
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(podsMu_);
+  const int failures = ++failuresAfterInput_[uid];
+  return (!status.isRejected() && info.consecutiveErrorsCount + 1 >= kErrorsBeforeGivingUp) ||
+         failures >= kFailuresAfterInputBeforeGivingUp;
+}
+
 void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInfoPtr info,
                                         const Status& status, const FitError* fitError,
                                         const queue::NominatingInfo& nominating,
@@ -371,7 +382,7 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
   const sh_pod& pod = info->pod->view();
   const std::string uid = str(pod.uid);
   const bool rejected = status.isRejected();
-  const bool lastAttempt = givesUp(status, *info);
+  const bool lastAttempt = givesUp(status, *info, uid);
   const std::string reason = rejected ? "Unschedulable" : "SchedulerError";
   recordAttempt(rejected ? metrics::kResultUnschedulable : metrics::kResultError, fw.profileName(),
                 startNanos);

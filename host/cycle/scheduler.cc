@@ -500,6 +500,7 @@ void Scheduler::onPodDelete(const std::shared_ptr<const model::Pod>& pod) {
     std::lock_guard<std::mutex> lock(podsMu_);
     pods_.erase(uid);
     failedPods_.erase(uid);
+    failuresAfterInput_.erase(uid);
   }
   const queue::ClusterEvent deleted{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}};
   if (assigned(*pod)) {

@@ -116,8 +116,10 @@ class Scheduler : private CycleHost {
   // with an error (no nodes, a plugin returning Error or nonsense, no Bind plugin binding),
   // which upstream retries without end: once the input is over, the kErrorsBeforeGivingUp-th
   // error in a row (after backoff, as upstream; a passing fault such as a failed bind gets
-  // its retries) is the pod's last attempt: its FailedScheduling line says `"final":true`,
-  // and the pod leaves the queue and counts as failed.
+  // its retries) is the pod's last attempt, as is, whatever the failure, its
+  // kFailuresAfterInputBeforeGivingUp-th failed attempt since the input was over (pods that
+  // keep waking each other, such as Permit timeouts): its FailedScheduling line says
+  // `"final":true`, and the pod leaves the queue and counts as failed.
   SchedulerStats run(bool follow = false);
   void stop();
 
@@ -231,10 +233,13 @@ class Scheduler : private CycleHost {
   bool finished(bool follow) const;
   // A failed attempt that ends the pod's run (see run()): reported, counted, not requeued.
   static constexpr int kErrorsBeforeGivingUp = 3;
-  bool givesUp(const Status& status, const queue::QueuedPodInfo& info) const {
-    return !status.isRejected() && inputOver_.load() &&
-           info.consecutiveErrorsCount + 1 >= kErrorsBeforeGivingUp;
-  }
+  // Whatever the failure, the kFailuresAfterInputBeforeGivingUp-th failed attempt of a pod
+  // after the input is over is its last: the scheduler's own actions can wake a rejected pod
+  // without end (a Permit that always times out forgets an assumed pod, an AssignedPodDelete
+  // that moves the other such pods back), where a rejected pod in a finite input otherwise
+  // waits in unschedulablePods for an event that never comes.
+  static constexpr int kFailuresAfterInputBeforeGivingUp = 10;
+  bool givesUp(const Status& status, const queue::QueuedPodInfo& info, const std::string& uid);
   // Switches to the frameworks installFrameworks() handed over, if any (loop thread).
   void swapGeneration();
   bool servedBy(const Frameworks& frameworks, const model::Pod& pod) const;
@@ -304,6 +309,8 @@ class Scheduler : private CycleHost {
   std::atomic<bool> inputOver_{false};
   // The pods given up on, by uid (under podsMu_); an update of the pod retries it.
   std::unordered_set<std::string> failedPods_;
+  // Failed attempts of each pod since the input was over (under podsMu_; see givesUp).
+  std::unordered_map<std::string, int> failuresAfterInput_;
   connectors::LatencyStats latencies_;
   mutable std::mutex statsMu_;
   SchedulerStats stats_;

@@ -9,6 +9,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -235,6 +236,38 @@ TEST(SchedulerBatchTest, AFailedBindingCycleEndsOnlyItsOwnAttempt) {
                            std::chrono::seconds(20)));
   const SchedulerStats stats = h.stopBackground();
   EXPECT_EQ(stats.scheduled, 0u);
+  EXPECT_THAT(log.text(), Not(HasSubstr("is not tracked by the scheduling queue")));
+}
+
+TEST(SchedulerBatchTest, PodsThatKeepWakingEachOtherEndAfterTenFailuresEach) {
+  // Twelve pods whose Permit always times out after 1 ms, on three nodes: each timeout forgets
+  // an assumed pod, an AssignedPodDelete that moves the other rejected pods back to the queue,
+  // so upstream would retry them without end. Once the input is over, a batch run gives each
+  // pod ten failed attempts (kFailuresAfterInputBeforeGivingUp) and ends: 12 pods x 10 = 120
+  // attempts, every pod failed, its last line final.
+  LogCapture log;
+  SchedulerHarness h(
+      {.profiles = scripted("permit", R"({ permit = { code = "Wait", timeoutMs = 1 } })"),
+       .noChangeStream = true});
+  for (int i = 1; i <= 3; ++i) {
+    h.add(node("n" + std::to_string(i), "4", "32Gi"));
+  }
+  for (int i = 0; i < 12; ++i) {
+    h.add(pod("p" + std::to_string(i), "1", "1Gi"));
+  }
+  ASSERT_NO_FATAL_FAILURE(h.start());
+  const SchedulerStats stats = h.run();
+  EXPECT_EQ(stats.scheduled, 0u);
+  EXPECT_EQ(stats.failed, 12u);
+  EXPECT_EQ(stats.attempts, 120u);
+  const auto lines = decisionTexts(h);
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const std::string& l) { return l.ends_with(" final=true"); }),
+            12);
+  const auto outcome = h.scheduler().pendingOutcome();
+  EXPECT_EQ(outcome.failed, 12u);
+  EXPECT_EQ(outcome.unschedulable, 0u);
+  EXPECT_EQ(outcome.pending, 0u);
   EXPECT_THAT(log.text(), Not(HasSubstr("is not tracked by the scheduling queue")));
 }
 
