@@ -4,8 +4,11 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string>
 
 #include <gtest/gtest.h>
+
+#include "host/config/profile_config.h"
 
 namespace sh::config {
 namespace {
@@ -488,6 +491,70 @@ name = "A"
             "p.toml:10:1: pluginConfig[1].name: required field \"name\" is missing\n"
             "p.toml:13:8: pluginConfig[2].name: duplicate pluginConfig for plugin \"A\" (first "
             "at p.toml:9:8)\n");
+}
+
+std::string nested(std::size_t depth, std::string_view open, std::string_view close) {
+  std::string text;
+  for (std::size_t i = 0; i < depth; ++i) {
+    text += open;
+  }
+  for (std::size_t i = 0; i < depth; ++i) {
+    text += close;
+  }
+  return text;
+}
+
+// toml11 parses arrays and inline tables recursively: 10,000 levels used to overflow the stack
+// of `profile check` and `run`. The text is measured before it is parsed.
+TEST(HostConfigTest, DeepNestingIsRefusedBeforeParsing) {
+  const std::string message = "invalid TOML: nested deeper than the limit of 128 levels";
+  {
+    Diagnostics diags;
+    const HostConfig config = parse("# deep\nx = " + nested(10'000, "[", "]") + "\n", diags);
+    EXPECT_FALSE(config.parsed);
+    EXPECT_EQ(diags.str(), "schedhost.toml:2:133: " + message + "\n");
+  }
+  {
+    Diagnostics diags;
+    parse("x = " + nested(10'000, "{a = ", "}") + "\n", diags);
+    EXPECT_EQ(diags.str(), "schedhost.toml:1:645: " + message + "\n");
+  }
+  {
+    // Dotted keys open a table per part, at the top level and in headers.
+    std::string key = "a";
+    for (int i = 0; i < 10'000; ++i) {
+      key += ".a";
+    }
+    Diagnostics top;
+    parse(key + " = 1\n", top);
+    EXPECT_EQ(top.str(), "schedhost.toml:1:258: " + message + "\n");
+    Diagnostics header;
+    parse("[" + key + "]\n", header);
+    EXPECT_EQ(header.str(), "schedhost.toml:1:20003: " + message + "\n");
+  }
+  {
+    Diagnostics diags;
+    const std::optional<ProfileConfig> profile =
+        parseProfileText("[plugins]\nscore = " + nested(5'000, "[", "]"), "deep.toml", diags);
+    EXPECT_FALSE(profile.has_value());
+    EXPECT_EQ(diags.str(), "deep.toml:2:136: " + message + "\n");
+  }
+}
+
+// Brackets inside strings and comments are not nesting; nesting up to the limit parses.
+TEST(HostConfigTest, NestingWithinTheLimitParses) {
+  Diagnostics diags;
+  const std::string brackets(500, '[');
+  parse("# " + brackets + "\n[admin]\naddress = \"" + brackets + "\"\nsocket = '''\n" + brackets +
+            "'''\n[[profiles]]\nschedulerName = \"a\"\n[profiles.plugins.score]\nenabled = "
+            "[{ name = \"x\", weight = 1 }]\n",
+        diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  Diagnostics deep;
+  parse("[[profiles]]\n[[profiles.pluginConfig]]\nname = \"x\"\nargs = { a = " +
+            nested(120, "[", "]") + " }\n",
+        deep);
+  EXPECT_TRUE(deep.empty()) << deep.str();
 }
 
 }  // namespace
