@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "host/config/profile_config.h"
@@ -493,6 +495,32 @@ name = "A"
             "at p.toml:9:8)\n");
 }
 
+// Backoffs and leader-election periods are bounded at one day: past about 292 years their
+// nanoseconds overflow, and a pod's next attempt would wrap into the past (a retry storm).
+TEST(HostConfigTest, BackoffAndPeriodsBeyondADayAreRefused) {
+  Diagnostics diags;
+  const HostConfig config = parse(R"(podInitialBackoffSeconds = 10000000000
+podMaxBackoffSeconds = 86401
+[leaderElection]
+leaseDuration = "2562047h"
+)",
+                                  diags);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:1:28: podInitialBackoffSeconds: must be at most 86400 (one day), got "
+            "10000000000\n"
+            "schedhost.toml:2:24: podMaxBackoffSeconds: must be at most 86400 (one day), got "
+            "86401\n"
+            "schedhost.toml:4:17: leaderElection.leaseDuration: must be at most 24h, got "
+            "\"2562047h\"\n");
+  EXPECT_EQ(config.podInitialBackoffSeconds, 1);
+  EXPECT_EQ(config.podMaxBackoffSeconds, 10);
+  Diagnostics atBound;
+  const HostConfig day =
+      parse("podInitialBackoffSeconds = 86400\npodMaxBackoffSeconds = 86400\n", atBound);
+  EXPECT_TRUE(atBound.empty()) << atBound.str();
+  EXPECT_EQ(day.podInitialBackoffSeconds, 86400);
+}
+
 std::string nested(std::size_t depth, std::string_view open, std::string_view close) {
   std::string text;
   for (std::size_t i = 0; i < depth; ++i) {
@@ -555,6 +583,46 @@ TEST(HostConfigTest, NestingWithinTheLimitParses) {
             nested(120, "[", "]") + " }\n",
         deep);
   EXPECT_TRUE(deep.empty()) << deep.str();
+}
+
+// A FIFO named *.toml in a profile directory used to block the host in open().
+TEST(HostConfigTest, NonRegularFileInProfileDirIsRefused) {
+  TempDir dir;
+  dir.write("p/a.toml", "schedulerName = \"a\"\n");
+  const std::filesystem::path fifo = dir.path() / "p" / "b.toml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::create_symlink(fifo, dir.path() / "p" / "c.toml");
+  const std::filesystem::path configFile = dir.write("schedhost.toml", "profileDirs = [\"p\"]\n");
+  Diagnostics diags;
+  const HostConfig config = loadHostConfig(configFile, diags);
+  const std::string why =
+      ": not a regular file; a profile directory holds only regular files (or links to them)\n";
+  EXPECT_EQ(diags.str(), fifo.string() + why + (dir.path() / "p" / "c.toml").string() + why);
+  ASSERT_EQ(config.profiles.size(), 1u);
+  EXPECT_EQ(config.profiles[0].schedulerName, "a");
+}
+
+// The host file's profiles are checked when it is read, and again with the --profile files
+// added: a problem is reported once.
+TEST(HostConfigTest, FinalizingAgainReportsEachProblemOnce) {
+  Diagnostics diags;
+  HostConfig config = parse(R"([[profiles]]
+schedulerName = "a"
+[[profiles]]
+schedulerName = "a"
+)",
+                            diags);
+  ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
+  config.profiles.push_back(*parseProfileText("schedulerName = \"a\"\n", "extra.toml", diags));
+  config.profiles.push_back(*parseProfileText("# no name\n", "unnamed.toml", diags));
+  finalizeProfiles(config.profiles, SourceLocation{"schedhost.toml", 0, 0}, diags);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:4:17: profiles[1].schedulerName: duplicate schedulerName \"a\" "
+            "(first defined at schedhost.toml:2:17)\n"
+            "extra.toml:1:17: schedulerName: duplicate schedulerName \"a\" (first defined at "
+            "schedhost.toml:2:17)\n"
+            "unnamed.toml:1:1: schedulerName: required field \"schedulerName\" is missing; it is "
+            "required when more than one profile is configured\n");
 }
 
 }  // namespace
