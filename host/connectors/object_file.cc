@@ -255,6 +255,8 @@ ObjectFileContents parseObjectFile(std::string_view text) {
       } else if (!items->is_null()) {
         out.problems.push_back({firstContentLine(text), "items: expected an array"});
       }
+    } else if (text.size() > limits::kMaxObjectBytes) {
+      out.problems.push_back({firstContentLine(text), tooLarge(text.size())});
     } else {
       out.objects.push_back({std::move(doc.value), firstContentLine(text)});
     }

@@ -99,6 +99,10 @@ TEST(ObjectFileTest, AnObjectOverTheSizeLimitIsRefused) {
   ASSERT_EQ(list.problems.size(), 1u);
   EXPECT_EQ(list.problems[0].line, 3u);
   EXPECT_EQ(list.problems[0].reason, "items[1]: object of 16777243 bytes is " + limit);
+  ObjectFileContents single = parseObjectFile(big);
+  EXPECT_TRUE(single.objects.empty());
+  ASSERT_EQ(single.problems.size(), 1u);
+  EXPECT_EQ(single.problems[0].reason, "object of 16777242 bytes is " + limit);
 }
 
 }  // namespace
