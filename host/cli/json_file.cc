@@ -8,9 +8,7 @@ namespace sh::cli {
 
 std::optional<boost::json::value> parseJsonText(const std::string& text, const std::string& name,
                                                 std::string& error) {
-  boost::json::parse_options opts;
-  opts.max_depth = 256;
-  boost::json::stream_parser parser({}, opts);
+  boost::json::stream_parser parser({}, connectors::jsonParseOptions());
   boost::system::error_code ec;
   std::size_t consumed = parser.write_some(text.data(), text.size(), ec);
   if (!ec) {
@@ -28,8 +26,8 @@ std::optional<boost::json::value> parseJsonText(const std::string& text, const s
         ++column;
       }
     }
-    error = name + ":" + std::to_string(line) + ":" + std::to_string(column) +
-            ": invalid JSON: " + ec.message();
+    error = name + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
+            connectors::jsonErrorText(ec);
     return std::nullopt;
   }
   return parser.release();

@@ -16,6 +16,11 @@ namespace sh::config {
 namespace {
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+// The longest backoff and leader-election period accepted: one day. Upstream only requires
+// them to be positive; past about 292 years their nanoseconds overflow (Go's time.Duration as
+// our clocks), and a pod's next attempt or a lease's expiry would wrap into the past.
+constexpr int64_t kMaxBackoffSeconds = 86'400;
+constexpr std::chrono::hours kMaxPeriod{24};
 
 std::vector<std::filesystem::path> readDirs(TableReader& reader, std::string_view field,
                                             const std::filesystem::path& base) {
@@ -53,12 +58,22 @@ void readTopLevel(TableReader& reader, HostConfig& config, Diagnostics& diags) {
     if (*v <= 0) {
       errorAt("podInitialBackoffSeconds", "must be greater than 0, got " + std::to_string(*v));
       initialOk = false;
+    } else if (*v > kMaxBackoffSeconds) {
+      errorAt("podInitialBackoffSeconds", "must be at most " + std::to_string(kMaxBackoffSeconds) +
+                                              " (one day), got " + std::to_string(*v));
+      initialOk = false;
     } else {
       config.podInitialBackoffSeconds = *v;
     }
   }
   if (const auto v = reader.integer("podMaxBackoffSeconds")) {
-    config.podMaxBackoffSeconds = *v;
+    if (*v > kMaxBackoffSeconds) {
+      errorAt("podMaxBackoffSeconds", "must be at most " + std::to_string(kMaxBackoffSeconds) +
+                                          " (one day), got " + std::to_string(*v));
+      initialOk = false;
+    } else {
+      config.podMaxBackoffSeconds = *v;
+    }
   }
   if (initialOk && config.podMaxBackoffSeconds < config.podInitialBackoffSeconds) {
     const std::string message = "must be greater than or equal to podInitialBackoffSeconds (" +
@@ -222,6 +237,9 @@ void readLeaderElection(TableReader& top, HostConfig& config, Diagnostics& diags
       durationsOk = false;
     } else if (*d < std::chrono::milliseconds(1)) {
       errorAt(field, "must be greater than 0 (at least 1ms), got \"" + *text + "\"");
+      durationsOk = false;
+    } else if (*d > kMaxPeriod) {
+      errorAt(field, "must be at most 24h, got \"" + *text + "\"");
       durationsOk = false;
     } else {
       target = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
@@ -401,14 +419,25 @@ std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path&
                 "cannot read profile directory \"" + dir.string() + "\": " + ec.message());
     return files;
   }
+  std::vector<std::filesystem::directory_entry> entries;
   for (const std::filesystem::directory_entry& entry : it) {
     if (entry.path().extension() == ".toml" && !entry.is_directory(ec)) {
-      files.push_back(entry.path());
+      entries.push_back(entry);
     }
   }
-  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
-    return a.filename().string() < b.filename().string();
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return a.path().filename().string() < b.path().filename().string();
   });
+  for (const std::filesystem::directory_entry& entry : entries) {
+    // Opening a FIFO would block until someone writes to it, a device could be read forever.
+    if (!entry.is_regular_file(ec)) {
+      diags.error(SourceLocation{entry.path().string(), 0, 0}, {},
+                  "not a regular file; a profile directory holds only regular files (or links "
+                  "to them)");
+      continue;
+    }
+    files.push_back(entry.path());
+  }
   return files;
 }
 

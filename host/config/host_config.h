@@ -88,7 +88,8 @@ HostConfig loadHostConfig(const std::filesystem::path& path, Diagnostics& diags)
 HostConfig parseHostConfig(std::string_view text, const std::string& fileName, Diagnostics& diags);
 
 // Every *.toml directly inside `dir`, sorted by file name. A missing or unreadable directory
-// is a diagnostic at `where`/`key`.
+// is a diagnostic at `where`/`key`; a *.toml that is not a regular file (a FIFO, a socket, a
+// device), or a link to one, is a diagnostic naming it, and is not read.
 std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path& dir,
                                                     const SourceLocation& where,
                                                     const std::string& key, Diagnostics& diags);

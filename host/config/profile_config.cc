@@ -285,7 +285,7 @@ void finalizeProfiles(std::vector<ProfileConfig>& profiles, const SourceLocation
   std::map<std::string, const ProfileConfig*, std::less<>> seen;
   for (const ProfileConfig& profile : profiles) {
     if (profile.schedulerName.empty()) {
-      if (profile.schedulerNameRejected) {
+      if (profile.schedulerNameRejected || profile.nameChecked) {
         continue;
       }
       diags.error(profile.where, profile.fieldKey("schedulerName"),
@@ -294,11 +294,14 @@ void finalizeProfiles(std::vector<ProfileConfig>& profiles, const SourceLocation
       continue;
     }
     const auto [it, inserted] = seen.emplace(profile.schedulerName, &profile);
-    if (!inserted) {
+    if (!inserted && !(profile.nameChecked && it->second->nameChecked)) {
       diags.error(profile.where, profile.fieldKey("schedulerName"),
                   "duplicate schedulerName " + sh::quoted(profile.schedulerName) +
                       " (first defined at " + it->second->where.str() + ")");
     }
+  }
+  for (ProfileConfig& profile : profiles) {
+    profile.nameChecked = true;
   }
 }
 

@@ -71,6 +71,9 @@ struct ProfileConfig {
   // A schedulerName was written but rejected (already reported); finalize_profiles does not
   // report it missing again.
   bool schedulerNameRejected = false;
+  // finalizeProfiles has checked this profile's name; a later call (the host file's profiles
+  // and then the --profile files together) reports only what involves a profile new to it.
+  bool nameChecked = false;
 
   // The path of one of the profile's fields, e.g. field_key("schedulerName").
   std::string fieldKey(std::string_view field) const;
@@ -91,6 +94,7 @@ std::optional<ProfileConfig> parseProfileText(std::string_view text, const std::
 //   - exactly one profile without schedulerName: it becomes "default-scheduler";
 //   - otherwise every profile needs a schedulerName, and names must be unique (the error names
 //     both places).
+// Calling it again after adding profiles reports each problem once.
 void finalizeProfiles(std::vector<ProfileConfig>& profiles, const SourceLocation& where,
                       Diagnostics& diags);
 

@@ -45,6 +45,7 @@ class Resolver {
   void expand(ExtensionPoint point);
   void assignScoreWeights();
   void checkCounts();
+  void checkPluginConfig();
   void collectPlugins();
   std::shared_ptr<const ArgNode> effectiveArgs(const std::string& name);
 
@@ -78,6 +79,7 @@ ResolvedProfile Resolver::run() {
   }
   assignScoreWeights();
   checkCounts();
+  checkPluginConfig();
   collectPlugins();
   return std::move(out_);
 }
@@ -239,6 +241,20 @@ void Resolver::checkCounts() {
   if (out_.at(ExtensionPoint::kBind).empty() && !pointFailed_[indexOf(ExtensionPoint::kBind)]) {
     diags_.error(profile_.where, defaultKey_,
                  "at least one bind plugin is required for profile " + name);
+  }
+}
+
+// pluginConfig may only name installed plugins. Upstream keeps the args of a name its registry
+// lacks undecoded and never reads them; here a misspelt name would silently drop its args, so
+// it is an error. Args for an installed plugin the profile does not enable are ignored, as
+// upstream does.
+void Resolver::checkPluginConfig() {
+  for (const PluginConfigEntry& entry : profile_.pluginConfig) {
+    if (catalog_.find(entry.name) == nullptr) {
+      diags_.error(entry.where, ArgNode::memberPath(entry.key, "name"),
+                   "pluginConfig for plugin " + sh::quoted(entry.name) + " in profile " +
+                       sh::quoted(profile_.schedulerName) + ": plugin does not exist");
+    }
   }
 }
 

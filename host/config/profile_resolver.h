@@ -19,7 +19,8 @@
 //      1; the sum of weight x 100 must fit in int64.
 //   6. Exactly one QueueSort plugin, at least one Bind plugin.
 //   7. Args: for every enabled plugin, its catalog default args merged under the user's
-//      pluginConfig args. pluginConfig for a plugin enabled nowhere is ignored, as upstream does.
+//      pluginConfig args. pluginConfig for a plugin enabled nowhere is ignored, as upstream does;
+//      for a plugin not installed at all it is an error (upstream ignores that too).
 #pragma once
 
 #include <array>

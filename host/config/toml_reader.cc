@@ -5,6 +5,7 @@
 #include <sstream>
 #include <utility>
 
+#include "host/common/limits.h"
 #include "host/config/args_tree.h"
 
 namespace sh::config {
@@ -32,6 +33,140 @@ std::optional<std::pair<int, std::size_t>> snippetLine(std::string_view line) {
     return std::nullopt;
   }
   return std::make_pair(std::stoi(number), bar + 3);
+}
+
+// The nesting a TOML text asks for, measured without parsing it: toml11's parser recurses into
+// arrays and inline tables, and the tables that dotted keys and headers open are walked
+// recursively afterwards, so a file nested thousands of levels deep would overflow the stack.
+// Depth counts open arrays and inline tables, the parts of dotted keys (in headers, at the top
+// level and inside inline tables) and the header's table. Strings and comments are skipped; the
+// scan is linear and keeps one small entry per open bracket, so it stops at the limit.
+// nullopt when within limits::kMaxTomlDepth, else where the limit was passed.
+std::optional<std::pair<int, int>> tooDeep(std::string_view text) {
+  struct Level {
+    char open;         // '[' or '{'
+    std::size_t base;  // depth below the header's table of the value this bracket is
+  };
+  std::vector<Level> stack;
+  std::size_t headerDepth = 0;  // tables the last [header] or [[header]] opened
+  std::size_t keyParts = 0;     // dots seen in the key being read, at the innermost level
+  bool inKey = true;            // reading a key (else a value)
+  bool inHeader = false;
+  bool lineStart = true;  // nothing but spaces yet on this top-level line
+  int line = 1;
+  int column = 0;
+  // Below the header's table: the open brackets and the dotted keys that lead to them.
+  const auto innerDepth = [&] { return (stack.empty() ? 0 : stack.back().base + 1) + keyParts; };
+  const auto tooDeepNow = [&] { return headerDepth + innerDepth() > limits::kMaxTomlDepth; };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+      if (stack.empty()) {
+        inKey = true;
+        inHeader = false;
+        keyParts = 0;
+        lineStart = true;
+      }
+      continue;
+    }
+    if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') {
+        ++i;
+      }
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      // A string: basic ("...", escapes) or literal ('...'), single- or multi-line.
+      const bool multi = text.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "\'\'\'");
+      const std::size_t start = i;
+      i += multi ? 3 : 1;
+      while (i < text.size()) {
+        if (text[i] == '\\' && c == '"') {
+          if (i + 1 < text.size() && text[i + 1] == '\n') {
+            ++line;
+            column = 0;
+          }
+          i += 2;
+          continue;
+        }
+        if (text[i] == '\n') {
+          if (!multi) {
+            --i;  // unterminated: the parser reports it; the newline is read as one
+            break;
+          }
+          ++line;
+          column = 0;
+        }
+        if (text[i] == c && (!multi || text.substr(i, 3) == text.substr(start, 3))) {
+          i += multi ? 2 : 0;
+          break;
+        }
+        ++i;
+      }
+      lineStart = false;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      continue;
+    }
+    if (inHeader) {
+      if (c == '.') {
+        ++keyParts;
+      } else if (c == '[') {
+        ++headerDepth;  // [[array of tables]]: the array is one more level
+      } else if (c == ']') {
+        headerDepth += keyParts + 1;
+        keyParts = 0;
+        inHeader = false;
+        inKey = false;  // the rest of the line is "]" and spaces
+        if (headerDepth > limits::kMaxTomlDepth) {
+          return std::make_pair(line, column);
+        }
+      }
+      continue;
+    }
+    if (c == '[' && stack.empty() && lineStart) {
+      inHeader = true;
+      headerDepth = 0;
+      keyParts = 0;
+      lineStart = false;
+      continue;
+    }
+    lineStart = false;
+    if (inKey) {
+      if (c == '.') {
+        ++keyParts;
+        if (tooDeepNow()) {
+          return std::make_pair(line, column);
+        }
+      } else if (c == '=') {
+        inKey = false;
+      } else if (c == '}' && !stack.empty()) {
+        stack.pop_back();  // an empty inline table, or a trailing ","
+        keyParts = 0;
+        inKey = false;
+      }
+      continue;
+    }
+    if (c == '[' || c == '{') {
+      stack.push_back(Level{c, innerDepth()});
+      keyParts = 0;
+      inKey = c == '{';
+      if (tooDeepNow()) {
+        return std::make_pair(line, column);
+      }
+    } else if ((c == ']' || c == '}') && !stack.empty()) {
+      stack.pop_back();
+      keyParts = 0;
+    } else if (c == ',' && !stack.empty() && stack.back().open == '{') {
+      keyParts = 0;
+      inKey = true;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -99,6 +234,12 @@ Diagnostic syntaxErrorDiagnostic(const std::string& what, const SourceLocation& 
 
 std::optional<TomlValue> parseToml(std::string_view text, const std::string& fileName,
                                    Diagnostics& diags) {
+  if (const auto where = tooDeep(text)) {
+    diags.error(SourceLocation{fileName, where->first, where->second}, {},
+                "invalid TOML: nested deeper than the limit of " +
+                    std::to_string(limits::kMaxTomlDepth) + " levels");
+    return std::nullopt;
+  }
   std::istringstream in{std::string(text)};
   try {
     return toml::parse<toml::discard_comments, OrderedTable, std::vector>(in, fileName);

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 #include <boost/json/parse.hpp>
 
+#include "host/common/limits.h"
 #include "host/connectors/decision_log.h"
 #include "host/connectors/line_reader.h"
 #include "host/connectors/object_file.h"
@@ -18,7 +19,7 @@ namespace {
 
 using Type = ClusterChange::Type;
 
-constexpr std::size_t kMaxJsonDepth = 256;
+constexpr std::size_t kMaxJsonDepth = limits::kMaxJsonDepth;
 
 // What one line of the change stream asks for.
 struct WatchLine {
@@ -31,13 +32,11 @@ struct WatchLine {
 
 WatchLine parseWatchLine(std::string_view text) {
   WatchLine w;
-  boost::json::parse_options opts;
-  opts.max_depth = kMaxJsonDepth;
   boost::system::error_code ec;
-  boost::json::value v =
-      boost::json::parse(boost::json::string_view(text.data(), text.size()), ec, {}, opts);
+  boost::json::value v = boost::json::parse(boost::json::string_view(text.data(), text.size()), ec,
+                                            {}, jsonParseOptions());
   if (ec) {
-    w.error = "invalid JSON: " + ec.message();
+    w.error = jsonErrorText(ec);
     return w;
   }
   boost::json::object* o = v.if_object();
@@ -290,6 +289,18 @@ void EmbeddedCluster::readChanges() {
 }
 
 void EmbeddedCluster::handleLine(std::string_view text, std::size_t lineNumber) {
+  if (const std::size_t length = lines_->tooLong(); length > 0) {
+    Warnings warnings;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      rejectLocked(source(lines_->name(), lineNumber) + ": line of " + std::to_string(length) +
+                       " bytes is longer than the limit of " + std::to_string(lines_->maxLine()) +
+                       " bytes",
+                   warnings);
+    }
+    emit(warnings);
+    return;
+  }
   if (text.find_first_not_of(" \t\r") == std::string_view::npos) {
     return;
   }

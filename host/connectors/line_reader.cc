@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include "host/common/limits.h"
 
 namespace sh::connectors {
 
@@ -19,6 +22,11 @@ constexpr std::size_t kChunk = 64 * 1024;
 }  // namespace
 
 std::unique_ptr<LineReader> LineReader::open(const std::string& path, std::string& error) {
+  return open(path, limits::kMaxLineBytes, error);
+}
+
+std::unique_ptr<LineReader> LineReader::open(const std::string& path, std::size_t maxLine,
+                                             std::string& error) {
   // Opened non-blocking, so a FIFO without a writer does not hold up open(); reads block
   // again (a pipe is polled, see fill()), and the stream waits for its writer as stdin does.
   int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -41,11 +49,11 @@ std::unique_ptr<LineReader> LineReader::open(const std::string& path, std::strin
   }
   bool regular = known && S_ISREG(st.st_mode);
   return std::unique_ptr<LineReader>(
-      new LineReader(fd, path != "-", regular, path == "-" ? "<stdin>" : path));
+      new LineReader(fd, path != "-", regular, path == "-" ? "<stdin>" : path, maxLine));
 }
 
-LineReader::LineReader(int fd, bool ownsFd, bool regular, std::string name)
-    : fd_(fd), ownsFd_(ownsFd), regular_(regular), name_(std::move(name)) {}
+LineReader::LineReader(int fd, bool ownsFd, bool regular, std::string name, std::size_t maxLine)
+    : fd_(fd), ownsFd_(ownsFd), regular_(regular), name_(std::move(name)), maxLine_(maxLine) {}
 
 LineReader::~LineReader() {
   if (ownsFd_) {
@@ -76,6 +84,7 @@ long LineReader::fill(const Idle& idle) {
     ssize_t n = ::read(fd_, chunk, sizeof chunk);
     if (n >= 0) {
       buffer_.append(chunk, static_cast<std::size_t>(n));
+      peak_ = std::max(peak_, pendingBytes());
       return static_cast<long>(n);
     }
     if (errno != EINTR) {
@@ -86,10 +95,25 @@ long LineReader::fill(const Idle& idle) {
 }
 
 std::string LineReader::takeLine(std::size_t end) {
-  std::string line = buffer_.substr(0, end);
-  buffer_.erase(0, end == buffer_.size() ? end : end + 1);
-  if (!line.empty() && line.back() == '\r') {
-    line.pop_back();
+  std::string line;
+  tooLong_ = 0;
+  const std::size_t length = dropped_ + (end - begin_);
+  if (length > maxLine_) {
+    tooLong_ = length;
+  } else {
+    line = buffer_.substr(begin_, end - begin_);
+    if (!line.empty() && line.back() == '\r') {
+      line.pop_back();
+    }
+  }
+  dropped_ = 0;
+  begin_ = end == buffer_.size() ? end : end + 1;
+  scan_ = begin_;
+  // Drop the consumed prefix once it is the larger part, so each byte moves O(1) times.
+  if (begin_ * 2 >= buffer_.size()) {
+    buffer_.erase(0, begin_);
+    scan_ -= begin_;
+    begin_ = 0;
   }
   ++lineNumber_;
   return line;
@@ -98,12 +122,21 @@ std::string LineReader::takeLine(std::size_t end) {
 std::optional<std::string> LineReader::next(bool follow, std::chrono::milliseconds pollInterval,
                                             const Idle& idle) {
   for (;;) {
-    std::size_t nl = buffer_.find('\n');
+    const std::size_t nl = buffer_.find('\n', scan_);
+    scanned_ += (nl == std::string::npos ? buffer_.size() : nl + 1) - scan_;
     if (nl != std::string::npos) {
       return takeLine(nl);
     }
+    scan_ = buffer_.size();
+    if (pendingBytes() > maxLine_) {
+      // Over the limit already: keep only the count until the line ends.
+      dropped_ += pendingBytes();
+      buffer_.clear();
+      begin_ = 0;
+      scan_ = 0;
+    }
     if (eof_) {
-      if (buffer_.empty()) {
+      if (pendingBytes() == 0 && dropped_ == 0) {
         return std::nullopt;
       }
       return takeLine(buffer_.size());

@@ -9,14 +9,15 @@
 #include <cstring>
 #include <new>
 
+#include <boost/json/error.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/stream_parser.hpp>
+
+#include "host/common/limits.h"
 
 namespace sh::connectors {
 
 namespace {
-
-constexpr std::size_t kMaxDepth = 256;
 
 struct ParseResult {
   boost::json::value value;
@@ -26,9 +27,7 @@ struct ParseResult {
 
 ParseResult parseJson(std::string_view text) {
   ParseResult r;
-  boost::json::parse_options opts;
-  opts.max_depth = kMaxDepth;
-  boost::json::stream_parser parser({}, opts);
+  boost::json::stream_parser parser({}, jsonParseOptions());
   boost::system::error_code ec;
   std::size_t consumed = parser.write_some(text.data(), text.size(), ec);
   if (!ec && consumed < text.size()) {
@@ -38,7 +37,7 @@ ParseResult parseJson(std::string_view text) {
     parser.finish(ec);
   }
   if (ec) {
-    r.error = "invalid JSON: " + ec.message();
+    r.error = jsonErrorText(ec);
     for (std::size_t i = 0; i < consumed && i < text.size(); ++i) {
       r.line += text[i] == '\n' ? 1 : 0;
     }
@@ -47,6 +46,21 @@ ParseResult parseJson(std::string_view text) {
   r.value = parser.release();
   return r;
 }
+
+std::string tooLarge(std::size_t bytes) {
+  return "object of " + std::to_string(bytes) + " bytes is larger than the limit of " +
+         std::to_string(limits::kMaxObjectBytes) + " bytes";
+}
+
+// Where each element of the document's object array starts (its line and byte offset) and
+// where it ends (the offset of the "," or "]" after it); see elementLines.
+struct ElementSpan {
+  std::size_t line = 0;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+std::vector<ElementSpan> elementSpans(std::string_view text);
 
 std::size_t firstContentLine(std::string_view text) {
   std::size_t line = 1;
@@ -62,17 +76,23 @@ std::size_t firstContentLine(std::string_view text) {
 
 void addElements(boost::json::array& items, std::string_view text, std::string_view path,
                  ObjectFileContents& out) {
-  std::vector<std::size_t> lines = elementLines(text);
-  if (lines.size() != items.size()) {
-    lines.assign(items.size(), firstContentLine(text));  // not expected for valid JSON
+  std::vector<ElementSpan> spans = elementSpans(text);
+  if (spans.size() != items.size()) {
+    spans.assign(items.size(), ElementSpan{firstContentLine(text), 0, 0});  // not expected
   }
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (!items[i].is_object()) {
+    const std::size_t bytes = spans[i].end - spans[i].begin;
+    if (bytes > limits::kMaxObjectBytes) {
       out.problems.push_back(
-          {lines[i], std::string(path) + "[" + std::to_string(i) + "]: expected an object"});
+          {spans[i].line, std::string(path) + "[" + std::to_string(i) + "]: " + tooLarge(bytes)});
       continue;
     }
-    out.objects.push_back({std::move(items[i]), lines[i]});
+    if (!items[i].is_object()) {
+      out.problems.push_back(
+          {spans[i].line, std::string(path) + "[" + std::to_string(i) + "]: expected an object"});
+      continue;
+    }
+    out.objects.push_back({std::move(items[i]), spans[i].line});
   }
 }
 
@@ -92,6 +112,10 @@ bool parseLines(std::string_view text, ObjectFileContents& out) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
       continue;
     }
+    if (line.size() > limits::kMaxObjectBytes) {
+      out.problems.push_back({lineNo, tooLarge(line.size())});
+      continue;
+    }
     ParseResult r = parseJson(line);
     if (!r.error.empty()) {
       out.problems.push_back({lineNo, r.error});
@@ -105,11 +129,10 @@ bool parseLines(std::string_view text, ObjectFileContents& out) {
   return anyObject;
 }
 
-}  // namespace
-
-std::vector<std::size_t> elementLines(std::string_view text) {
-  std::vector<std::size_t> lines;
+std::vector<ElementSpan> elementSpans(std::string_view text) {
+  std::vector<ElementSpan> spans;
   std::size_t line = 1;
+  std::size_t offset = 0;
   int depth = 0;
   int arrayDepth = -1;  // depth of the elements of the array we report on
   bool rootIsObject = false;
@@ -119,7 +142,8 @@ std::vector<std::size_t> elementLines(std::string_view text) {
   bool expectValue = false;
   std::string str;
   std::string key;
-  for (char c : text) {
+  for (; offset < text.size(); ++offset) {
+    const char c = text[offset];
     if (inString) {
       if (escaped) {
         escaped = false;
@@ -141,7 +165,7 @@ std::vector<std::size_t> elementLines(std::string_view text) {
       continue;
     }
     if (depth == arrayDepth && expectValue && c != ']') {
-      lines.push_back(line);
+      spans.push_back(ElementSpan{line, offset, offset});
       expectValue = false;
     }
     switch (c) {
@@ -156,7 +180,8 @@ std::vector<std::size_t> elementLines(std::string_view text) {
         }
         break;
       case ',':
-        if (depth == arrayDepth) {
+        if (depth == arrayDepth && !spans.empty()) {
+          spans.back().end = offset;
           expectValue = true;
         }
         break;
@@ -177,13 +202,40 @@ std::vector<std::size_t> elementLines(std::string_view text) {
       case '}':
       case ']':
         if (c == ']' && depth == arrayDepth) {
-          return lines;
+          if (!spans.empty() && spans.back().end == spans.back().begin) {
+            spans.back().end = offset;
+          }
+          return spans;
         }
         --depth;
         break;
       default:
         break;
     }
+  }
+  return spans;
+}
+
+}  // namespace
+
+boost::json::parse_options jsonParseOptions() {
+  boost::json::parse_options opts;
+  opts.max_depth = limits::kMaxJsonDepth;
+  return opts;
+}
+
+std::string jsonErrorText(const boost::system::error_code& ec) {
+  if (ec == boost::json::error::too_deep) {
+    return "invalid JSON: nested deeper than the limit of " +
+           std::to_string(limits::kMaxJsonDepth) + " levels";
+  }
+  return "invalid JSON: " + ec.message();
+}
+
+std::vector<std::size_t> elementLines(std::string_view text) {
+  std::vector<std::size_t> lines;
+  for (const ElementSpan& span : elementSpans(text)) {
+    lines.push_back(span.line);
   }
   return lines;
 }
@@ -205,6 +257,8 @@ ObjectFileContents parseObjectFile(std::string_view text) {
       } else if (!items->is_null()) {
         out.problems.push_back({firstContentLine(text), "items: expected an array"});
       }
+    } else if (text.size() > limits::kMaxObjectBytes) {
+      out.problems.push_back({firstContentLine(text), tooLarge(text.size())});
     } else {
       out.objects.push_back({std::move(doc.value), firstContentLine(text)});
     }

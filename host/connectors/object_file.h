@@ -16,7 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/json/parse_options.hpp>
 #include <boost/json/value.hpp>
+#include <boost/system/error_code.hpp>
 
 namespace sh::connectors {
 
@@ -35,7 +37,14 @@ struct ObjectFileContents {
   std::vector<FileProblem> problems;
 };
 
-// Splits `text` into objects (see above).
+// Boost.JSON options for JSON from outside the host: nesting bounded by limits::kMaxJsonDepth.
+boost::json::parse_options jsonParseOptions();
+// What a failed parse says: "invalid JSON: <reason>", the depth bound named when it was hit
+// ("invalid JSON: nested deeper than the limit of 256 levels").
+std::string jsonErrorText(const boost::system::error_code& ec);
+
+// Splits `text` into objects (see above). An object larger than limits::kMaxObjectBytes is a
+// problem ("object of N bytes is larger than the limit of M bytes"), not an object.
 ObjectFileContents parseObjectFile(std::string_view text);
 
 // The 1-based line on which each element of the document's object array starts: the

@@ -19,6 +19,22 @@
 namespace sh::evaluate {
 namespace {
 
+// The errors as "KEY: MESSAGE; KEY: MESSAGE", without a location: a scenario's plugins come from
+// JSON, and the callers name the scenario file in front ("FILE: plugins[0].name: ...").
+std::string scenarioErrors(const config::Diagnostics& diags) {
+  std::string out;
+  for (const config::Diagnostic& d : diags.items()) {
+    if (d.severity != config::Severity::kError) {
+      continue;
+    }
+    if (!out.empty()) {
+      out += "; ";
+    }
+    out += d.key.empty() ? d.message : d.key + ": " + d.message;
+  }
+  return out;
+}
+
 PluginStatus toPluginStatus(const Status& s) {
   PluginStatus out;
   out.code = std::string(codeName(s.code()));
@@ -92,7 +108,7 @@ std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
     }
   }
   if (diags.hasErrors()) {
-    throw std::runtime_error(diags.str());
+    throw std::runtime_error(scenarioErrors(diags));
   }
   config.scoreWeights.assign(
       config.plugins[static_cast<std::size_t>(ExtensionPoint::kScore)].size(), 1);

@@ -12,6 +12,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/string.hpp>
 
+#include "host/connectors/object_file.h"
 #include "host/kube/watch_lines.h"
 
 namespace sh::kube {
@@ -252,7 +253,8 @@ bool Reflector::list(std::stop_token stop, bool& expired) {
       return false;
     }
     boost::system::error_code ec;
-    boost::json::value body = boost::json::parse(response.body, ec);
+    boost::json::value body =
+        boost::json::parse(response.body, ec, {}, connectors::jsonParseOptions());
     if (ec || !body.is_object()) {
       fail(what + ": the answer is not a JSON object");
       return false;
@@ -341,7 +343,7 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
     if (splitWatchEvent(line, type, objectText)) {
       // The API server's own layout: the object is parsed alone and its text is kept.
       boost::system::error_code ec;
-      event = boost::json::parse(objectText, ec, storage);
+      event = boost::json::parse(objectText, ec, storage, connectors::jsonParseOptions());
       if (ec || !event.is_object()) {
         objectText = {};
       } else {
@@ -351,7 +353,7 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
     if (object == nullptr) {
       objectText = {};
       boost::system::error_code ec;
-      event = boost::json::parse(line, ec, storage);
+      event = boost::json::parse(line, ec, storage, connectors::jsonParseOptions());
       if (ec || !event.is_object()) {
         streamError = "a watch event is not JSON";
         return false;

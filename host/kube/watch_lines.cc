@@ -9,11 +9,13 @@ bool WatchLines::append(std::string_view piece, const LineSink& sink) {
   while (scan_ < buffer_.size()) {
     const void* found = std::memchr(buffer_.data() + scan_, '\n', buffer_.size() - scan_);
     if (found == nullptr) {
+      scanned_ += buffer_.size() - scan_;
       scan_ = buffer_.size();
       break;
     }
     const std::size_t end =
         static_cast<std::size_t>(static_cast<const char*>(found) - buffer_.data());
+    scanned_ += end + 1 - scan_;
     std::string_view line(buffer_.data() + begin_, end - begin_);
     begin_ = end + 1;
     scan_ = begin_;

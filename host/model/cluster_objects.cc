@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "host/common/limits.h"
 #include "host/model/field_parsers.h"
 #include "host/model/json_cursor.h"
 #include "host/model/selector_parser.h"
@@ -49,6 +50,8 @@ bool ClusterObjects::add(const boost::json::value& object, std::string& error) {
   if (ns.empty()) {
     ns = "default";  // the API server's default for namespaced kinds
   }
+  meta["labels"].atMost(limits::kMaxLabelsPerObject);
+  meta["annotations"].atMost(limits::kMaxAnnotationsPerObject);
   if (!ctx.ok()) {
     error = ctx.message();
     return false;

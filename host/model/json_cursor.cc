@@ -233,6 +233,23 @@ std::optional<int32_t> Cursor::int32() const {
   return static_cast<int32_t>(*v);
 }
 
+bool Cursor::atMost(std::size_t max) const {
+  if (!present()) {
+    return true;
+  }
+  std::size_t n = 0;
+  if (const boost::json::array* arr = value_->if_array()) {
+    n = arr->size();
+  } else if (const boost::json::object* obj = value_->if_object()) {
+    n = obj->size();
+  }
+  if (n <= max) {
+    return true;
+  }
+  fail("too many: " + std::to_string(n) + ": must have at most " + std::to_string(max) + " items");
+  return false;
+}
+
 std::size_t Cursor::size() const {
   if (!expect(boost::json::kind::array)) {
     return 0;

@@ -83,6 +83,10 @@ class Cursor {
 
   // Number of elements of a present array (0 otherwise; a present non-array is an error).
   std::size_t size() const;
+  // False, with "too many: N: must have at most MAX items" recorded, when this is an array or
+  // an object of more than `max` entries; true otherwise. O(1): the input limits
+  // (host/common/limits.h) are checked before a list is walked.
+  bool atMost(std::size_t max) const;
   // Calls f(Cursor element) for each array element.
   template <class F>
   void each(F&& f) const {

@@ -3,6 +3,7 @@
 #include <boost/json/serialize.hpp>
 #include <exception>
 
+#include "host/common/limits.h"
 #include "host/model/field_parsers.h"
 #include "host/model/interner.h"
 #include "host/model/node.h"
@@ -45,7 +46,12 @@ class NodeParser {
     v_.name = arena_.str(name);
     v_.name_id = intern(name);
     node_.uid_ = arena_.str(meta["uid"].stringOr(""));
-    std::vector<sh_label> labels = parseStringMap(meta["labels"]);
+    meta["annotations"].atMost(limits::kMaxAnnotationsPerObject);
+    Cursor labelMap = meta["labels"];
+    std::vector<sh_label> labels;
+    if (labelMap.atMost(limits::kMaxLabelsPerObject)) {
+      labels = parseStringMap(labelMap);
+    }
     v_.labels = arena_.array(labels);
     v_.label_count = static_cast<uint32_t>(labels.size());
 

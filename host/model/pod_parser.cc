@@ -6,6 +6,7 @@
 #include <exception>
 #include <set>
 
+#include "host/common/limits.h"
 #include "host/model/field_parsers.h"
 #include "host/model/image_states.h"
 #include "host/model/interner.h"
@@ -100,7 +101,12 @@ class PodParser {
     std::string_view ns = m["namespace"].stringOr("");
     v_.namespace_ = arena_.str(ns.empty() ? "default" : ns);
     v_.uid = arena_.str(m["uid"].stringOr(""));
-    std::vector<sh_label> labels = parseStringMap(m["labels"]);
+    m["annotations"].atMost(limits::kMaxAnnotationsPerObject);
+    Cursor labelMap = m["labels"];
+    std::vector<sh_label> labels;
+    if (labelMap.atMost(limits::kMaxLabelsPerObject)) {
+      labels = parseStringMap(labelMap);
+    }
     v_.labels = arena_.array(labels);
     v_.label_count = static_cast<uint32_t>(labels.size());
     v_.creation_unix_nanos = parseTimeField(m["creationTimestamp"]);
@@ -163,6 +169,9 @@ class PodParser {
 
   void tolerations(const Cursor& c) {
     std::vector<sh_toleration> out;
+    if (!c.atMost(limits::kMaxTolerationsPerPod)) {
+      return;
+    }
     c.eachObject([&](const Cursor& item) {
       sh_toleration t{};
       std::string_view key = item["key"].stringOr("");
@@ -236,6 +245,10 @@ class PodParser {
     bool hostNetwork = spec["hostNetwork"].boolean().value_or(false);
     Cursor init = spec["initContainers"];
     Cursor regular = spec["containers"];
+    if (!init.atMost(limits::kMaxContainersPerPod) ||
+        !regular.atMost(limits::kMaxContainersPerPod)) {
+      return;
+    }
     init.eachObject([&](const Cursor& item) {
       input_.initContainers.push_back(container(item, true, hostNetwork));
     });

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <vector>
 
+#include "host/common/limits.h"
 #include "host/model/field_parsers.h"
 #include "host/model/interner.h"
 
@@ -51,6 +52,9 @@ bool parseInt64(std::string_view s, int64_t& out) {
 
 std::vector<sh_requirement> parseRequirements(const Cursor& c, bool nodeOps, Arena& arena) {
   std::vector<sh_requirement> out;
+  if (!c.atMost(limits::kMaxExpressionsPerSelector)) {
+    return out;
+  }
   c.eachObject([&](const Cursor& item) {
     sh_requirement r{};
     r.key = intern(item["key"].requiredString());
@@ -128,13 +132,21 @@ const sh_node_affinity* parseNodeAffinity(const Cursor& c, Arena& arena) {
   if (required.object()) {
     a.has_required = 1;
     std::vector<sh_node_selector_term> terms;
-    required["nodeSelectorTerms"].eachObject(
+    Cursor termList = required["nodeSelectorTerms"];
+    if (!termList.atMost(limits::kMaxTermsPerAffinity)) {
+      return nullptr;
+    }
+    termList.eachObject(
         [&](const Cursor& item) { terms.push_back(parseNodeSelectorTerm(item, arena)); });
     a.required = arena.array(terms);
     a.required_count = static_cast<uint32_t>(terms.size());
   }
   std::vector<sh_preferred_term> preferred;
-  c["preferredDuringSchedulingIgnoredDuringExecution"].eachObject([&](const Cursor& item) {
+  Cursor preferredList = c["preferredDuringSchedulingIgnoredDuringExecution"];
+  if (!preferredList.atMost(limits::kMaxTermsPerAffinity)) {
+    return nullptr;
+  }
+  preferredList.eachObject([&](const Cursor& item) {
     sh_preferred_term p{};
     p.weight = item["weight"].int32().value_or(0);
     p.preference = parseNodeSelectorTerm(item["preference"], arena);
@@ -150,13 +162,19 @@ const sh_pod_affinity* parsePodAffinity(const Cursor& c, Arena& arena) {
     return nullptr;
   }
   sh_pod_affinity a{};
+  Cursor requiredList = c["requiredDuringSchedulingIgnoredDuringExecution"];
+  Cursor preferredList = c["preferredDuringSchedulingIgnoredDuringExecution"];
+  if (!requiredList.atMost(limits::kMaxTermsPerAffinity) ||
+      !preferredList.atMost(limits::kMaxTermsPerAffinity)) {
+    return nullptr;
+  }
   std::vector<sh_pod_affinity_term> required;
-  c["requiredDuringSchedulingIgnoredDuringExecution"].eachObject(
+  requiredList.eachObject(
       [&](const Cursor& item) { required.push_back(parseAffinityTerm(item, arena)); });
   a.required = arena.array(required);
   a.required_count = static_cast<uint32_t>(required.size());
   std::vector<sh_weighted_pod_affinity_term> preferred;
-  c["preferredDuringSchedulingIgnoredDuringExecution"].eachObject([&](const Cursor& item) {
+  preferredList.eachObject([&](const Cursor& item) {
     sh_weighted_pod_affinity_term w{};
     w.weight = item["weight"].int32().value_or(0);
     Cursor term = item["podAffinityTerm"];

@@ -4,8 +4,13 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string>
+
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
+
+#include "host/config/profile_config.h"
 
 namespace sh::config {
 namespace {
@@ -488,6 +493,136 @@ name = "A"
             "p.toml:10:1: pluginConfig[1].name: required field \"name\" is missing\n"
             "p.toml:13:8: pluginConfig[2].name: duplicate pluginConfig for plugin \"A\" (first "
             "at p.toml:9:8)\n");
+}
+
+// Backoffs and leader-election periods are bounded at one day: past about 292 years their
+// nanoseconds overflow, and a pod's next attempt would wrap into the past (a retry storm).
+TEST(HostConfigTest, BackoffAndPeriodsBeyondADayAreRefused) {
+  Diagnostics diags;
+  const HostConfig config = parse(R"(podInitialBackoffSeconds = 10000000000
+podMaxBackoffSeconds = 86401
+[leaderElection]
+leaseDuration = "2562047h"
+)",
+                                  diags);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:1:28: podInitialBackoffSeconds: must be at most 86400 (one day), got "
+            "10000000000\n"
+            "schedhost.toml:2:24: podMaxBackoffSeconds: must be at most 86400 (one day), got "
+            "86401\n"
+            "schedhost.toml:4:17: leaderElection.leaseDuration: must be at most 24h, got "
+            "\"2562047h\"\n");
+  EXPECT_EQ(config.podInitialBackoffSeconds, 1);
+  EXPECT_EQ(config.podMaxBackoffSeconds, 10);
+  Diagnostics atBound;
+  const HostConfig day =
+      parse("podInitialBackoffSeconds = 86400\npodMaxBackoffSeconds = 86400\n", atBound);
+  EXPECT_TRUE(atBound.empty()) << atBound.str();
+  EXPECT_EQ(day.podInitialBackoffSeconds, 86400);
+}
+
+std::string nested(std::size_t depth, std::string_view open, std::string_view close) {
+  std::string text;
+  for (std::size_t i = 0; i < depth; ++i) {
+    text += open;
+  }
+  for (std::size_t i = 0; i < depth; ++i) {
+    text += close;
+  }
+  return text;
+}
+
+// toml11 parses arrays and inline tables recursively: 10,000 levels used to overflow the stack
+// of `profile check` and `run`. The text is measured before it is parsed.
+TEST(HostConfigTest, DeepNestingIsRefusedBeforeParsing) {
+  const std::string message = "invalid TOML: nested deeper than the limit of 128 levels";
+  {
+    Diagnostics diags;
+    const HostConfig config = parse("# deep\nx = " + nested(10'000, "[", "]") + "\n", diags);
+    EXPECT_FALSE(config.parsed);
+    EXPECT_EQ(diags.str(), "schedhost.toml:2:133: " + message + "\n");
+  }
+  {
+    Diagnostics diags;
+    parse("x = " + nested(10'000, "{a = ", "}") + "\n", diags);
+    EXPECT_EQ(diags.str(), "schedhost.toml:1:645: " + message + "\n");
+  }
+  {
+    // Dotted keys open a table per part, at the top level and in headers.
+    std::string key = "a";
+    for (int i = 0; i < 10'000; ++i) {
+      key += ".a";
+    }
+    Diagnostics top;
+    parse(key + " = 1\n", top);
+    EXPECT_EQ(top.str(), "schedhost.toml:1:258: " + message + "\n");
+    Diagnostics header;
+    parse("[" + key + "]\n", header);
+    EXPECT_EQ(header.str(), "schedhost.toml:1:20003: " + message + "\n");
+  }
+  {
+    Diagnostics diags;
+    const std::optional<ProfileConfig> profile =
+        parseProfileText("[plugins]\nscore = " + nested(5'000, "[", "]"), "deep.toml", diags);
+    EXPECT_FALSE(profile.has_value());
+    EXPECT_EQ(diags.str(), "deep.toml:2:136: " + message + "\n");
+  }
+}
+
+// Brackets inside strings and comments are not nesting; nesting up to the limit parses.
+TEST(HostConfigTest, NestingWithinTheLimitParses) {
+  Diagnostics diags;
+  const std::string brackets(500, '[');
+  parse("# " + brackets + "\n[admin]\naddress = \"" + brackets + "\"\nsocket = '''\n" + brackets +
+            "'''\n[[profiles]]\nschedulerName = \"a\"\n[profiles.plugins.score]\nenabled = "
+            "[{ name = \"x\", weight = 1 }]\n",
+        diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  Diagnostics deep;
+  parse("[[profiles]]\n[[profiles.pluginConfig]]\nname = \"x\"\nargs = { a = " +
+            nested(120, "[", "]") + " }\n",
+        deep);
+  EXPECT_TRUE(deep.empty()) << deep.str();
+}
+
+// A FIFO named *.toml in a profile directory used to block the host in open().
+TEST(HostConfigTest, NonRegularFileInProfileDirIsRefused) {
+  TempDir dir;
+  dir.write("p/a.toml", "schedulerName = \"a\"\n");
+  const std::filesystem::path fifo = dir.path() / "p" / "b.toml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::create_symlink(fifo, dir.path() / "p" / "c.toml");
+  const std::filesystem::path configFile = dir.write("schedhost.toml", "profileDirs = [\"p\"]\n");
+  Diagnostics diags;
+  const HostConfig config = loadHostConfig(configFile, diags);
+  const std::string why =
+      ": not a regular file; a profile directory holds only regular files (or links to them)\n";
+  EXPECT_EQ(diags.str(), fifo.string() + why + (dir.path() / "p" / "c.toml").string() + why);
+  ASSERT_EQ(config.profiles.size(), 1u);
+  EXPECT_EQ(config.profiles[0].schedulerName, "a");
+}
+
+// The host file's profiles are checked when it is read, and again with the --profile files
+// added: a problem is reported once.
+TEST(HostConfigTest, FinalizingAgainReportsEachProblemOnce) {
+  Diagnostics diags;
+  HostConfig config = parse(R"([[profiles]]
+schedulerName = "a"
+[[profiles]]
+schedulerName = "a"
+)",
+                            diags);
+  ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
+  config.profiles.push_back(*parseProfileText("schedulerName = \"a\"\n", "extra.toml", diags));
+  config.profiles.push_back(*parseProfileText("# no name\n", "unnamed.toml", diags));
+  finalizeProfiles(config.profiles, SourceLocation{"schedhost.toml", 0, 0}, diags);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:4:17: profiles[1].schedulerName: duplicate schedulerName \"a\" "
+            "(first defined at schedhost.toml:2:17)\n"
+            "extra.toml:1:17: schedulerName: duplicate schedulerName \"a\" (first defined at "
+            "schedhost.toml:2:17)\n"
+            "unnamed.toml:1:1: schedulerName: required field \"schedulerName\" is missing; it is "
+            "required when more than one profile is configured\n");
 }
 
 }  // namespace

@@ -342,12 +342,28 @@ disabled = [ { name = "ImageLocality" } ]
 [[pluginConfig]]
 name = "ImageLocality"
 args = { foo = 1 }
-[[pluginConfig]]
-name = "NotAPlugin"
 )",
                                         upstreamCatalog(), diags);
   EXPECT_TRUE(diags.empty()) << diags.str();
   EXPECT_EQ(p.args("ImageLocality"), nullptr);
+}
+
+// Upstream never reads args under a name its registry lacks; a misspelt name would lose its
+// args without a word, so it is refused, naming the file, the entry, the profile and the plugin.
+TEST(ResolveArgsTest, ConfigForAPluginThatDoesNotExistIsAnError) {
+  Diagnostics diags;
+  resolveText(R"(schedulerName = "batch"
+[[pluginConfig]]
+name = "ImageLocality"
+[[pluginConfig]]
+name = "NodeResourceFit"
+args = { scoringStrategy = { type = "MostAllocated" } }
+)",
+              upstreamCatalog(), diags);
+  ASSERT_EQ(diags.errorCount(), 1u) << diags.str();
+  EXPECT_EQ(diags.items()[0].str(),
+            "p.toml:5:8: pluginConfig[1].name: pluginConfig for plugin \"NodeResourceFit\" in "
+            "profile \"batch\": plugin does not exist");
 }
 
 TEST(ResolveArgsTest, InvalidDefaultArgsJsonIsReported) {

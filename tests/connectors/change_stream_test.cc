@@ -4,7 +4,9 @@
 
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "host/common/limits.h"
 #include "host/connectors/embedded_cluster.h"
 #include "tests/connectors/test_support.h"
 
@@ -85,6 +87,25 @@ TEST(ChangeStreamTest, WithoutFollowEofEndsTheStream) {
   auto changes = testing::drain(cluster);
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_TRUE(cluster.exhausted());
+}
+
+// A line over limits::kMaxLineBytes is refused with its length and the limit, without being
+// held whole; the next line applies.
+TEST(ChangeStreamTest, ALineOverTheLimitIsRefusedAndTheNextApplies) {
+  TempDir dir;
+  const std::string path = dir.write("changes.jsonl", std::string(limits::kMaxLineBytes + 1, ' ') +
+                                                          "\n" + event("ADDED", nodeJson("n1")));
+  Warnings w;
+  EmbeddedCluster::Options o;
+  o.changes = path;
+  o.warn = w.sink();
+  EmbeddedCluster cluster(o);
+  ASSERT_TRUE(cluster.start().ok());
+  auto changes = testing::drain(cluster);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(describe(changes[0]), "ADDED Node n1");
+  EXPECT_EQ(w.all(), std::vector<std::string>{path + ":1: line of 16842753 bytes is longer than "
+                                                     "the limit of 16842752 bytes"});
 }
 
 // Standard input, here a pipe put in place of fd 0 for the test.

@@ -64,5 +64,46 @@ TEST(ObjectFileTest, Formats) {
   EXPECT_EQ(badItems.problems[0].reason, "items: expected an array");
 }
 
+std::string nestedArrays(std::size_t depth) {
+  return std::string(depth, '[') + std::string(depth, ']');
+}
+
+// Nesting is bounded (Boost.JSON's max_depth, limits::kMaxJsonDepth) in every form of the file,
+// and the refusal names the limit.
+TEST(ObjectFileTest, DeepNestingIsRefusedNamingTheLimit) {
+  const std::string message = "invalid JSON: nested deeper than the limit of 256 levels";
+  ObjectFileContents doc = parseObjectFile("{\"items\": [{\"a\": " + nestedArrays(10'000) + "}]}");
+  EXPECT_TRUE(doc.objects.empty());
+  ASSERT_EQ(doc.problems.size(), 1u);
+  EXPECT_EQ(doc.problems[0].reason, message);
+  ObjectFileContents lines =
+      parseObjectFile("{\"kind\": \"Node\"}\n{\"a\": " + nestedArrays(300) + "}\n");
+  ASSERT_EQ(lines.objects.size(), 1u);
+  ASSERT_EQ(lines.problems.size(), 1u);
+  EXPECT_EQ(lines.problems[0].line, 2u);
+  EXPECT_EQ(lines.problems[0].reason, message);
+  EXPECT_EQ(parseObjectFile("{\"a\": " + nestedArrays(250) + "}").objects.size(), 1u);
+}
+
+// One object over limits::kMaxObjectBytes is refused with its size; its neighbours are kept.
+TEST(ObjectFileTest, AnObjectOverTheSizeLimitIsRefused) {
+  const std::string big = "{\"kind\": \"Pod\", \"pad\": \"" + std::string(16u << 20, 'x') + "\"}";
+  const std::string limit = "larger than the limit of 16777216 bytes";
+  ObjectFileContents lines = parseObjectFile("{\"kind\": \"Node\"}\n" + big + "\n{}\n");
+  EXPECT_EQ(lines.objects.size(), 2u);
+  ASSERT_EQ(lines.problems.size(), 1u);
+  EXPECT_EQ(lines.problems[0].line, 2u);
+  EXPECT_EQ(lines.problems[0].reason, "object of 16777242 bytes is " + limit);
+  ObjectFileContents list = parseObjectFile("{\"items\": [\n{},\n" + big + "\n, {}]}");
+  EXPECT_EQ(list.objects.size(), 2u);
+  ASSERT_EQ(list.problems.size(), 1u);
+  EXPECT_EQ(list.problems[0].line, 3u);
+  EXPECT_EQ(list.problems[0].reason, "items[1]: object of 16777243 bytes is " + limit);
+  ObjectFileContents single = parseObjectFile(big);
+  EXPECT_TRUE(single.objects.empty());
+  ASSERT_EQ(single.problems.size(), 1u);
+  EXPECT_EQ(single.problems[0].reason, "object of 16777242 bytes is " + limit);
+}
+
 }  // namespace
 }  // namespace sh::connectors

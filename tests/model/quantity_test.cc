@@ -112,5 +112,123 @@ TEST(QuantityTest, SaturateInt64) {
   EXPECT_EQ(saturateInt64(42), 42);
 }
 
+// The valid and invalid cases of apimachinery's TestQuantityParse (resource/quantity_test.go),
+// with Value() and MilliValue() worked out from the exact decimal value.
+TEST(QuantityTest, UpstreamParseTable) {
+  const Case valid[] = {
+      {"0", 0, 0},
+      {"0n", 0, 0},
+      {"0u", 0, 0},
+      {"0m", 0, 0},
+      {"0Ki", 0, 0},
+      {"0k", 0, 0},
+      {"0Mi", 0, 0},
+      {"0M", 0, 0},
+      {"0Gi", 0, 0},
+      {"0G", 0, 0},
+      {"0Ti", 0, 0},
+      {"0T", 0, 0},
+      {"1", 1, 1000},
+      {"1Ki", 1024, 1024000},
+      {"8Ki", 8192, 8192000},
+      {"7Mi", 7340032, 7340032000},
+      {"6Gi", 6442450944, 6442450944000},
+      {"5Ti", 5497558138880, 5497558138880000},
+      {"4Pi", 4503599627370496, 4503599627370496000},
+      {"3Ei", 3458764513820540928, kMax},
+      {"10Ti", 10995116277760, 10995116277760000},
+      {"100Ti", 109951162777600, 109951162777600000},
+      {"5n", 1, 1},
+      {"4u", 1, 1},
+      {"3m", 1, 3},
+      {"9", 9, 9000},
+      {"8k", 8000, 8000000},
+      {"50k", 50000, 50000000},
+      {"7M", 7000000, 7000000000},
+      {"6G", 6000000000, 6000000000000},
+      {"5T", 5000000000000, 5000000000000000},
+      {"40T", 40000000000000, 40000000000000000},
+      {"300T", 300000000000000, 300000000000000000},
+      {"2P", 2000000000000000, 2000000000000000000},
+      {"1E", 1000000000000000000, kMax},
+      {"1E-3", 1, 1},
+      {"1e3", 1000, 1000000},
+      {"1E6", 1000000, 1000000000},
+      {"1e9", 1000000000, 1000000000000},
+      {"1E12", 1000000000000, 1000000000000000},
+      {"1e15", 1000000000000000, 1000000000000000000},
+      {"1E18", 1000000000000000000, kMax},
+      {"1e14", 100000000000000, 100000000000000000},
+      {"1e13", 10000000000000, 10000000000000000},
+      {"100.035k", 100035, 100035000},
+      {"0.001", 1, 1},
+      {"0.0005k", 1, 500},
+      {"0.005", 1, 5},
+      {"0.05", 1, 50},
+      {"0.5", 1, 500},
+      {"0.00050k", 1, 500},
+      {"0.00500", 1, 5},
+      {"0.05000", 1, 50},
+      {"0.50000", 1, 500},
+      {"0.5e0", 1, 500},
+      {"0.5e-1", 1, 50},
+      {"0.5e-2", 1, 5},
+      {"10.035M", 10035000, 10035000000},
+      {"1.2e3", 1200, 1200000},
+      {"1.3E+6", 1300000, 1300000000},
+      {"1.40e9", 1400000000, 1400000000000},
+      {"1.53E12", 1530000000000, 1530000000000000},
+      {"1.6e15", 1600000000000000, 1600000000000000000},
+      {"1.7E18", 1700000000000000000, kMax},
+      {"9.01", 10, 9010},
+      {"8.1k", 8100, 8100000},
+      {"7.123456M", 7123456, 7123456000},
+      {"6.987654321G", 6987654321, 6987654321000},
+      {"5.444T", 5444000000000, 5444000000000000},
+      {"40.1T", 40100000000000, 40100000000000000},
+      {"300.2T", 300200000000000, 300200000000000000},
+      {"2.5P", 2500000000000000, 2500000000000000000},
+      {"1.01E", 1010000000000000000, kMax},
+      {"100.035Ki", 102436, 102435840},
+      {"0.5Mi", 524288, 524288000},
+      {"0.05Gi", 53687092, 53687091200},
+      {"0.025Ti", 27487790695, 27487790694400},
+      {"0.000000000001Ki", 1, 1},
+      {".001", 1, 1},
+      {".0001k", 1, 100},
+      {"1.", 1, 1000},
+      {"1.G", 1000000000, 1000000000000},
+  };
+  for (const Case& c : valid) {
+    std::string error;
+    std::optional<Quantity> q = parseQuantity(c.text, &error);
+    ASSERT_TRUE(q.has_value()) << c.text << ": " << error;
+    EXPECT_EQ(q->value(), c.value) << c.text;
+    EXPECT_EQ(q->milliValue(), c.milli) << c.text;
+    // And negated, as upstream tries every case with a sign.
+    std::optional<Quantity> negative = parseQuantity(std::string("-") + c.text);
+    ASSERT_TRUE(negative.has_value()) << c.text;
+    EXPECT_EQ(negative->nanos(), -q->nanos()) << c.text;
+  }
+  const char* invalid[] = {"1.1.M", "1+1.0M", "0.1mi",   "0.1am", "aoeu", ".5i",
+                           "1i",    "-3.01i", "-3.01e-", " 1",    "1 "};
+  for (const char* text : invalid) {
+    EXPECT_FALSE(parseQuantity(text).has_value()) << text;
+  }
+}
+
+// A suffix, an exponent or a point with no digits reads as 0, as resource.ParseQuantity reads
+// it: parseQuantityString takes an empty numerator as "0", and the fast path of ParseQuantity
+// returns 0 for it without an error. The API server therefore stores such a pod, and the host
+// must schedule it as Kubernetes would (a request of 0), not refuse it.
+TEST(QuantityTest, DigitlessSpellingsAreZeroAsUpstream) {
+  for (const char* text : {"m", "Ki", "e3", "E-3", ".", "+", "-", "k", "Mi", ".m"}) {
+    std::string error;
+    std::optional<Quantity> q = parseQuantity(text, &error);
+    ASSERT_TRUE(q.has_value()) << text << ": " << error;
+    EXPECT_TRUE(q->isZero()) << text;
+  }
+}
+
 }  // namespace
 }  // namespace sh::model

@@ -104,5 +104,22 @@ enabled = [ { name = "NoSuchPlugin" } ]
   EXPECT_TRUE(set.frameworks.empty());
 }
 
+// The host file's profiles are checked when it is read and again with every profile loaded;
+// the duplicate used to be printed by both.
+TEST_F(ProfileSetTest, ADuplicateSchedulerNameIsReportedOnce) {
+  const ProfileSet set = load(R"(
+[[profiles]]
+schedulerName = "batch"
+[[profiles]]
+schedulerName = "batch"
+)",
+                              false);
+  const std::string file = (dir_ / "schedhost.toml").string();
+  EXPECT_EQ(diags_.str(), file +
+                              ":6:17: profiles[1].schedulerName: duplicate schedulerName "
+                              "\"batch\" (first defined at " +
+                              file + ":4:17)\n");
+}
+
 }  // namespace
 }  // namespace sh::profile
