@@ -225,7 +225,11 @@ class SchedulerHarness {
     config << "parallelism = " << options_.parallelism << "\n"
            << "percentageOfNodesToScore = " << options_.percentageOfNodesToScore << "\n"
            << "pluginDirs = [\"" << SCHEDHOST_TEST_PLUGIN_DIR << "\", \""
-           << SCHEDHOST_CYCLE_PLUGIN_DIR << "\", \"" << SCHEDHOST_SCRIPTED_PLUGIN_DIR << "\"]\n"
+           << SCHEDHOST_CYCLE_PLUGIN_DIR << "\""
+#ifdef SCHEDHOST_SCRIPTED_PLUGIN_DIR  // the scripted plugins, where the suite builds them
+           << ", \"" << SCHEDHOST_SCRIPTED_PLUGIN_DIR << "\""
+#endif
+           << "]\n"
            << options_.profiles << "\n";
     std::ofstream(path("schedhost.toml")) << config.str();
 
