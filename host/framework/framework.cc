@@ -73,6 +73,19 @@ sh_status& scratchStatus() {
   return raw;
 }
 
+// Makes `s`, a status the point does not accept as it is, an error: prefix + its message, as
+// upstream wraps the plugin's error (framework/runtime/framework.go, RunFilterPlugins:
+// `running %q filter plugin: %w`). A status without a reason (Wait or Skip where they mean
+// nothing, an Error without one) gets its code as the cause, never an empty message.
+void wrapAsError(Status& s, std::string_view prefix) {
+  if (s.reasons().empty()) {
+    s.addReason(s.code() == SH_ERROR ? std::string("returned Error without a reason")
+                                     : "unexpected status code " + std::string(codeName(s.code())));
+  }
+  s.wrap(prefix);
+  s.setCode(SH_ERROR);
+}
+
 // Go's %v of a sorted string slice: [A B].
 std::string goList(std::vector<std::string> names) {
   std::sort(names.begin(), names.end());
@@ -213,8 +226,7 @@ Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterO
         returnStatus = std::move(s);
         continue;
       }
-      s.wrap("running PreFilter plugin " + quoted(p->name()) + ": ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running PreFilter plugin " + quoted(p->name()) + ": ");
       outcome.restrictingPlugins.clear();
       return s;
     }
@@ -271,8 +283,7 @@ Status Framework::preFilterAddPodImpl(CycleState& cycle, const sh_pod& pod, cons
                            : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
-      s.wrap("running AddPod on PreFilter plugin " + quoted(p->name()) + ": ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running AddPod on PreFilter plugin " + quoted(p->name()) + ": ");
       return s;
     }
   }
@@ -298,8 +309,7 @@ Status Framework::preFilterRemovePodImpl(CycleState& cycle, const sh_pod& pod, c
                    : callPlugin(*p, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
-      s.wrap("running RemovePod on PreFilter plugin " + quoted(p->name()) + ": ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running RemovePod on PreFilter plugin " + quoted(p->name()) + ": ");
       return s;
     }
   }
@@ -336,8 +346,7 @@ Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_
     }
     s.setPlugin(p->name());
     if (!s.isRejected()) {
-      s.wrap("running " + quoted(p->name()) + " filter plugin: ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running " + quoted(p->name()) + " filter plugin: ");
     }
     return s;
   }
@@ -447,8 +456,7 @@ Status Framework::preScoreImpl(CycleState& cycle, const sh_pod& pod,
       continue;
     }
     if (!s.ok()) {
-      s.wrap("running PreScore plugin " + quoted(p->name()) + ": ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running PreScore plugin " + quoted(p->name()) + ": ");
       s.setPlugin(p->name());
       return s;
     }
@@ -503,8 +511,7 @@ Status Framework::scoreImpl(
       if (code != SH_SUCCESS || !raw.status.reasons().empty()) {
         Status s = checkedStatus(*p, code, raw);
         if (!s.ok()) {
-          s.wrap("running Score plugins: plugin " + quoted(p->name()) + " failed with: ");
-          s.setCode(SH_ERROR);
+          wrapAsError(s, "running Score plugins: plugin " + quoted(p->name()) + " failed with: ");
           s.setPlugin(p->name());
           std::lock_guard<std::mutex> lock(errorMu);
           if (!failed.exchange(true)) {
@@ -535,9 +542,8 @@ Status Framework::scoreImpl(
                              : callPlugin(*p, call);
       Status s = checkedStatus(*p, code, raw);
       if (!s.ok()) {
-        s.wrap("running Normalize on Score plugins: plugin " + quoted(p->name()) +
-               " failed with: ");
-        s.setCode(SH_ERROR);
+        wrapAsError(s, "running Normalize on Score plugins: plugin " + quoted(p->name()) +
+                           " failed with: ");
         s.setPlugin(p->name());
         return s;
       }
@@ -586,8 +592,7 @@ Status Framework::reserveImpl(CycleState& cycle, const sh_pod& pod, const std::s
     if (!s.ok()) {
       s.setPlugin(p->name());
       if (!s.isRejected()) {
-        s.wrap("running Reserve plugin " + quoted(p->name()) + ": ");
-        s.setCode(SH_ERROR);
+        wrapAsError(s, "running Reserve plugin " + quoted(p->name()) + ": ");
       }
       return s;
     }
@@ -646,8 +651,7 @@ Status Framework::permitImpl(CycleState& cycle, const sh_pod& pod, const std::st
       }
       continue;
     }
-    s.wrap("running Permit plugin " + quoted(p->name()) + ": ");
-    s.setCode(SH_ERROR);
+    wrapAsError(s, "running Permit plugin " + quoted(p->name()) + ": ");
     s.setPlugin(p->name());
     return s;
   }
@@ -674,8 +678,7 @@ Status Framework::preBindImpl(CycleState& cycle, const sh_pod& pod, const std::s
     }
     s.setPlugin(p->name());
     if (!s.isRejected()) {
-      s.wrap("running PreBind plugin " + quoted(p->name()) + ": ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running PreBind plugin " + quoted(p->name()) + ": ");
     }
     return s;
   }
@@ -703,8 +706,7 @@ Status Framework::bindImpl(CycleState& cycle, const sh_pod& pod, const std::stri
     if (!s.ok()) {
       s.setPlugin(p->name());
       if (!s.isRejected()) {
-        s.wrap("running Bind plugin " + quoted(p->name()) + ": ");
-        s.setCode(SH_ERROR);
+        wrapAsError(s, "running Bind plugin " + quoted(p->name()) + ": ");
       }
     }
     return s;
