@@ -8,8 +8,11 @@
 #include "host/cli/commands.h"
 #include "host/cli/plugin_dirs.h"
 #include "host/cli/plugin_new.h"
+#include "host/framework/plugin_call.h"
 
 int main(int argc, char** argv) {
+  // A plugin that kills the process is named on stderr (docs/operations.md).
+  sh::installFatalSignalReport();
   CLI::App app{"schedhost: a Kubernetes-compatible pod scheduler with binary plugins"};
   app.require_subcommand(1);
   std::string logLevel = "warn";

@@ -9,19 +9,23 @@
 #include <unordered_set>
 
 #include "host/common/quoted.h"
+#include "host/framework/plugin_call.h"
 
 namespace sh {
 namespace {
 
 constexpr int64_t kMaxPermitTimeoutMs = 15 * 60 * 1000;
 
-// Calls fn with the plugin's serializer held when it asked for one.
+// Calls fn with the plugin's serializer held when it asked for one, the thread marked as
+// running the plugin at `point` (plugin_call.h).
 template <typename Fn>
-auto callPlugin(const PluginInstance& p, Fn&& fn) {
+auto callPlugin(const PluginInstance& p, const char* point, Fn&& fn) {
   if (std::mutex* m = p.serializer()) {
     std::lock_guard<std::mutex> lock(*m);
+    PluginCallScope scope(p, point);
     return fn();
   }
+  PluginCallScope scope(p, point);
   return fn();
 }
 
@@ -33,11 +37,11 @@ double secondsSince(Clock::time_point start) {
 
 // callPlugin, timed into the plugin's execution-duration histogram under the code it returned.
 template <typename Fn>
-auto callPluginTimed(const PluginInstance& p, metrics::PluginMetrics& m, metrics::MetricPoint point,
-                     Fn&& fn) {
+auto callPluginTimed(const PluginInstance& p, const char* point, metrics::PluginMetrics& m,
+                     metrics::MetricPoint metricPoint, Fn&& fn) {
   const Clock::time_point start = Clock::now();
-  auto code = callPlugin(p, fn);
-  m.observe(point, static_cast<int>(code), secondsSince(start));
+  auto code = callPlugin(p, point, fn);
+  m.observe(metricPoint, static_cast<int>(code), secondsSince(start));
   return code;
 }
 
@@ -164,7 +168,8 @@ Status Framework::runPreEnqueue(const sh_pod& pod) const {
   Status s;
   for (const PluginPtr& p : plugins(ExtensionPoint::kPreEnqueue)) {
     sh_status raw;
-    int code = callPlugin(*p, [&] { return p->vtable().pre_enqueue(p->self(), &pod, &raw); });
+    int code = callPlugin(*p, call_point::kPreEnqueue,
+                          [&] { return p->vtable().pre_enqueue(p->self(), &pod, &raw); });
     s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       s.setPlugin(p->name());
@@ -184,7 +189,8 @@ bool Framework::queueSortLess(const sh_queued_pod& a, const sh_queued_pod& b) co
     return false;
   }
   const PluginPtr& p = qs.front();
-  return callPlugin(*p, [&] { return p->vtable().queue_sort_less(p->self(), &a, &b); }) != 0;
+  return callPlugin(*p, call_point::kQueueSort,
+                    [&] { return p->vtable().queue_sort_less(p->self(), &a, &b); }) != 0;
 }
 
 Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterOutcome& outcome,
@@ -200,9 +206,10 @@ Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterO
     sh_prefilter_result result;
     sh_status raw;
     auto call = [&] { return p->vtable().pre_filter(p->self(), &cycle, &pod, &result, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreFilter, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPreFilter,
+                                             pluginMetrics(ExtensionPoint::kPreFilter, i),
                                              metrics::MetricPoint::kPreFilter, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPreFilter, call);
     Status s = checkedStatus(*p, code, raw);
     if (trace != nullptr) {
       PluginTrace t{p->name(), s, {}};
@@ -278,9 +285,10 @@ Status Framework::preFilterAddPodImpl(CycleState& cycle, const sh_pod& pod, cons
     auto call = [&] {
       return p->vtable().pre_filter_add_pod(p->self(), &cycle, &pod, &other, &node, &raw);
     };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreFilter, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPreFilterAddPod,
+                                             pluginMetrics(ExtensionPoint::kPreFilter, i),
                                              metrics::MetricPoint::kPreFilterExtensionAddPod, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPreFilterAddPod, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       wrapAsError(s, "running AddPod on PreFilter plugin " + quoted(p->name()) + ": ");
@@ -304,9 +312,10 @@ Status Framework::preFilterRemovePodImpl(CycleState& cycle, const sh_pod& pod, c
       return p->vtable().pre_filter_remove_pod(p->self(), &cycle, &pod, &other, &node, &raw);
     };
     int code = timePlugins
-                   ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreFilter, i),
+                   ? callPluginTimed(*p, call_point::kPreFilterRemovePod,
+                                     pluginMetrics(ExtensionPoint::kPreFilter, i),
                                      metrics::MetricPoint::kPreFilterExtensionRemovePod, call)
-                   : callPlugin(*p, call);
+                   : callPlugin(*p, call_point::kPreFilterRemovePod, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       wrapAsError(s, "running RemovePod on PreFilter plugin " + quoted(p->name()) + ": ");
@@ -328,9 +337,10 @@ Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_
     const PluginPtr& p = list[i];
     sh_status& raw = scratchStatus();
     auto call = [&] { return p->vtable().filter(p->self(), &cycle, &pod, &node, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kFilter, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kFilter,
+                                             pluginMetrics(ExtensionPoint::kFilter, i),
                                              metrics::MetricPoint::kFilter, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kFilter, call);
     if (code == SH_SUCCESS && raw.status.reasons().empty()) {
       if (trace != nullptr) {
         trace->push_back(PluginTrace{p->name(), Status(), {}});
@@ -394,9 +404,10 @@ Status Framework::postFilterImpl(CycleState& cycle, const sh_pod& pod, const Nod
     cycle.nominatedNode.reset();
     sh_status raw;
     auto call = [&] { return p->vtable().post_filter(p->self(), &cycle, &pod, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPostFilter, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPostFilter,
+                                             pluginMetrics(ExtensionPoint::kPostFilter, i),
                                              metrics::MetricPoint::kPostFilter, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPostFilter, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.ok()) {
       cycle.nodeStatuses = nullptr;
@@ -447,9 +458,10 @@ Status Framework::preScoreImpl(CycleState& cycle, const sh_pod& pod,
     auto call = [&] {
       return p->vtable().pre_score(p->self(), &cycle, &pod, nodes.data(), nodes.size(), &raw);
     };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreScore, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPreScore,
+                                             pluginMetrics(ExtensionPoint::kPreScore, i),
                                              metrics::MetricPoint::kPreScore, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPreScore, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.isSkip()) {
       skipped.insert(p->name());
@@ -505,9 +517,10 @@ Status Framework::scoreImpl(
       auto call = [&] {
         return p->vtable().score(p->self(), &cycle, &pod, nodes[n], &value, &raw);
       };
-      int code = timeNode ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kScore, i),
+      int code = timeNode ? callPluginTimed(*p, call_point::kScore,
+                                            pluginMetrics(ExtensionPoint::kScore, i),
                                             metrics::MetricPoint::kScore, call)
-                          : callPlugin(*p, call);
+                          : callPlugin(*p, call_point::kScore, call);
       if (code != SH_SUCCESS || !raw.status.reasons().empty()) {
         Status s = checkedStatus(*p, code, raw);
         if (!s.ok()) {
@@ -537,9 +550,10 @@ Status Framework::scoreImpl(
       auto call = [&] {
         return p->vtable().normalize_score(p->self(), &cycle, &pod, &lists[i * nn], nn, &raw);
       };
-      int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kScore, i),
+      int code = timePlugins ? callPluginTimed(*p, call_point::kNormalizeScore,
+                                               pluginMetrics(ExtensionPoint::kScore, i),
                                                metrics::MetricPoint::kScoreExtensionNormalize, call)
-                             : callPlugin(*p, call);
+                             : callPlugin(*p, call_point::kNormalizeScore, call);
       Status s = checkedStatus(*p, code, raw);
       if (!s.ok()) {
         wrapAsError(s, "running Normalize on Score plugins: plugin " + quoted(p->name()) +
@@ -585,9 +599,10 @@ Status Framework::reserveImpl(CycleState& cycle, const sh_pod& pod, const std::s
     const PluginPtr& p = list[i];
     sh_status raw;
     auto call = [&] { return p->vtable().reserve(p->self(), &cycle, &pod, name, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kReserve, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kReserve,
+                                             pluginMetrics(ExtensionPoint::kReserve, i),
                                              metrics::MetricPoint::kReserve, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kReserve, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       s.setPlugin(p->name());
@@ -612,10 +627,10 @@ void Framework::unreserveImpl(CycleState& cycle, const sh_pod& pod, const std::s
         return 0;
       };
       if (timePlugins) {
-        callPluginTimed(*p, pluginMetrics(ExtensionPoint::kReserve, i),
+        callPluginTimed(*p, call_point::kUnreserve, pluginMetrics(ExtensionPoint::kReserve, i),
                         metrics::MetricPoint::kUnreserve, call);
       } else {
-        callPlugin(*p, call);
+        callPlugin(*p, call_point::kUnreserve, call);
       }
     }
   }
@@ -632,9 +647,10 @@ Status Framework::permitImpl(CycleState& cycle, const sh_pod& pod, const std::st
     sh_status raw;
     int64_t timeoutMs = 0;
     auto call = [&] { return p->vtable().permit(p->self(), &cycle, &pod, name, &timeoutMs, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPermit, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPermit,
+                                             pluginMetrics(ExtensionPoint::kPermit, i),
                                              metrics::MetricPoint::kPermit, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPermit, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.ok()) {
       continue;
@@ -669,9 +685,10 @@ Status Framework::preBindImpl(CycleState& cycle, const sh_pod& pod, const std::s
     const PluginPtr& p = list[i];
     sh_status raw;
     auto call = [&] { return p->vtable().pre_bind(p->self(), &cycle, &pod, name, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreBind, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPreBind,
+                                             pluginMetrics(ExtensionPoint::kPreBind, i),
                                              metrics::MetricPoint::kPreBind, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPreBind, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.ok() || s.isSkip()) {
       continue;
@@ -696,9 +713,10 @@ Status Framework::bindImpl(CycleState& cycle, const sh_pod& pod, const std::stri
     const PluginPtr& p = list[i];
     sh_status raw;
     auto call = [&] { return p->vtable().bind(p->self(), &cycle, &pod, name, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kBind, i),
-                                             metrics::MetricPoint::kBind, call)
-                           : callPlugin(*p, call);
+    int code = timePlugins
+                   ? callPluginTimed(*p, call_point::kBind, pluginMetrics(ExtensionPoint::kBind, i),
+                                     metrics::MetricPoint::kBind, call)
+                   : callPlugin(*p, call_point::kBind, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.isSkip()) {
       continue;
@@ -725,10 +743,10 @@ void Framework::postBindImpl(CycleState& cycle, const sh_pod& pod, const std::st
       return 0;
     };
     if (timePlugins) {
-      callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPostBind, i),
+      callPluginTimed(*p, call_point::kPostBind, pluginMetrics(ExtensionPoint::kPostBind, i),
                       metrics::MetricPoint::kPostBind, call);
     } else {
-      callPlugin(*p, call);
+      callPlugin(*p, call_point::kPostBind, call);
     }
   }
 }
