@@ -402,7 +402,12 @@ uint64_t apiCycleRandom(sh_cycle* c) {
 }
 
 void apiParallelFor(sh_cycle* c, size_t count, void (*fn)(void*, size_t), void* ctx) {
-  if (fn == nullptr) {
+  if (!present("parallel_for", "fn", fn)) {
+    return;
+  }
+  if (count > kMaxArgumentCount) {
+    misuse("parallel_for", "count " + std::to_string(count) + " (at most " +
+                               std::to_string(kMaxArgumentCount) + ")");
     return;
   }
   if (c == nullptr || c->host == nullptr) {

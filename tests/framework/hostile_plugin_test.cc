@@ -136,7 +136,15 @@ TEST_F(HostilePluginTest, HostServicesOutsideAPluginCallAreRefusedAndCounted) {
   EXPECT_EQ(api->waiting_pod_allow(nullptr, nullptr, 1, "P", 1), 0);
   EXPECT_EQ(api->preempt_victims(nullptr, nullptr, "n1", 2, nullptr, SIZE_MAX, &status), SH_ERROR);
   EXPECT_EQ(status.status.reasons().back(), "preempt_victims: too many victims");
-  EXPECT_EQ(hostServiceMisuses() - before, 4u);
+  int runs = 0;
+  api->parallel_for(
+      nullptr, SIZE_MAX, [](void* ctx, size_t) { ++*static_cast<int*>(ctx); }, &runs);
+  api->parallel_for(nullptr, 3, nullptr, &runs);
+  EXPECT_EQ(runs, 0);
+  api->parallel_for(
+      nullptr, 3, [](void* ctx, size_t) { ++*static_cast<int*>(ctx); }, &runs);
+  EXPECT_EQ(runs, 3);
+  EXPECT_EQ(hostServiceMisuses() - before, 6u);
   // A warning the first time in the process, at debug level after.
   EXPECT_THAT(log.text(), HasSubstr(" a plugin called waiting_pod_allow with pod_uid NULL and "
                                     "length 1; the call is ignored\n"));

@@ -801,7 +801,8 @@ typedef struct sh_host_api {
    * same sequence, so decisions that upstream randomises stay reproducible. */
   uint64_t (*cycle_random)(sh_cycle* cycle);
   /* Runs fn(ctx, i) for every i in [0, count) on the host's workers and returns when
-   * all are done. fn may call the sim_* services; it must not call parallel_for. */
+   * all are done. fn may call the sim_* services; it must not call parallel_for. Refused (a
+   * NULL fn, a count above 1048576): nothing runs. */
   void (*parallel_for)(sh_cycle* cycle, size_t count, void (*fn)(void* ctx, size_t index),
                        void* ctx);
 
