@@ -10,6 +10,7 @@
 #include "host/admin/server.h"
 #include "host/cli/run_admin.h"
 #include "host/cycle/scheduler_services.h"
+#include "host/framework/plugin_call.h"
 #include "host/metrics/scheduler_metrics.h"
 #include "host/profile/generation.h"
 #include "host/reload/file_watcher.h"
@@ -70,6 +71,7 @@ struct LiveScheduler::State {
   std::unique_ptr<RunAdmin> adminHandler;
   std::unique_ptr<admin::Server> adminServer;
   std::unique_ptr<reload::SignalWatcher> signals;
+  std::unique_ptr<PluginWatchdog> watchdog;  // [plugins] callWarningSeconds; read at start
   std::mutex stopMu;
   bool stopRequested = false;
 
@@ -131,6 +133,12 @@ bool LiveScheduler::start(connectors::Connector& connector, connectors::Decision
   so.stopGrace = stopGrace;
   s.scheduler = std::make_unique<cycle::Scheduler>(s.first->set.frameworks, connector, log, so);
   s.scheduler->setDrainWarning(std::chrono::seconds(s.host.reload.drainWarningSeconds));
+  if (s.host.plugins.callWarningSeconds > 0) {
+    s.watchdog = std::make_unique<PluginWatchdog>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::duration<double>(s.host.plugins.callWarningSeconds)),
+        &s.metrics.pluginSlowCalls);
+  }
   s.services.attach(&connector, &s.scheduler->waitingPods());
 
   // Reloads: the reloader builds and installs generations; SIGHUP, file changes and the

@@ -10,6 +10,7 @@
 #include "host/cli/commands.h"
 #include "host/cli/plugin_dirs.h"
 #include "host/cli/plugin_new.h"
+#include "host/framework/plugin_call.h"
 
 namespace {
 
@@ -30,6 +31,8 @@ CLI::Validator scaleFactor(double max) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A plugin that kills the process is named on stderr (docs/operations.md).
+  sh::installFatalSignalReport();
   CLI::App app{"schedhost: a Kubernetes-compatible pod scheduler with binary plugins"};
   app.require_subcommand(1);
   std::string logLevel = "warn";

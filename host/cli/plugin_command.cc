@@ -27,23 +27,25 @@ int runPluginInspect(const std::string& file, bool json) {
 }
 
 int runPluginList(const std::vector<std::string>& pluginDirs, bool json) {
+  // From the files' metadata alone: nothing is dlopened, none of a plugin's code runs. The
+  // points are those .shmeta declares.
   plugin::PluginRegistry registry;
   std::vector<plugin::ScanError> errors;
-  registry.scanDirs(pluginDirs, errors);
-  auto all = registry.all();
+  registry.indexDirs(pluginDirs, errors);
+  std::vector<plugin::PluginCandidate> plugins = registry.candidates();
   if (json) {
     boost::json::array out;
-    for (const auto& p : all) {
+    for (const plugin::PluginCandidate& p : plugins) {
       boost::json::object o;
-      o["name"] = p->name;
-      o["version"] = p->version;
-      o["abi"] = std::to_string(p->abiMajor) + "." + std::to_string(p->abiMinor);
+      o["name"] = p.name;
+      o["version"] = p.version;
+      o["abi"] = std::to_string(p.abiMajor) + "." + std::to_string(p.abiMinor);
       boost::json::array points;
-      for (const std::string& n : plugin::pointNames(p->points)) {
+      for (const std::string& n : plugin::pointNames(p.points)) {
         points.emplace_back(n);
       }
       o["extensionPoints"] = std::move(points);
-      o["path"] = p->path;
+      o["path"] = p.path;
       out.push_back(std::move(o));
     }
     boost::json::object doc;
@@ -56,9 +58,9 @@ int runPluginList(const std::vector<std::string>& pluginDirs, bool json) {
     printPretty(std::cout, doc);
     std::cout << "\n";
   } else {
-    for (const auto& p : all) {
-      std::cout << p->name << "\t" << p->version << "\t" << plugin::pointsToString(p->points)
-                << "\t" << p->path << "\n";
+    for (const plugin::PluginCandidate& p : plugins) {
+      std::cout << p.name << "\t" << p.version << "\t" << plugin::pointsToString(p.points) << "\t"
+                << p.path << "\n";
     }
     for (const auto& e : errors) {
       std::cerr << "schedhost plugin list: " << e.message << "\n";

@@ -63,8 +63,7 @@ std::vector<std::string> collectFiles(const std::vector<std::string>& paths,
   return files;
 }
 
-FileOutcome runFile(const std::string& file, const plugin::PluginRegistry& registry,
-                    uint64_t seed) {
+FileOutcome runFile(const std::string& file, plugin::PluginRegistry& registry, uint64_t seed) {
   FileOutcome outcome{file, "", {}};
   std::string error;
   auto doc = readJsonFile(file, error);
@@ -156,11 +155,12 @@ int runTest(const TestArgs& args) {
   std::vector<FileOutcome> outcomes;
   std::vector<std::string> files = collectFiles(args.paths, outcomes);
 
-  // Plugins are loaded once for every scenario.
+  // Plugins are indexed once for every scenario, and each is loaded (dlopened) the first
+  // time a scenario uses it: a plugin no scenario uses never runs.
   plugin::PluginRegistry registry;
   std::vector<plugin::ScanError> loadErrors;
-  registry.scanDirs(args.pluginDirs, loadErrors);
-  // A plugin that failed to load shows up later as "does not exist"; say why now.
+  registry.indexDirs(args.pluginDirs, loadErrors);
+  // A plugin that failed to index shows up later as "does not exist"; say why now.
   for (const plugin::ScanError& e : loadErrors) {
     std::cerr << "schedhost test: " << e.message << "\n";
   }

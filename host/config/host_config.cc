@@ -160,6 +160,22 @@ void readPlugins(TableReader& top, HostConfig& config, Diagnostics& diags) {
   if (auto user = reader.string("serviceUser")) {
     config.plugins.serviceUser = *user;
   }
+  if (const TomlValue* v = reader.find("callWarningSeconds")) {
+    if (!v->is_floating() && !v->is_integer()) {
+      TableReader::wrongType(diags, *v, reader.pathOf("callWarningSeconds"), "a number");
+    } else {
+      const double seconds =
+          v->is_integer() ? static_cast<double>(v->as_integer()) : v->as_floating();
+      if (!std::isfinite(seconds) || seconds < 0 || seconds > 86'400) {
+        std::ostringstream text;
+        text << seconds;
+        diags.error(locationOf(*v), reader.pathOf("callWarningSeconds"),
+                    "must be in the range [0, 86400], got " + text.str());
+      } else {
+        config.plugins.callWarningSeconds = seconds;
+      }
+    }
+  }
   reader.finish();
 }
 

@@ -44,6 +44,9 @@ struct HostConfig {
   // (docs/plugin-loading.md). The packaged unit runs as `schedhost`; "" accepts no one else.
   struct Plugins {
     std::string serviceUser = "schedhost";
+    // A plugin call running longer than this is reported (a warning and
+    // schedhost_plugin_slow_calls_total); 0 turns the watchdog off.
+    double callWarningSeconds = 60;
   } plugins;
   // [binding]: the binding cycles, each on a thread of its own as upstream gives each its
   // goroutine.

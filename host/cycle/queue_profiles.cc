@@ -4,6 +4,8 @@
 #include <mutex>
 #include <vector>
 
+#include "host/framework/plugin_call.h"
+
 namespace sh::cycle {
 namespace {
 
@@ -13,13 +15,16 @@ constexpr ExtensionPoint kRejectorPoints[] = {ExtensionPoint::kPreEnqueue,
                                               ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
                                               ExtensionPoint::kReserve, ExtensionPoint::kPermit};
 
-// Calls fn() holding the plugin's serializer when it asked for one.
+// Calls fn() holding the plugin's serializer when it asked for one, the thread marked as
+// running the plugin at `point` (framework/plugin_call.h).
 template <typename Fn>
-auto withSerializer(const PluginInstance& p, Fn&& fn) {
+auto withSerializer(const PluginInstance& p, const char* point, Fn&& fn) {
   if (std::mutex* m = p.serializer()) {
     std::lock_guard<std::mutex> lock(*m);
+    PluginCallScope scope(p, point);
     return fn();
   }
+  PluginCallScope scope(p, point);
   return fn();
 }
 
@@ -29,7 +34,8 @@ Status runPreEnqueuePlugin(const PluginInstance& p, const sh_pod& pod) {
     return Status();
   }
   sh_status raw;
-  int code = withSerializer(p, [&] { return static_cast<int>(fn(p.self(), &pod, &raw)); });
+  int code = withSerializer(p, call_point::kPreEnqueue,
+                            [&] { return static_cast<int>(fn(p.self(), &pod, &raw)); });
   return checkedStatus(p, code, raw);
 }
 
@@ -62,7 +68,8 @@ queue::QueueProfile queueProfile(const std::shared_ptr<const Framework>& fw) {
         entry.hint = [p = plugin.get()](std::size_t index, const sh_pod& pod,
                                         const sh_event_objects& objects) {
           auto fn = p->vtable().queueing_hint;
-          return withSerializer(*p, [&] { return fn(p->self(), index, &pod, &objects); });
+          return withSerializer(*p, call_point::kQueueingHint,
+                                [&] { return fn(p->self(), index, &pod, &objects); });
         };
       }
       out.eventPlugins.push_back(std::move(entry));

@@ -47,12 +47,23 @@ using model::podKey;
 // Loads and creates the scenario's plugins: each at every point it implements, in the
 // order given, weight 1; PrioritySort and DefaultBinder implied.
 std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
-                                          const plugin::PluginRegistry& registry,
+                                          plugin::PluginRegistry& registry,
                                           HostServices* services) {
   std::vector<PluginSpec> specs = scenario.plugins;
+  config::Diagnostics diags;
+  // Only the plugins the scenario uses are loaded (dlopened).
+  auto load = [&](const std::string& name,
+                  const std::string& path) -> std::shared_ptr<const plugin::LoadedPlugin> {
+    try {
+      return registry.load(name);
+    } catch (const plugin::LoadError& e) {
+      diags.error({}, path, e.what());
+      return nullptr;
+    }
+  };
   auto implements = [&](const std::string& name, uint32_t bit) {
-    auto lib = registry.find(name);
-    return lib != nullptr && (lib->points & bit) != 0;
+    auto candidate = registry.candidate(name);
+    return candidate && (candidate->points & bit) != 0;
   };
   bool haveSort = false;
   bool haveBind = false;
@@ -60,22 +71,24 @@ std::shared_ptr<Framework> buildFramework(const Scenario& scenario,
     haveSort = haveSort || implements(s.name, SH_POINT_QUEUE_SORT);
     haveBind = haveBind || implements(s.name, SH_POINT_BIND);
   }
-  if (!haveSort && registry.find("PrioritySort") != nullptr) {
+  if (!haveSort && registry.candidate("PrioritySort")) {
     specs.push_back(PluginSpec{"PrioritySort", ""});
   }
-  if (!haveBind && registry.find("DefaultBinder") != nullptr) {
+  if (!haveBind && registry.candidate("DefaultBinder")) {
     specs.push_back(PluginSpec{"DefaultBinder", ""});
   }
 
   Framework::Config config;
   config.profileName = "evaluate";
-  config::Diagnostics diags;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const PluginSpec& spec = specs[i];
     std::string path = "plugins[" + std::to_string(i) + "]";
-    auto lib = registry.find(spec.name);
-    if (lib == nullptr) {
+    if (!registry.candidate(spec.name) && registry.find(spec.name) == nullptr) {
       diags.error({}, path + ".name", "plugin \"" + spec.name + "\" does not exist");
+      continue;
+    }
+    auto lib = load(spec.name, path + ".name");
+    if (lib == nullptr) {
       continue;
     }
     std::string err;
@@ -151,10 +164,9 @@ Result run(const Scenario& scenario, const Options& options) {
   plugin::PluginRegistry scanned;
   if (options.registry == nullptr) {
     std::vector<plugin::ScanError> loadErrors;
-    scanned.scanDirs(options.pluginDirs, loadErrors);
+    scanned.indexDirs(options.pluginDirs, loadErrors);
   }
-  const plugin::PluginRegistry& registry =
-      options.registry != nullptr ? *options.registry : scanned;
+  plugin::PluginRegistry& registry = options.registry != nullptr ? *options.registry : scanned;
   NullHostServices services;
   std::shared_ptr<Framework> fw = buildFramework(scenario, registry, &services);
 

@@ -64,9 +64,10 @@ struct Result {
 struct Options {
   std::vector<std::string> pluginDirs;  // where plugin .so files are found
   uint64_t seed = 0;
-  // Plugins already loaded (a caller evaluating many scenarios loads them once); when set,
-  // pluginDirs is not scanned. Must outlive run().
-  const plugin::PluginRegistry* registry = nullptr;
+  // Plugins already indexed (a caller evaluating many scenarios indexes them once, and each
+  // is loaded once); when set, pluginDirs is not scanned. Only the plugins a scenario uses are
+  // loaded. Must outlive run().
+  plugin::PluginRegistry* registry = nullptr;
 };
 
 // Parses a scenario document; on failure returns nullopt and sets `error` to a message

@@ -25,14 +25,20 @@ std::string FitError::message() const {
   } else {
     std::map<std::string, std::size_t> histogram;
     const NodeToStatus& nts = diagnosis.nodeToStatus;
+    // An empty reason says nothing: it counts as no reason, as a status without reasons adds
+    // nothing to upstream's histogram (FitError.Error), rather than printing "3 ".
     for (const auto& [node, status] : nts.entries()) {
       for (const std::string& r : status.reasons()) {
-        ++histogram[r];
+        if (!r.empty()) {
+          ++histogram[r];
+        }
       }
     }
     if (nts.size() < numAllNodes) {
       for (const std::string& r : nts.absent().reasons()) {
-        histogram[r] += numAllNodes - nts.size();
+        if (!r.empty()) {
+          histogram[r] += numAllNodes - nts.size();
+        }
       }
     }
     std::vector<std::string> parts;

@@ -9,19 +9,23 @@
 #include <unordered_set>
 
 #include "host/common/quoted.h"
+#include "host/framework/plugin_call.h"
 
 namespace sh {
 namespace {
 
 constexpr int64_t kMaxPermitTimeoutMs = 15 * 60 * 1000;
 
-// Calls fn with the plugin's serializer held when it asked for one.
+// Calls fn with the plugin's serializer held when it asked for one, the thread marked as
+// running the plugin at `point` (plugin_call.h).
 template <typename Fn>
-auto callPlugin(const PluginInstance& p, Fn&& fn) {
+auto callPlugin(const PluginInstance& p, const char* point, Fn&& fn) {
   if (std::mutex* m = p.serializer()) {
     std::lock_guard<std::mutex> lock(*m);
+    PluginCallScope scope(p, point);
     return fn();
   }
+  PluginCallScope scope(p, point);
   return fn();
 }
 
@@ -33,11 +37,11 @@ double secondsSince(Clock::time_point start) {
 
 // callPlugin, timed into the plugin's execution-duration histogram under the code it returned.
 template <typename Fn>
-auto callPluginTimed(const PluginInstance& p, metrics::PluginMetrics& m, metrics::MetricPoint point,
-                     Fn&& fn) {
+auto callPluginTimed(const PluginInstance& p, const char* point, metrics::PluginMetrics& m,
+                     metrics::MetricPoint metricPoint, Fn&& fn) {
   const Clock::time_point start = Clock::now();
-  auto code = callPlugin(p, fn);
-  m.observe(point, static_cast<int>(code), secondsSince(start));
+  auto code = callPlugin(p, point, fn);
+  m.observe(metricPoint, static_cast<int>(code), secondsSince(start));
   return code;
 }
 
@@ -71,6 +75,19 @@ sh_status& scratchStatus() {
   thread_local sh_status raw;
   raw.status.mutableReasons().clear();
   return raw;
+}
+
+// Makes `s`, a status the point does not accept as it is, an error: prefix + its message, as
+// upstream wraps the plugin's error (framework/runtime/framework.go, RunFilterPlugins:
+// `running %q filter plugin: %w`). A status without a reason (Wait or Skip where they mean
+// nothing, an Error without one) gets its code as the cause, never an empty message.
+void wrapAsError(Status& s, std::string_view prefix) {
+  if (s.reasons().empty()) {
+    s.addReason(s.code() == SH_ERROR ? std::string("returned Error without a reason")
+                                     : "unexpected status code " + std::string(codeName(s.code())));
+  }
+  s.wrap(prefix);
+  s.setCode(SH_ERROR);
 }
 
 // Go's %v of a sorted string slice: [A B].
@@ -151,7 +168,8 @@ Status Framework::runPreEnqueue(const sh_pod& pod) const {
   Status s;
   for (const PluginPtr& p : plugins(ExtensionPoint::kPreEnqueue)) {
     sh_status raw;
-    int code = callPlugin(*p, [&] { return p->vtable().pre_enqueue(p->self(), &pod, &raw); });
+    int code = callPlugin(*p, call_point::kPreEnqueue,
+                          [&] { return p->vtable().pre_enqueue(p->self(), &pod, &raw); });
     s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       s.setPlugin(p->name());
@@ -171,7 +189,8 @@ bool Framework::queueSortLess(const sh_queued_pod& a, const sh_queued_pod& b) co
     return false;
   }
   const PluginPtr& p = qs.front();
-  return callPlugin(*p, [&] { return p->vtable().queue_sort_less(p->self(), &a, &b); }) != 0;
+  return callPlugin(*p, call_point::kQueueSort,
+                    [&] { return p->vtable().queue_sort_less(p->self(), &a, &b); }) != 0;
 }
 
 Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterOutcome& outcome,
@@ -187,9 +206,10 @@ Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterO
     sh_prefilter_result result;
     sh_status raw;
     auto call = [&] { return p->vtable().pre_filter(p->self(), &cycle, &pod, &result, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreFilter, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPreFilter,
+                                             pluginMetrics(ExtensionPoint::kPreFilter, i),
                                              metrics::MetricPoint::kPreFilter, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPreFilter, call);
     Status s = checkedStatus(*p, code, raw);
     if (trace != nullptr) {
       PluginTrace t{p->name(), s, {}};
@@ -213,8 +233,7 @@ Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterO
         returnStatus = std::move(s);
         continue;
       }
-      s.wrap("running PreFilter plugin " + quoted(p->name()) + ": ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running PreFilter plugin " + quoted(p->name()) + ": ");
       outcome.restrictingPlugins.clear();
       return s;
     }
@@ -266,13 +285,13 @@ Status Framework::preFilterAddPodImpl(CycleState& cycle, const sh_pod& pod, cons
     auto call = [&] {
       return p->vtable().pre_filter_add_pod(p->self(), &cycle, &pod, &other, &node, &raw);
     };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreFilter, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPreFilterAddPod,
+                                             pluginMetrics(ExtensionPoint::kPreFilter, i),
                                              metrics::MetricPoint::kPreFilterExtensionAddPod, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPreFilterAddPod, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
-      s.wrap("running AddPod on PreFilter plugin " + quoted(p->name()) + ": ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running AddPod on PreFilter plugin " + quoted(p->name()) + ": ");
       return s;
     }
   }
@@ -293,13 +312,13 @@ Status Framework::preFilterRemovePodImpl(CycleState& cycle, const sh_pod& pod, c
       return p->vtable().pre_filter_remove_pod(p->self(), &cycle, &pod, &other, &node, &raw);
     };
     int code = timePlugins
-                   ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreFilter, i),
+                   ? callPluginTimed(*p, call_point::kPreFilterRemovePod,
+                                     pluginMetrics(ExtensionPoint::kPreFilter, i),
                                      metrics::MetricPoint::kPreFilterExtensionRemovePod, call)
-                   : callPlugin(*p, call);
+                   : callPlugin(*p, call_point::kPreFilterRemovePod, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
-      s.wrap("running RemovePod on PreFilter plugin " + quoted(p->name()) + ": ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running RemovePod on PreFilter plugin " + quoted(p->name()) + ": ");
       return s;
     }
   }
@@ -318,9 +337,10 @@ Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_
     const PluginPtr& p = list[i];
     sh_status& raw = scratchStatus();
     auto call = [&] { return p->vtable().filter(p->self(), &cycle, &pod, &node, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kFilter, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kFilter,
+                                             pluginMetrics(ExtensionPoint::kFilter, i),
                                              metrics::MetricPoint::kFilter, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kFilter, call);
     if (code == SH_SUCCESS && raw.status.reasons().empty()) {
       if (trace != nullptr) {
         trace->push_back(PluginTrace{p->name(), Status(), {}});
@@ -336,8 +356,7 @@ Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_
     }
     s.setPlugin(p->name());
     if (!s.isRejected()) {
-      s.wrap("running " + quoted(p->name()) + " filter plugin: ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running " + quoted(p->name()) + " filter plugin: ");
     }
     return s;
   }
@@ -385,9 +404,10 @@ Status Framework::postFilterImpl(CycleState& cycle, const sh_pod& pod, const Nod
     cycle.nominatedNode.reset();
     sh_status raw;
     auto call = [&] { return p->vtable().post_filter(p->self(), &cycle, &pod, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPostFilter, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPostFilter,
+                                             pluginMetrics(ExtensionPoint::kPostFilter, i),
                                              metrics::MetricPoint::kPostFilter, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPostFilter, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.ok()) {
       cycle.nodeStatuses = nullptr;
@@ -438,17 +458,17 @@ Status Framework::preScoreImpl(CycleState& cycle, const sh_pod& pod,
     auto call = [&] {
       return p->vtable().pre_score(p->self(), &cycle, &pod, nodes.data(), nodes.size(), &raw);
     };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreScore, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPreScore,
+                                             pluginMetrics(ExtensionPoint::kPreScore, i),
                                              metrics::MetricPoint::kPreScore, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPreScore, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.isSkip()) {
       skipped.insert(p->name());
       continue;
     }
     if (!s.ok()) {
-      s.wrap("running PreScore plugin " + quoted(p->name()) + ": ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running PreScore plugin " + quoted(p->name()) + ": ");
       s.setPlugin(p->name());
       return s;
     }
@@ -497,14 +517,14 @@ Status Framework::scoreImpl(
       auto call = [&] {
         return p->vtable().score(p->self(), &cycle, &pod, nodes[n], &value, &raw);
       };
-      int code = timeNode ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kScore, i),
+      int code = timeNode ? callPluginTimed(*p, call_point::kScore,
+                                            pluginMetrics(ExtensionPoint::kScore, i),
                                             metrics::MetricPoint::kScore, call)
-                          : callPlugin(*p, call);
+                          : callPlugin(*p, call_point::kScore, call);
       if (code != SH_SUCCESS || !raw.status.reasons().empty()) {
         Status s = checkedStatus(*p, code, raw);
         if (!s.ok()) {
-          s.wrap("running Score plugins: plugin " + quoted(p->name()) + " failed with: ");
-          s.setCode(SH_ERROR);
+          wrapAsError(s, "running Score plugins: plugin " + quoted(p->name()) + " failed with: ");
           s.setPlugin(p->name());
           std::lock_guard<std::mutex> lock(errorMu);
           if (!failed.exchange(true)) {
@@ -530,14 +550,14 @@ Status Framework::scoreImpl(
       auto call = [&] {
         return p->vtable().normalize_score(p->self(), &cycle, &pod, &lists[i * nn], nn, &raw);
       };
-      int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kScore, i),
+      int code = timePlugins ? callPluginTimed(*p, call_point::kNormalizeScore,
+                                               pluginMetrics(ExtensionPoint::kScore, i),
                                                metrics::MetricPoint::kScoreExtensionNormalize, call)
-                             : callPlugin(*p, call);
+                             : callPlugin(*p, call_point::kNormalizeScore, call);
       Status s = checkedStatus(*p, code, raw);
       if (!s.ok()) {
-        s.wrap("running Normalize on Score plugins: plugin " + quoted(p->name()) +
-               " failed with: ");
-        s.setCode(SH_ERROR);
+        wrapAsError(s, "running Normalize on Score plugins: plugin " + quoted(p->name()) +
+                           " failed with: ");
         s.setPlugin(p->name());
         return s;
       }
@@ -579,15 +599,15 @@ Status Framework::reserveImpl(CycleState& cycle, const sh_pod& pod, const std::s
     const PluginPtr& p = list[i];
     sh_status raw;
     auto call = [&] { return p->vtable().reserve(p->self(), &cycle, &pod, name, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kReserve, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kReserve,
+                                             pluginMetrics(ExtensionPoint::kReserve, i),
                                              metrics::MetricPoint::kReserve, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kReserve, call);
     Status s = checkedStatus(*p, code, raw);
     if (!s.ok()) {
       s.setPlugin(p->name());
       if (!s.isRejected()) {
-        s.wrap("running Reserve plugin " + quoted(p->name()) + ": ");
-        s.setCode(SH_ERROR);
+        wrapAsError(s, "running Reserve plugin " + quoted(p->name()) + ": ");
       }
       return s;
     }
@@ -607,10 +627,10 @@ void Framework::unreserveImpl(CycleState& cycle, const sh_pod& pod, const std::s
         return 0;
       };
       if (timePlugins) {
-        callPluginTimed(*p, pluginMetrics(ExtensionPoint::kReserve, i),
+        callPluginTimed(*p, call_point::kUnreserve, pluginMetrics(ExtensionPoint::kReserve, i),
                         metrics::MetricPoint::kUnreserve, call);
       } else {
-        callPlugin(*p, call);
+        callPlugin(*p, call_point::kUnreserve, call);
       }
     }
   }
@@ -627,9 +647,10 @@ Status Framework::permitImpl(CycleState& cycle, const sh_pod& pod, const std::st
     sh_status raw;
     int64_t timeoutMs = 0;
     auto call = [&] { return p->vtable().permit(p->self(), &cycle, &pod, name, &timeoutMs, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPermit, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPermit,
+                                             pluginMetrics(ExtensionPoint::kPermit, i),
                                              metrics::MetricPoint::kPermit, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPermit, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.ok()) {
       continue;
@@ -646,8 +667,7 @@ Status Framework::permitImpl(CycleState& cycle, const sh_pod& pod, const std::st
       }
       continue;
     }
-    s.wrap("running Permit plugin " + quoted(p->name()) + ": ");
-    s.setCode(SH_ERROR);
+    wrapAsError(s, "running Permit plugin " + quoted(p->name()) + ": ");
     s.setPlugin(p->name());
     return s;
   }
@@ -665,17 +685,17 @@ Status Framework::preBindImpl(CycleState& cycle, const sh_pod& pod, const std::s
     const PluginPtr& p = list[i];
     sh_status raw;
     auto call = [&] { return p->vtable().pre_bind(p->self(), &cycle, &pod, name, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPreBind, i),
+    int code = timePlugins ? callPluginTimed(*p, call_point::kPreBind,
+                                             pluginMetrics(ExtensionPoint::kPreBind, i),
                                              metrics::MetricPoint::kPreBind, call)
-                           : callPlugin(*p, call);
+                           : callPlugin(*p, call_point::kPreBind, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.ok() || s.isSkip()) {
       continue;
     }
     s.setPlugin(p->name());
     if (!s.isRejected()) {
-      s.wrap("running PreBind plugin " + quoted(p->name()) + ": ");
-      s.setCode(SH_ERROR);
+      wrapAsError(s, "running PreBind plugin " + quoted(p->name()) + ": ");
     }
     return s;
   }
@@ -693,9 +713,10 @@ Status Framework::bindImpl(CycleState& cycle, const sh_pod& pod, const std::stri
     const PluginPtr& p = list[i];
     sh_status raw;
     auto call = [&] { return p->vtable().bind(p->self(), &cycle, &pod, name, &raw); };
-    int code = timePlugins ? callPluginTimed(*p, pluginMetrics(ExtensionPoint::kBind, i),
-                                             metrics::MetricPoint::kBind, call)
-                           : callPlugin(*p, call);
+    int code = timePlugins
+                   ? callPluginTimed(*p, call_point::kBind, pluginMetrics(ExtensionPoint::kBind, i),
+                                     metrics::MetricPoint::kBind, call)
+                   : callPlugin(*p, call_point::kBind, call);
     Status s = checkedStatus(*p, code, raw);
     if (s.isSkip()) {
       continue;
@@ -703,8 +724,7 @@ Status Framework::bindImpl(CycleState& cycle, const sh_pod& pod, const std::stri
     if (!s.ok()) {
       s.setPlugin(p->name());
       if (!s.isRejected()) {
-        s.wrap("running Bind plugin " + quoted(p->name()) + ": ");
-        s.setCode(SH_ERROR);
+        wrapAsError(s, "running Bind plugin " + quoted(p->name()) + ": ");
       }
     }
     return s;
@@ -723,10 +743,10 @@ void Framework::postBindImpl(CycleState& cycle, const sh_pod& pod, const std::st
       return 0;
     };
     if (timePlugins) {
-      callPluginTimed(*p, pluginMetrics(ExtensionPoint::kPostBind, i),
+      callPluginTimed(*p, call_point::kPostBind, pluginMetrics(ExtensionPoint::kPostBind, i),
                       metrics::MetricPoint::kPostBind, call);
     } else {
-      callPlugin(*p, call);
+      callPlugin(*p, call_point::kPostBind, call);
     }
   }
 }

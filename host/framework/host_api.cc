@@ -1,9 +1,13 @@
 // The sh_host_api table: every service of plugin.h §6, forwarding to the host's own
 // objects. The opaque handles are the host's types (sh_status, sh_cycle, sh_snapshot,
 // sh_prefilter_result, sh_host) or, for args, config::ArgNode.
+#include <atomic>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <new>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -11,11 +15,13 @@
 #include <spdlog/spdlog.h>
 
 #include "host/cache/snapshot.h"
+#include "host/common/quoted.h"
 #include "host/common/status.h"
 #include "host/config/args_tree.h"
 #include "host/framework/cycle_host.h"
 #include "host/framework/cycle_state.h"
 #include "host/framework/node_to_status.h"
+#include "host/framework/plugin_call.h"
 #include "host/framework/plugin_instance.h"
 #include "host/framework/simulation.h"
 #include "host/model/interner.h"
@@ -25,11 +31,69 @@ namespace {
 
 using config::ArgNode;
 
-std::string_view sv(const char* p, size_t n) {
-  return n == 0 ? std::string_view() : std::string_view(p, n);
+// -- A plugin's invalid arguments ------------------------------------------------------------
+// A service never trusts what a plugin passes: a NULL pointer where one is needed, a NULL
+// string with a length, a length beyond kMaxArgumentBytes (no string a plugin has is that
+// long; reading it would run off its memory) or a count beyond kMaxArgumentCount is refused:
+// the call does nothing (or returns its "nothing" value), a failure is counted on the plugin
+// the thread is running (PluginInstance::failures) and in hostServiceMisuses(), and the first
+// misuse of each service by each plugin is logged as a warning (later ones at debug level: a
+// plugin doing it per node would flood the log).
+constexpr size_t kMaxArgumentBytes = size_t{1} << 20;
+constexpr size_t kMaxArgumentCount = size_t{1} << 20;
+std::atomic<uint64_t> misuses{0};
+std::mutex warnedMu;
+std::set<std::pair<const char*, const char*>> warned;  // (plugin's stable name, service)
+
+void misuse(const char* service, const std::string& what) {
+  misuses.fetch_add(1, std::memory_order_relaxed);
+  PluginInstance* plugin = currentPlugin();
+  if (plugin != nullptr) {
+    plugin->countFailure();
+  }
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(warnedMu);
+    first = warned.emplace(plugin != nullptr ? plugin->stableName() : "", service).second;
+  }
+  const std::string who = plugin != nullptr ? "plugin " + quoted(plugin->name()) : "a plugin";
+  spdlog::log(first ? spdlog::level::warn : spdlog::level::debug,
+              "{} called {} with {}; the call is ignored", who, service, what);
+}
+
+// The string argument `what` of `service`, or nullopt (counted) when it cannot be one.
+std::optional<std::string_view> text(const char* service, const char* what, const char* p,
+                                     size_t n) {
+  if (n == 0) {
+    return std::string_view();
+  }
+  if (p == nullptr) {
+    misuse(service, std::string(what) + " NULL and length " + std::to_string(n));
+    return std::nullopt;
+  }
+  if (n > kMaxArgumentBytes) {
+    misuse(service, std::string(what) + " of length " + std::to_string(n) + " (at most " +
+                        std::to_string(kMaxArgumentBytes) + ")");
+    return std::nullopt;
+  }
+  return std::string_view(p, n);
+}
+
+// Whether the out-parameter `what` of `service` is there; counted when it is not.
+template <typename T>
+bool present(const char* service, const char* what, T* out) {
+  if (out == nullptr) {
+    misuse(service, std::string(what) + " NULL");
+    return false;
+  }
+  return true;
 }
 
 void apiLog(sh_host* host, int level, const char* msg, size_t len) {
+  auto message = text("log", "message", msg, len);
+  if (!message) {
+    return;
+  }
   const std::string& who = host != nullptr ? host->pluginName : std::string();
   auto lvl = spdlog::level::info;
   switch (level) {
@@ -49,21 +113,28 @@ void apiLog(sh_host* host, int level, const char* msg, size_t len) {
       lvl = spdlog::level::err;
       break;
   }
-  spdlog::log(lvl, "plugin {}: {}", who, sv(msg, len));
+  spdlog::log(lvl, "plugin {}: {}", who, *message);
 }
 
 void apiStatusAddReason(sh_status* st, const char* reason, size_t len) {
-  if (st != nullptr) {
-    st->status.addReason(std::string(sv(reason, len)));
+  if (!present("status_add_reason", "status", st)) {
+    return;
+  }
+  if (auto r = text("status_add_reason", "reason", reason, len)) {
+    st->status.addReason(std::string(*r));
   }
 }
 
-void addReason(sh_status* st, std::string_view text) {
-  apiStatusAddReason(st, text.data(), text.size());
+// A reason of the host's own (st may be NULL: then there is nowhere to put it).
+void addReason(sh_status* st, std::string_view reason) {
+  if (st != nullptr) {
+    st->status.addReason(std::string(reason));
+  }
 }
 
 sh_id apiIntern(sh_host*, const char* s, size_t len) {
-  return model::interner().intern(sv(s, len));
+  auto str = text("intern", "string", s, len);
+  return str ? model::interner().intern(*str) : SH_ID_NONE;
 }
 sh_str apiIdStr(sh_host*, sh_id id) { return model::interner().str(id); }
 
@@ -125,7 +196,9 @@ sh_str apiArgsString(const sh_args* a) {
   return sh_str{s.data(), s.size()};
 }
 void apiArgsError(sh_host* host, const sh_args* a, const char* msg, size_t len) {
-  std::string message(sv(msg, len));
+  // The error stands even when its text is unusable: create is failing either way.
+  auto given = text("args_error", "message", msg, len);
+  std::string message = given ? std::string(*given) : std::string("(invalid message)");
   if (host == nullptr || host->argsErrors == nullptr) {
     spdlog::error("plugin args error outside create: {}", message);
     return;
@@ -152,9 +225,13 @@ const sh_node_info* apiSnapNodeAt(const sh_snapshot* s, size_t i) {
   return s == nullptr || i >= s->views.size() ? nullptr : s->views[i];
 }
 const sh_node_info* apiSnapNodeByName(const sh_snapshot* s, const char* name, size_t len) {
-  return s == nullptr ? nullptr : s->find(sv(name, len));
+  auto n = text("snapshot_node_by_name", "name", name, len);
+  return s == nullptr || !n ? nullptr : s->find(*n);
 }
 size_t apiSnapWithAffinity(const sh_snapshot* s, const sh_node_info* const** out) {
+  if (!present("snapshot_nodes_with_affinity_pods", "out", out)) {
+    return 0;
+  }
   if (s == nullptr) {
     *out = nullptr;
     return 0;
@@ -163,6 +240,9 @@ size_t apiSnapWithAffinity(const sh_snapshot* s, const sh_node_info* const** out
   return s->withAffinity.size();
 }
 size_t apiSnapWithAntiAffinity(const sh_snapshot* s, const sh_node_info* const** out) {
+  if (!present("snapshot_nodes_with_required_anti_affinity_pods", "out", out)) {
+    return 0;
+  }
   if (s == nullptr) {
     *out = nullptr;
     return 0;
@@ -172,45 +252,60 @@ size_t apiSnapWithAntiAffinity(const sh_snapshot* s, const sh_node_info* const**
 }
 
 void apiPrefilterAddNode(sh_prefilter_result* r, const char* name, size_t len) {
-  if (r != nullptr) {
+  if (!present("prefilter_result_add_node", "result", r)) {
+    return;
+  }
+  if (auto n = text("prefilter_result_add_node", "name", name, len)) {
     r->restricted = true;
-    r->nodes.emplace_back(sv(name, len));
+    r->nodes.emplace_back(*n);
   }
 }
 
 int apiNodeFilterCode(sh_cycle* c, const char* name, size_t len) {
-  if (c == nullptr || c->nodeStatuses == nullptr) {
+  auto n = text("node_filter_code", "name", name, len);
+  if (c == nullptr || c->nodeStatuses == nullptr || !n) {
     return SH_SUCCESS;
   }
-  return c->nodeStatuses->get(std::string(sv(name, len))).code();
+  return c->nodeStatuses->get(std::string(*n)).code();
 }
 void apiPostfilterNominate(sh_cycle* c, const char* name, size_t len) {
   // An empty name is a nomination too: it clears the pod's (ModeOverride, "").
-  if (c != nullptr) {
-    c->nominatedNode = std::string(sv(name, len));
+  auto n = text("postfilter_nominate", "name", name, len);
+  if (c != nullptr && n) {
+    c->nominatedNode = std::string(*n);
   }
 }
 
 int apiWaitingAllow(sh_host* h, const char* uid, size_t ulen, const char* pl, size_t plen) {
-  if (h == nullptr || h->services == nullptr) {
+  auto u = text("waiting_pod_allow", "pod_uid", uid, ulen);
+  auto p = text("waiting_pod_allow", "plugin", pl, plen);
+  if (h == nullptr || h->services == nullptr || !u || !p) {
     return 0;
   }
-  return h->services->allowWaitingPod(sv(uid, ulen), sv(pl, plen)) ? 1 : 0;
+  return h->services->allowWaitingPod(*u, *p) ? 1 : 0;
 }
 int apiWaitingReject(sh_host* h, const char* uid, size_t ulen, const char* pl, size_t plen,
                      const char* msg, size_t mlen) {
-  if (h == nullptr || h->services == nullptr) {
+  auto u = text("waiting_pod_reject", "pod_uid", uid, ulen);
+  auto p = text("waiting_pod_reject", "plugin", pl, plen);
+  auto m = text("waiting_pod_reject", "msg", msg, mlen);
+  if (h == nullptr || h->services == nullptr || !u || !p || !m) {
     return 0;
   }
-  return h->services->rejectWaitingPod(sv(uid, ulen), sv(pl, plen), sv(msg, mlen)) ? 1 : 0;
+  return h->services->rejectWaitingPod(*u, *p, *m) ? 1 : 0;
 }
 
 sh_code apiBindPod(sh_host* h, const sh_pod* pod, const char* node, size_t len, sh_status* st) {
+  auto n = text("bind_pod", "node_name", node, len);
+  if (!n) {
+    addReason(st, "bind_pod: invalid node name");
+    return SH_ERROR;
+  }
   if (h == nullptr || h->services == nullptr || pod == nullptr) {
     addReason(st, "no cluster connector to bind with");
     return SH_ERROR;
   }
-  Status s = h->services->bindPod(*pod, sv(node, len));
+  Status s = h->services->bindPod(*pod, *n);
   if (st != nullptr) {
     for (const std::string& r : s.reasons()) {
       st->status.addReason(r);
@@ -235,11 +330,15 @@ size_t apiNodeJson(const sh_node* node, char* buf, size_t cap) {
 }
 
 size_t apiNamespaceLabels(sh_cycle* c, const char* ns, size_t len, const sh_label** out) {
-  *out = nullptr;
-  if (c == nullptr || c->snapshot == nullptr || c->snapshot->objects == nullptr) {
+  if (!present("namespace_labels", "out", out)) {
     return 0;
   }
-  const std::vector<sh_label>* labels = c->snapshot->objects->namespaceLabels(sv(ns, len));
+  *out = nullptr;
+  auto name = text("namespace_labels", "ns", ns, len);
+  if (c == nullptr || c->snapshot == nullptr || c->snapshot->objects == nullptr || !name) {
+    return 0;
+  }
+  const std::vector<sh_label>* labels = c->snapshot->objects->namespaceLabels(*name);
   if (labels == nullptr) {
     return 0;
   }
@@ -252,6 +351,9 @@ size_t apiNamespaceLabels(sh_cycle* c, const char* ns, size_t len, const sh_labe
 size_t apiWorkloadSelectors(sh_cycle* c, const sh_pod* pod, const sh_label_selector* const** out) {
   thread_local std::vector<const sh_label_selector*> selectors;
   selectors.clear();
+  if (!present("workload_selectors", "out", out)) {
+    return 0;
+  }
   *out = nullptr;
   if (c == nullptr || pod == nullptr || c->snapshot == nullptr || c->snapshot->objects == nullptr) {
     return 0;
@@ -275,6 +377,9 @@ sh_str apiStatusReasonAt(const sh_status* st, size_t i) {
 }
 
 size_t apiPdbs(sh_cycle* c, const sh_pdb* const** out) {
+  if (!present("pod_disruption_budgets", "out", out)) {
+    return 0;
+  }
   *out = nullptr;
   if (c == nullptr || c->snapshot == nullptr || c->snapshot->objects == nullptr) {
     return 0;
@@ -297,7 +402,12 @@ uint64_t apiCycleRandom(sh_cycle* c) {
 }
 
 void apiParallelFor(sh_cycle* c, size_t count, void (*fn)(void*, size_t), void* ctx) {
-  if (fn == nullptr) {
+  if (!present("parallel_for", "fn", fn)) {
+    return;
+  }
+  if (count > kMaxArgumentCount) {
+    misuse("parallel_for", "count " + std::to_string(count) + " (at most " +
+                               std::to_string(kMaxArgumentCount) + ")");
     return;
   }
   if (c == nullptr || c->host == nullptr) {
@@ -361,6 +471,17 @@ void apiSimEnd(sh_sim* s) { delete s; }
 
 sh_code apiPreemptVictims(sh_cycle* c, const sh_pod* preemptor, const char* node, size_t len,
                           const sh_pod* const* victims, size_t count, sh_status* st) {
+  auto nodeName = text("preempt_victims", "node_name", node, len);
+  if (!nodeName) {
+    addReason(st, "preempt_victims: invalid node name");
+    return SH_ERROR;
+  }
+  if (count > kMaxArgumentCount) {
+    misuse("preempt_victims", "victim_count " + std::to_string(count) + " (at most " +
+                                  std::to_string(kMaxArgumentCount) + ")");
+    addReason(st, "preempt_victims: too many victims");
+    return SH_ERROR;
+  }
   if (c == nullptr || preemptor == nullptr || (count > 0 && victims == nullptr)) {
     addReason(st, "preempt_victims: missing cycle, preemptor or victims");
     return SH_ERROR;
@@ -383,13 +504,17 @@ sh_code apiPreemptVictims(sh_cycle* c, const sh_pod* preemptor, const char* node
     }
     list.push_back(victims[i]);
   }
-  return reportStatus(c->host->preempt(*preemptor, sv(node, len), list), st);
+  return reportStatus(c->host->preempt(*preemptor, *nodeName, list), st);
 }
 
 // Upstream framework/interface.go: PodsToActivate, filled under the key "namespace/name".
 void apiCycleActivatePod(sh_cycle* c, const char* ns, size_t nsLen, const char* name,
                          size_t nameLen) {
   if (c == nullptr || ns == nullptr || name == nullptr || nsLen == 0 || nameLen == 0) {
+    return;
+  }
+  if (!text("cycle_activate_pod", "ns", ns, nsLen) ||
+      !text("cycle_activate_pod", "name", name, nameLen)) {
     return;
   }
   try {
@@ -459,5 +584,7 @@ const sh_host_api kApi = {
 }  // namespace
 
 const sh_host_api* hostApi() { return &kApi; }
+
+uint64_t hostServiceMisuses() { return misuses.load(std::memory_order_relaxed); }
 
 }  // namespace sh

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "host/framework/plugin_call.h"
+
 namespace sh {
 
 std::shared_ptr<PluginInstance> PluginInstance::create(
@@ -9,6 +11,7 @@ std::shared_ptr<PluginInstance> PluginInstance::create(
     HostServices* services, config::Diagnostics& diags) {
   std::shared_ptr<PluginInstance> inst(new PluginInstance());
   inst->library_ = std::move(library);
+  inst->stableName_ = stablePluginName(inst->library_->name);
   inst->host_ = std::make_unique<sh_host>();
   inst->host_->pluginName = inst->library_->name;
   inst->host_->services = services;
@@ -16,7 +19,11 @@ std::shared_ptr<PluginInstance> PluginInstance::create(
   config::Diagnostics argErrors;
   inst->host_->argsErrors = &argErrors;
   const sh_plugin_descriptor* d = inst->library_->descriptor;
-  void* self = d->create(hostApi(), inst->host_.get(), args.asShArgs());
+  void* self = nullptr;
+  {
+    PluginCallScope scope(*inst, call_point::kCreate);
+    self = d->create(hostApi(), inst->host_.get(), args.asShArgs());
+  }
   inst->host_->argsErrors = nullptr;
   for (const config::Diagnostic& e : argErrors.items()) {
     diags.add(e);
@@ -36,20 +43,37 @@ std::shared_ptr<PluginInstance> PluginInstance::create(
 
   const sh_plugin_vtable& vt = *inst->library_->vtable;
   if (vt.events_to_register != nullptr) {
-    std::vector<sh_event_registration> regs(16);
-    size_t n = vt.events_to_register(self, regs.data(), regs.size());
-    if (n > regs.size() && n < 4096) {
-      regs.resize(n);
-      n = vt.events_to_register(self, regs.data(), regs.size());
-    }
-    regs.resize(std::min(n, regs.size()));
-    inst->events_ = std::move(regs);
+    inst->registerEvents();
   }
   return inst;
 }
 
+void PluginInstance::registerEvents() {
+  const sh_plugin_vtable& vt = *library_->vtable;
+  PluginCallScope scope(*this, call_point::kEventsToRegister);
+  std::vector<sh_event_registration> regs(kFirstEventCapacity);
+  size_t n = vt.events_to_register(self_, regs.data(), regs.size());
+  if (n > regs.size() && n <= kMaxEventRegistrations) {
+    // As the ABI says: called again with room for all of them.
+    regs.resize(n);
+    n = vt.events_to_register(self_, regs.data(), regs.size());
+  }
+  if (n > regs.size()) {
+    // More than the host takes, or more on the second call than the first announced.
+    countFailure();
+    spdlog::error(
+        "plugin \"{}\": events_to_register returned {} registrations, more than the {} it "
+        "could write (at most {} are taken); keeping the first {}",
+        name(), n, regs.size(), kMaxEventRegistrations, regs.size());
+    n = regs.size();
+  }
+  regs.resize(n);
+  events_ = std::move(regs);
+}
+
 PluginInstance::~PluginInstance() {
   if (self_ != nullptr) {
+    PluginCallScope scope(*this, call_point::kDestroy);
     library_->descriptor->destroy(self_);
   }
 }

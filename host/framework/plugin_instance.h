@@ -38,12 +38,21 @@ class PluginInstance {
   PluginInstance& operator=(const PluginInstance&) = delete;
 
   const std::string& name() const { return library_->name; }
+  // The name as a C string that outlives the instance (for the fatal-signal report).
+  const char* stableName() const { return stableName_; }
   const sh_plugin_vtable& vtable() const { return *library_->vtable; }
   uint32_t points() const { return library_->points; }
   void* self() const { return self_; }
   const plugin::LoadedPlugin& library() const { return *library_; }
   // Non-null when the plugin asked to be called by one thread at a time.
   std::mutex* serializer() const { return serializer_.get(); }
+
+  // At most this many event registrations are taken from a plugin: events_to_register is
+  // called with room for kFirstEventCapacity, and called again with room for as many as it
+  // returned when that is more, up to this bound. A plugin that asks for more keeps the
+  // first kFirstEventCapacity, with an error logged and a failure counted.
+  static constexpr std::size_t kFirstEventCapacity = 16;
+  static constexpr std::size_t kMaxEventRegistrations = 4096;
 
   // The cluster events the plugin registered (EnqueueExtensions).
   const std::vector<sh_event_registration>& events() const { return events_; }
@@ -55,7 +64,9 @@ class PluginInstance {
 
  private:
   PluginInstance() = default;
+  void registerEvents();
   std::shared_ptr<const plugin::LoadedPlugin> library_;
+  const char* stableName_ = "";
   std::unique_ptr<sh_host> host_;
   void* self_ = nullptr;
   std::unique_ptr<std::mutex> serializer_;
@@ -65,5 +76,10 @@ class PluginInstance {
 
 // The host function table given to every plugin.
 const sh_host_api* hostApi();
+
+// Calls of hostApi() services the process refused for invalid arguments (a NULL pointer, a
+// NULL string with a length, an absurd length or count); each is also a failure of the plugin
+// that made it, when it came from a plugin call.
+uint64_t hostServiceMisuses();
 
 }  // namespace sh

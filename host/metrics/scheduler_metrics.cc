@@ -107,9 +107,13 @@ SchedulerMetrics::SchedulerMetrics()
       pluginLoadFailures(registry_.counter(
           "schedhost_plugin_load_failures_total",
           "Plugin libraries that could not be loaded or were refused by the checks.")),
-      pluginLibrariesResident(
-          registry_.gauge("schedhost_plugin_libraries_resident",
-                          "Plugin libraries currently loaded in the process.")) {}
+      pluginLibrariesResident(registry_.gauge("schedhost_plugin_libraries_resident",
+                                              "Plugin libraries currently loaded in the process.")),
+      pluginSlowCalls(registry_.counter(
+          "schedhost_plugin_slow_calls_total",
+          "Plugin calls that ran longer than [plugins] callWarningSeconds, by plugin and "
+          "extension point.",
+          {"plugin", "extension_point"})) {}
 
 std::string SchedulerMetrics::attemptsLabel(uint64_t attempts) {
   // upstream metrics.go: PodSchedulingSLIDuration, attempts capped at "15+".

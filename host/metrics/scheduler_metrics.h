@@ -110,6 +110,9 @@ class SchedulerMetrics {
   CounterFamily& reloads;
   CounterFamily& pluginLoadFailures;
   GaugeFamily& pluginLibrariesResident;
+  // {plugin, extension_point}: calls the watchdog reported for running longer than
+  // [plugins] callWarningSeconds (framework/plugin_call.h).
+  CounterFamily& pluginSlowCalls;
 
   // The attempts label of scheduler_pod_scheduling_sli_duration_seconds: "1".."14", "15+".
   static std::string attemptsLabel(uint64_t attempts);

@@ -376,6 +376,31 @@ bool ElfSymbol::exported() const {
   return defined && global && visible;
 }
 
+bool ElfSymbol::isFunction() const { return type == STT_FUNC || type == STT_GNU_IFUNC; }
+
+std::string symbolTypeName(std::uint8_t type) {
+  switch (type) {
+    case STT_NOTYPE:
+      return "STT_NOTYPE";
+    case STT_OBJECT:
+      return "STT_OBJECT";
+    case STT_FUNC:
+      return "STT_FUNC";
+    case STT_SECTION:
+      return "STT_SECTION";
+    case STT_FILE:
+      return "STT_FILE";
+    case STT_COMMON:
+      return "STT_COMMON";
+    case STT_TLS:
+      return "STT_TLS";
+    case STT_GNU_IFUNC:
+      return "STT_GNU_IFUNC";
+    default:
+      return "type " + std::to_string(type);
+  }
+}
+
 const sh_plugin_metadata& ElfImage::requireMetadata() const {
   if (!metadata) {
     throw ElfError("[" + path + "]: no .shmeta section (not built with the schedhost SDK)");

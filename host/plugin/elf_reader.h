@@ -48,7 +48,12 @@ struct ElfSymbol {
 
   // Defined here and visible to other objects: what dlsym can find in this file.
   bool exported() const;
+  // Code that can be called: STT_FUNC, or STT_GNU_IFUNC (resolved to a function at load).
+  bool isFunction() const;
 };
+
+// "STT_OBJECT", "STT_FUNC", ..., or "type N".
+std::string symbolTypeName(std::uint8_t type);
 
 struct ElfImage {
   std::string path;  // only used in messages

@@ -67,6 +67,11 @@ void addSymbols(const ElfImage& image, InspectReport& report) {
     report.exports.push_back(symbol.name);
     if (symbol.name == SH_ENTRY_SYMBOL) {
       hasEntry = true;
+      if (!symbol.isFunction()) {
+        report.errors.push_back("entry point [" SH_ENTRY_SYMBOL
+                                "] is not a function (symbol type " +
+                                symbolTypeName(symbol.type) + ")");
+      }
     } else {
       extra.push_back(symbol.name);
     }

@@ -254,8 +254,13 @@ PluginFile openAndCheck(const std::string& requested, const LoadOptions& opts, E
   } catch (const ElfError& e) {
     throw LoadError(path, "plugin " + std::string(e.what()));
   }
-  if (image.findExport(SH_ENTRY_SYMBOL) == nullptr) {
+  const ElfSymbol* entry = image.findExport(SH_ENTRY_SYMBOL);
+  if (entry == nullptr) {
     refuse(path, "no entry point [" SH_ENTRY_SYMBOL "]");
+  }
+  if (!entry->isFunction()) {
+    refuse(path, "entry point [" SH_ENTRY_SYMBOL "] is not a function (symbol type " +
+                     symbolTypeName(entry->type) + ")");
   }
   return std::move(*file);
 }
@@ -298,6 +303,27 @@ void checkDescriptor(const std::string& path, const sh_plugin_descriptor* d,
 }
 
 }  // namespace
+
+PluginCandidate checkPlugin(const std::string& path, const LoadOptions& opts) {
+  ElfImage image;
+  PluginFile file = openAndCheck(path, opts, image);
+  const sh_plugin_metadata& meta = *image.metadata;
+  if (meta.name[0] == '\0') {
+    refuse(file.path(), ".shmeta name is empty");
+  }
+  PluginCandidate out;
+  out.path = file.path();
+  out.name = meta.name;
+  out.version = meta.version;
+  out.abiMajor = meta.abi_major;
+  out.abiMinor = meta.abi_minor;
+  out.points = meta.points;
+  out.flags = meta.flags;
+  out.sha256 = file.sha256();
+  out.device = file.status().st_dev;
+  out.inode = file.status().st_ino;
+  return out;
+}
 
 std::shared_ptr<const LoadedPlugin> loadPlugin(const std::string& path, const LoadOptions& opts) {
   ElfImage image;

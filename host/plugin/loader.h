@@ -34,6 +34,8 @@
 // Thread-safe: loadPlugin may be called from several threads.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -85,6 +87,20 @@ struct LoadOptions {
   unsigned hostAbiMinor = SH_ABI_MINOR;
 };
 
+// What steps 1-3 tell about a plugin file: read from the file alone, nothing of it run.
+struct PluginCandidate {
+  std::string path;  // absolute, canonical
+  // From .shmeta, which the loader later requires the descriptor's name to equal.
+  std::string name, version;
+  std::uint16_t abiMajor = 0, abiMinor = 0;
+  std::uint32_t points = 0;  // SH_POINT_* the metadata declares
+  std::uint32_t flags = 0;   // SH_PLUGIN_*
+  std::string sha256;
+  // The file's identity: the same file reached by two paths is one candidate.
+  dev_t device = 0;
+  ino_t inode = 0;
+};
+
 class LoadError : public std::runtime_error {
  public:
   LoadError(std::string path, const std::string& message)
@@ -99,6 +115,10 @@ class LoadError : public std::runtime_error {
 
 // The libraries this process has dlopened (each stays resident; see above).
 std::size_t residentLibraryCount();
+
+// Steps 1-3 only: the checks that need no plugin code, nothing dlopened. Throws LoadError with
+// the message loadPlugin would give.
+PluginCandidate checkPlugin(const std::string& path, const LoadOptions& opts = {});
 
 // Loads and checks the plugin at `path`; see the steps above. Throws LoadError.
 std::shared_ptr<const LoadedPlugin> loadPlugin(const std::string& path,

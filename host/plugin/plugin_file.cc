@@ -57,6 +57,26 @@ std::map<ContentKey, std::string>& digests() {
   return *map;
 }
 
+// What a file that is not a regular file is, for the refusal.
+std::string fileKind(mode_t mode) {
+  if (S_ISDIR(mode)) {
+    return "a directory";
+  }
+  if (S_ISFIFO(mode)) {
+    return "a FIFO";
+  }
+  if (S_ISSOCK(mode)) {
+    return "a socket";
+  }
+  if (S_ISCHR(mode)) {
+    return "a character device";
+  }
+  if (S_ISBLK(mode)) {
+    return "a block device";
+  }
+  return "file type " + std::to_string(mode & S_IFMT);
+}
+
 }  // namespace
 
 std::string canonicalPluginPath(const std::string& path) {
@@ -83,7 +103,9 @@ PluginFile PluginFile::open(const std::string& path) {
   PluginFile file;
   file.path_ = canonicalPluginPath(path);
   // O_NOFOLLOW: the canonical path has no symlink left; one appearing now is an attack.
-  file.fd_ = ::open(file.path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  // O_NONBLOCK: opening a FIFO or a device must not wait for a writer or the hardware; the
+  // fstat below refuses anything but a regular file, which reads ignore the flag on.
+  file.fd_ = ::open(file.path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (file.fd_ < 0) {
     int err = errno;
     fail(file.path_, err == ENOENT ? std::string("no such file")
@@ -93,7 +115,7 @@ PluginFile PluginFile::open(const std::string& path) {
     fail(file.path_, "cannot stat: " + std::string(std::strerror(errno)));
   }
   if (!S_ISREG(file.status_.st_mode)) {
-    fail(file.path_, "not a regular file");
+    fail(file.path_, "not a regular file (" + fileKind(file.status_.st_mode) + ")");
   }
   auto size = static_cast<std::uint64_t>(file.status_.st_size);
   if (size > kMaxSize) {

@@ -3,11 +3,12 @@
 // remembered by the file's device, inode, size, mtime and ctime: opening an unchanged file
 // again (every reload does) reads it but does not hash it again.
 //
-// The file is opened O_RDONLY|O_CLOEXEC|O_NOFOLLOW by its canonical path, fstat'ed and read
-// through that descriptor; the loader then dlopens /proc/self/fd/N. Errors quote the file:
+// The file is opened O_RDONLY|O_CLOEXEC|O_NOFOLLOW|O_NONBLOCK by its canonical path (so a
+// FIFO or a device never blocks the open), fstat'ed and read through that descriptor; the
+// loader then dlopens /proc/self/fd/N. Errors quote the file:
 //
 //   [/path/x.so]: no such file
-//   [/path/x.so]: not a regular file
+//   [/path/x.so]: not a regular file (a FIFO)
 #pragma once
 
 #include <sys/stat.h>

@@ -9,8 +9,8 @@ namespace sh::plugin {
 
 PluginRegistry::PluginRegistry(LoadOptions options) : options_(std::move(options)) {}
 
-std::size_t PluginRegistry::scanDirs(const std::vector<std::string>& dirs,
-                                     std::vector<ScanError>& errors) {
+std::size_t PluginRegistry::indexDirs(const std::vector<std::string>& dirs,
+                                      std::vector<ScanError>& errors) {
   std::size_t added = 0;
   for (const std::string& dir : dirs) {
     std::error_code ec;
@@ -42,9 +42,8 @@ std::size_t PluginRegistry::scanDirs(const std::vector<std::string>& dirs,
     options.trust.pluginRoot = std::filesystem::canonical(absolute, ec).string();
     for (const std::filesystem::path& file : files) {
       try {
-        auto plugin = loadPlugin(file.string(), options);
         bool isNew = false;
-        registerPlugin(std::move(plugin), isNew);
+        indexCandidate(checkPlugin(file.string(), options), options, isNew);
         added += isNew ? 1 : 0;
       } catch (const LoadError& e) {
         errors.push_back({e.path(), e.what()});
@@ -54,8 +53,8 @@ std::size_t PluginRegistry::scanDirs(const std::vector<std::string>& dirs,
   return added;
 }
 
-std::shared_ptr<const LoadedPlugin> PluginRegistry::add(const std::string& path,
-                                                        const std::string& expectedSha256) {
+PluginCandidate PluginRegistry::indexLibrary(const std::string& path,
+                                             const std::string& expectedSha256) {
   LoadOptions options = options_;
   if (!expectedSha256.empty()) {
     options.expectedSha256 = expectedSha256;
@@ -68,25 +67,93 @@ std::shared_ptr<const LoadedPlugin> PluginRegistry::add(const std::string& path,
     options.trust.pluginRoot = ec ? std::string() : root.string();
   }
   bool isNew = false;
-  return registerPlugin(loadPlugin(path, options), isNew);
+  return indexCandidate(checkPlugin(path, options), options, isNew);
+}
+
+PluginCandidate PluginRegistry::indexCandidate(PluginCandidate candidate,
+                                               const LoadOptions& options, bool& added) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = indexed_.find(candidate.name);
+  if (it == indexed_.end()) {
+    added = true;
+    std::string name = candidate.name;
+    Indexed entry{candidate, options, {}};
+    indexed_.emplace(std::move(name), std::move(entry));
+    return candidate;
+  }
+  // The same file, by this path or another (a link).
+  added = false;
+  const PluginCandidate& known = it->second.candidate;
+  if (known.device == candidate.device && known.inode == candidate.inode) {
+    return known;
+  }
+  throw LoadError(candidate.path, "plugin \"" + candidate.name + "\" from [" + candidate.path +
+                                      "] is already provided by [" + known.path + "]");
+}
+
+std::shared_ptr<const LoadedPlugin> PluginRegistry::load(std::string_view name) {
+  Indexed entry;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto loaded = byName_.find(name); loaded != byName_.end()) {
+      return loaded->second;
+    }
+    auto it = indexed_.find(name);
+    if (it == indexed_.end()) {
+      return nullptr;
+    }
+    if (!it->second.failure.empty()) {
+      throw LoadError(it->second.candidate.path, it->second.failure);
+    }
+    entry = it->second;
+  }
+  std::shared_ptr<const LoadedPlugin> plugin;
+  try {
+    plugin = loadPlugin(entry.candidate.path, entry.options);
+    if (plugin->name != name) {
+      // Replaced by rename since it was indexed: refused rather than registered under a name
+      // no profile resolution saw.
+      throw LoadError(entry.candidate.path, "plugin [" + entry.candidate.path + "]: provides \"" +
+                                                plugin->name + "\" now, not \"" +
+                                                std::string(name) + "\" as when it was scanned");
+    }
+  } catch (const LoadError& e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = indexed_.find(name); it != indexed_.end()) {
+      it->second.failure = e.what();
+    }
+    throw;
+  }
+  return registerPlugin(std::move(plugin));
+}
+
+std::size_t PluginRegistry::scanDirs(const std::vector<std::string>& dirs,
+                                     std::vector<ScanError>& errors) {
+  indexDirs(dirs, errors);
+  std::size_t added = 0;
+  for (const PluginCandidate& c : candidates()) {
+    if (find(c.name) != nullptr) {
+      continue;
+    }
+    try {
+      added += load(c.name) != nullptr ? 1 : 0;
+    } catch (const LoadError& e) {
+      errors.push_back({e.path(), e.what()});
+    }
+  }
+  return added;
+}
+
+std::shared_ptr<const LoadedPlugin> PluginRegistry::add(const std::string& path,
+                                                        const std::string& expectedSha256) {
+  return load(indexLibrary(path, expectedSha256).name);
 }
 
 std::shared_ptr<const LoadedPlugin> PluginRegistry::registerPlugin(
-    std::shared_ptr<const LoadedPlugin> plugin, bool& added) {
+    std::shared_ptr<const LoadedPlugin> plugin) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = byName_.find(plugin->name);
-  if (it == byName_.end()) {
-    added = true;
-    byName_.emplace(plugin->name, plugin);
-    return plugin;
-  }
-  // The same file, by this path or another (a link): both share one resident library.
-  if (it->second->library == plugin->library) {
-    added = false;
-    return it->second;
-  }
-  throw LoadError(plugin->path, "plugin \"" + plugin->name + "\" from [" + plugin->path +
-                                    "] is already loaded from [" + it->second->path + "]");
+  // A concurrent load of the same plugin registered first; both share one resident library.
+  return byName_.emplace(plugin->name, plugin).first->second;
 }
 
 std::shared_ptr<const LoadedPlugin> PluginRegistry::find(std::string_view name) const {
@@ -103,6 +170,31 @@ std::vector<std::shared_ptr<const LoadedPlugin>> PluginRegistry::all() const {
     out.push_back(entry.second);
   }
   return out;
+}
+
+std::optional<PluginCandidate> PluginRegistry::candidate(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = indexed_.find(name);
+  if (it == indexed_.end()) {
+    return std::nullopt;
+  }
+  return it->second.candidate;
+}
+
+std::vector<PluginCandidate> PluginRegistry::candidates() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<PluginCandidate> out;
+  out.reserve(indexed_.size());
+  for (const auto& entry : indexed_) {
+    out.push_back(entry.second.candidate);
+  }
+  return out;
+}
+
+bool PluginRegistry::loadFailed(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = indexed_.find(name);
+  return it != indexed_.end() && !it->second.failure.empty();
 }
 
 }  // namespace sh::plugin

@@ -1,11 +1,51 @@
 #include "host/profile/profile_set.h"
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include <boost/json.hpp>
 
 #include "host/config/profile_config.h"
 #include "host/profile/registry_catalog.h"
 
 namespace sh::profile {
+namespace {
+
+// Loads the plugins the profiles enable, and only those: a library no profile enables is
+// never dlopened, so none of its code runs. Resolution needs only what the files' metadata
+// tells (names and points), but a loaded plugin brings its default args and the points its
+// vtable really implements, which may enable more. So: resolve, load what is enabled, and
+// again until nothing new is enabled. The last resolution, by the caller, is the one reported.
+void loadEnabledPlugins(ProfileSet& set, config::Diagnostics& diags) {
+  std::set<std::string, std::less<>> tried;
+  for (;;) {
+    config::Diagnostics scratch;
+    RegistryCatalog catalog(*set.registry);
+    std::vector<std::string> toLoad;
+    for (const config::ResolvedProfile& rp :
+         config::resolveAll(set.host.profiles, catalog, scratch)) {
+      for (const config::EnabledPlugin& ep : rp.plugins) {
+        if (tried.insert(ep.name).second) {
+          toLoad.push_back(ep.name);
+        }
+      }
+    }
+    if (toLoad.empty()) {
+      return;
+    }
+    for (const std::string& name : toLoad) {
+      try {
+        set.registry->load(name);
+      } catch (const plugin::LoadError& e) {
+        ++set.pluginLoadFailures;
+        diags.error(config::SourceLocation{e.path(), 0, 0}, "", e.what());
+      }
+    }
+  }
+}
+
+}  // namespace
 
 std::string pluginIdentity(const config::ResolvedProfile& profile, std::string_view name,
                            const plugin::PluginRegistry& registry) {
@@ -101,7 +141,7 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
     dirs = request.defaultPluginDirs;
   }
   std::vector<plugin::ScanError> scanErrors;
-  set.registry->scanDirs(dirs, scanErrors);
+  set.registry->indexDirs(dirs, scanErrors);
   for (const plugin::ScanError& e : scanErrors) {
     diags.error(config::SourceLocation{e.path, 0, 0}, "", e.message);
   }
@@ -109,13 +149,14 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
   for (const config::ProfileConfig& p : set.host.profiles) {
     for (const config::LibraryRef& lib : p.libraries) {
       try {
-        set.registry->add(lib.path, lib.sha256);
+        set.registry->indexLibrary(lib.path, lib.sha256);
       } catch (const std::exception& e) {
         ++set.pluginLoadFailures;
         diags.error(lib.where, lib.key, e.what());
       }
     }
   }
+  loadEnabledPlugins(set, diags);
 
   RegistryCatalog catalog(*set.registry);
   set.resolved = config::resolveAll(set.host.profiles, catalog, diags);

@@ -1,8 +1,9 @@
 // ProfileSet: everything startup produces from the configuration — the loaded plugins and
 // one immutable Framework per schedulerName (upstream's profile.Map).
 //
-//   load(): read schedhost.toml (or profile files) -> scan pluginDirs and each profile's
-//   [[libraries]] -> resolve every profile (defaults, merging, weights) -> create every
+//   load(): read schedhost.toml (or profile files) -> index pluginDirs and each profile's
+//   [[libraries]] from their files, running none of them -> load (dlopen) only the plugins
+//   the profiles enable -> resolve every profile (defaults, merging, weights) -> create every
 //   plugin with its args -> build the frameworks. Every problem found on the way is
 //   collected; the set is usable only when none was an error.
 #pragma once

@@ -9,15 +9,19 @@ const config::CatalogEntry* RegistryCatalog::find(std::string_view name) const {
   if (it != cache_.end()) {
     return &it->second;
   }
-  auto lib = registry_.find(name);
-  if (lib == nullptr) {
+  config::CatalogEntry e;
+  if (auto lib = registry_.find(name)) {
+    e.name = lib->name;
+    e.points = lib->points;
+    const char* defaults = lib->descriptor->default_args_json;
+    e.defaultArgsJson = defaults != nullptr ? defaults : "";
+  } else if (auto candidate = registry_.candidate(name); candidate && !registry_.loadFailed(name)) {
+    // Not loaded: what its file's metadata says. Its default args are known once it is.
+    e.name = candidate->name;
+    e.points = candidate->points;
+  } else {
     return nullptr;
   }
-  config::CatalogEntry e;
-  e.name = lib->name;
-  e.points = lib->points;
-  const char* defaults = lib->descriptor->default_args_json;
-  e.defaultArgsJson = defaults != nullptr ? defaults : "";
   return &cache_.emplace(e.name, std::move(e)).first->second;
 }
 

@@ -1,4 +1,7 @@
-// The installed plugins as the profile resolver sees them.
+// The installed plugins as the profile resolver sees them: a loaded plugin as its descriptor
+// and vtable describe it; a plugin indexed but not loaded as its file's .shmeta does (name and
+// points; its default args are unknown until it is loaded). A plugin whose load failed is not
+// installed.
 #pragma once
 
 #include <deque>

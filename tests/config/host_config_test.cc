@@ -127,6 +127,22 @@ TEST(HostConfigTest, BindingTable) {
             "schedhost.toml:3:7: binding.cap: unknown field \"cap\"\n");
 }
 
+TEST(HostConfigTest, PluginsCallWarningSeconds) {
+  Diagnostics diags;
+  EXPECT_EQ(parse("", diags).plugins.callWarningSeconds, 60);
+  EXPECT_EQ(parse("[plugins]\ncallWarningSeconds = 0.25\n", diags).plugins.callWarningSeconds,
+            0.25);
+  EXPECT_EQ(parse("[plugins]\ncallWarningSeconds = 0\n", diags).plugins.callWarningSeconds, 0);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  const HostConfig bad = parse("[plugins]\ncallWarningSeconds = -1\n", diags);
+  EXPECT_EQ(bad.plugins.callWarningSeconds, 60);
+  parse("[plugins]\ncallWarningSeconds = \"1m\"\n", diags);
+  EXPECT_EQ(diags.str(),
+            "schedhost.toml:2:22: plugins.callWarningSeconds: must be in the range [0, 86400], "
+            "got -1\n"
+            "schedhost.toml:2:22: plugins.callWarningSeconds: expected a number, got a string\n");
+}
+
 TEST(HostConfigTest, InitialBackoffAboveDefaultMax) {
   Diagnostics diags;
   parse("podInitialBackoffSeconds = 11\n", diags);

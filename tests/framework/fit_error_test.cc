@@ -44,6 +44,19 @@ TEST(FitErrorTest, AbsentNodesCountWithTheAbsentStatus) {
             "[NodeAffinity].");
 }
 
+TEST(FitErrorTest, AnEmptyReasonAddsNoEntry) {
+  FitError e;
+  e.numAllNodes = 4;
+  e.diagnosis.nodeToStatus.setAbsent(Status(SH_UNSCHEDULABLE_AND_UNRESOLVABLE, ""));
+  e.diagnosis.nodeToStatus.set("n1", rejected(SH_UNSCHEDULABLE, {""}, "A"));
+  e.diagnosis.nodeToStatus.set("n2", rejected(SH_UNSCHEDULABLE, {"", "Insufficient cpu"}, "A"));
+  e.diagnosis.nodeToStatus.set("n3", rejected(SH_UNSCHEDULABLE, {""}, "A"));
+  // Not "0/4 nodes are available: 1 Insufficient cpu, 4 .": "" is no reason.
+  EXPECT_EQ(e.message(), "0/4 nodes are available: 1 Insufficient cpu.");
+  e.diagnosis.nodeToStatus.set("n2", rejected(SH_UNSCHEDULABLE, {""}, "A"));
+  EXPECT_EQ(e.message(), "0/4 nodes are available:");
+}
+
 TEST(FitErrorTest, PreFilterMessageReplacesTheHistogramAndPostFilterIsAppended) {
   FitError e;
   e.numAllNodes = 3;

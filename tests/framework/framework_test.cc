@@ -149,6 +149,25 @@ TEST(FrameworkTest, InvalidCodeIsRefused) {
             "status code 42");
 }
 
+TEST(FrameworkTest, FilterWaitSkipOrBareErrorIsAnErrorWithACause) {
+  // Upstream's message for these ends in the wrapped error, which Wait and Skip have none of.
+  EXPECT_EQ(runError(threeNodes(R"({"filter":{"n1":{"code":"Wait"}}})")),
+            "running \"ScriptedA\" filter plugin: unexpected status code Wait");
+  EXPECT_EQ(runError(threeNodes(R"({"filter":{"n1":{"code":"Skip"}}})")),
+            "running \"ScriptedA\" filter plugin: unexpected status code Skip");
+  EXPECT_EQ(runError(threeNodes(R"({"filter":{"n1":{"code":"Error"}}})")),
+            "running \"ScriptedA\" filter plugin: returned Error without a reason");
+  EXPECT_EQ(runError(threeNodes(R"({"filter":{"n1":{"code":"Error","reasons":["disk"]}}})")),
+            "running \"ScriptedA\" filter plugin: disk");
+}
+
+TEST(FrameworkTest, EmptyReasonsAddNothingToTheFitError) {
+  auto r = run(threeNodes(R"({"filter":{"n1":{"code":"Unschedulable","reasons":[""]},
+                                        "n2":{"code":"Unschedulable","reasons":["", "no"]},
+                                        "n3":{"code":"Unschedulable"}}})"));
+  EXPECT_EQ(r.message, "0/3 nodes are available: 1 no.");
+}
+
 TEST(FrameworkTest, ArgsErrorsNameThePath) {
   std::string e = runError(threeNodes(R"({"badArg":1})"));
   EXPECT_NE(e.find("plugins[0].args.badArg: must not be set"), std::string::npos) << e;

@@ -133,6 +133,7 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
   m.reloads.with({"Rejected"}).inc(2);
   m.pluginLoadFailures.only().inc();
   m.pluginLibrariesResident.only().set(12);
+  m.pluginSlowCalls.with({"Slow", "Filter"}).inc();
   m.registry().addCollector([](std::vector<FamilySnapshot>& out) {
     out.push_back(pendingPodsFamily(5, 1, 2, 0));
     out.push_back(incomingPodsFamily({{"active", "PodAdd", 7}, {"backoff", "NodeAdd", 1}}));
@@ -145,6 +146,7 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
   const std::map<std::string, std::string> expectedTypes = {
       {"schedhost_plugin_libraries_resident", "gauge"},
       {"schedhost_plugin_load_failures_total", "counter"},
+      {"schedhost_plugin_slow_calls_total", "counter"},
       {"schedhost_profile_generation", "gauge"},
       {"schedhost_reloads_total", "counter"},
       {"scheduler_framework_extension_point_duration_seconds", "histogram"},

@@ -1,5 +1,7 @@
 #include "host/plugin/inspect.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -67,6 +69,9 @@ TEST(InspectTest, ListsWhyTheLoaderWouldRefuse) {
               ::testing::ElementsAre("no entry point [schedhost_plugin_v1]"));
   EXPECT_THAT(inspect(fixture("libmeta_wrong_major.so")).errors,
               ::testing::ElementsAre("built for ABI 2; host supports 1"));
+  EXPECT_THAT(inspect(fixture("libdata_entry.so")).errors,
+              ::testing::ElementsAre(
+                  "entry point [schedhost_plugin_v1] is not a function (symbol type STT_OBJECT)"));
   InspectReport noMetadata = inspect(fixture("libno_metadata.so"));
   EXPECT_FALSE(noMetadata.hasMetadata);
   EXPECT_FALSE(noMetadata.loadable());
@@ -85,6 +90,13 @@ TEST(InspectTest, ThrowsForWhatIsNotAPlugin) {
             "[" + fixture("not_elf.so") + "] is not an ELF file");
   EXPECT_EQ(inspectError(fixture("libmissing.so")),
             "[" + fixture("libmissing.so") + "]: no such file");
+}
+
+TEST(InspectTest, RefusesAFifoWithoutBlocking) {
+  ScratchDir dir;
+  const std::string path = dir.file("libfifo.so");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  EXPECT_EQ(inspectError(path), "[" + path + "]: not a regular file (a FIFO)");
 }
 
 TEST(InspectTest, WarnsAboutWritableFiles) {

@@ -161,10 +161,28 @@ TEST(LoaderTest, RefusesFromTheFileAloneWithoutRunningIt) {
   EXPECT_EQ(std::getenv("SH_FIXTURE_META_WRONG_MAJOR_RAN"), nullptr);
 }
 
+TEST(LoaderTest, RefusesAnEntrySymbolThatIsData) {
+  // The library's constructor would set this variable had it been dlopened.
+  ::unsetenv("SH_FIXTURE_DATA_ENTRY_RAN");
+  const std::string path = fixture("libdata_entry.so");
+  EXPECT_EQ(refusal(path), "plugin [" + path +
+                               "]: entry point [schedhost_plugin_v1] is not a function (symbol "
+                               "type STT_OBJECT)");
+  EXPECT_EQ(std::getenv("SH_FIXTURE_DATA_ENTRY_RAN"), nullptr);
+}
+
 TEST(LoaderTest, RefusesADirectory) {
   const std::string dir = fixture("");
   std::string canonical = std::filesystem::canonical(dir).string();
-  EXPECT_EQ(refusal(dir), "plugin [" + canonical + "]: not a regular file");
+  EXPECT_EQ(refusal(dir), "plugin [" + canonical + "]: not a regular file (a directory)");
+}
+
+TEST(LoaderTest, RefusesAFifoWithoutBlockingInOpen) {
+  // Without O_NONBLOCK, opening a FIFO for reading waits for a writer that never comes.
+  ScratchDir dir;
+  const std::string path = dir.file("libfifo.so");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  EXPECT_EQ(refusal(path), "plugin [" + path + "]: not a regular file (a FIFO)");
 }
 
 TEST(LoaderTest, KeepsTheDlerrorText) {

@@ -1,5 +1,8 @@
 #include "host/plugin/registry.h"
 
+#include <sys/stat.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -41,7 +44,7 @@ TEST(PluginRegistryTest, ScansDirectoriesInNameOrderAndCollectsErrors) {
 
   EXPECT_THAT(messages(errors), ::testing::ElementsAre(
                                     "plugin \"LoaderGood\" from [" + dir.file("libgood_copy.so") +
-                                        "] is already loaded from [" + dir.file("libgood.so") + "]",
+                                        "] is already provided by [" + dir.file("libgood.so") + "]",
                                     "plugin [" + dir.file("libno_entry.so") +
                                         "]: no entry point [schedhost_plugin_v1]",
                                     "plugin [" + dir.file("not_elf.so") + "] is not an ELF file",
@@ -58,6 +61,64 @@ TEST(PluginRegistryTest, ScansDirectoriesInNameOrderAndCollectsErrors) {
   ASSERT_NE(registry.find("LoaderGood"), nullptr);
   EXPECT_EQ(registry.find("LoaderGood")->path, dir.file("libgood.so"));
   EXPECT_EQ(registry.find("NoSuchPlugin"), nullptr);
+}
+
+TEST(PluginRegistryTest, IndexingRunsNoPluginCodeAndLoadRunsOnlyWhatIsAsked) {
+  ::unsetenv("SH_FIXTURE_CONSTRUCTOR_MARKER_RAN");
+  ScratchDir dir;
+  dir.copyFixture("libconstructor_marker.so", "libconstructor_marker.so");
+  dir.copyFixture("libgood.so", "libgood.so");
+  dir.copyFixture("libundefined_symbol.so", "libundefined_symbol.so");  // dlopen would fail
+
+  PluginRegistry registry;
+  std::vector<ScanError> errors;
+  EXPECT_EQ(registry.indexDirs({dir.path().string()}, errors), 3u);
+  EXPECT_TRUE(errors.empty()) << errors.front().message;
+  EXPECT_EQ(std::getenv("SH_FIXTURE_CONSTRUCTOR_MARKER_RAN"), nullptr);
+  EXPECT_EQ(registry.find("ConstructorMarker"), nullptr);
+  EXPECT_TRUE(registry.all().empty());
+  std::vector<std::string> names;
+  for (const PluginCandidate& c : registry.candidates()) {
+    names.push_back(c.name + " " + c.version + " " + pointsToString(c.points));
+  }
+  EXPECT_THAT(names, ::testing::ElementsAre("ConstructorMarker 1.2.3 PreFilter,Filter,Score",
+                                            "LoaderGood 1.2.3 PreFilter,Filter,Score",
+                                            "UndefinedSymbol 1.2.3 PreFilter,Filter,Score"));
+
+  auto good = registry.load("LoaderGood");
+  ASSERT_NE(good, nullptr);
+  EXPECT_EQ(registry.find("LoaderGood"), good);
+  EXPECT_EQ(std::getenv("SH_FIXTURE_CONSTRUCTOR_MARKER_RAN"), nullptr);
+  EXPECT_EQ(registry.load("NoSuchPlugin"), nullptr);
+
+  ASSERT_NE(registry.load("ConstructorMarker"), nullptr);
+  EXPECT_NE(std::getenv("SH_FIXTURE_CONSTRUCTOR_MARKER_RAN"), nullptr);
+
+  // A refused load is reported, remembered, and not tried again.
+  const std::string broken = dir.file("libundefined_symbol.so");
+  const std::string refusal = "plugin [" + broken + "]: dlopen failed: " + broken +
+                              ": undefined symbol: sh_fixture_missing_function";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      registry.load("UndefinedSymbol");
+      FAIL() << "expected LoadError";
+    } catch (const LoadError& e) {
+      EXPECT_EQ(std::string(e.what()), refusal);
+    }
+  }
+  EXPECT_TRUE(registry.loadFailed("UndefinedSymbol"));
+  EXPECT_FALSE(registry.loadFailed("LoaderGood"));
+}
+
+TEST(PluginRegistryTest, IndexingRefusesAFifoWithoutBlocking) {
+  ScratchDir dir;
+  ASSERT_EQ(::mkfifo(dir.file("libfifo.so").c_str(), 0600), 0);
+  dir.copyFixture("libgood.so", "libgood.so");
+  PluginRegistry registry;
+  std::vector<ScanError> errors;
+  EXPECT_EQ(registry.indexDirs({dir.path().string()}, errors), 1u);
+  EXPECT_THAT(messages(errors), ::testing::ElementsAre("plugin [" + dir.file("libfifo.so") +
+                                                       "]: not a regular file (a FIFO)"));
 }
 
 TEST(PluginRegistryTest, TheSameFileTwiceIsLoadedOnce) {
@@ -82,7 +143,7 @@ TEST(PluginRegistryTest, AddRefusesADuplicateNameFromAnotherFile) {
     FAIL() << "expected LoadError";
   } catch (const LoadError& e) {
     EXPECT_EQ(std::string(e.what()), "plugin \"LoaderGood\" from [" + fixture("libgood_copy.so") +
-                                         "] is already loaded from [" + fixture("libgood.so") +
+                                         "] is already provided by [" + fixture("libgood.so") +
                                          "]");
     EXPECT_EQ(e.path(), fixture("libgood_copy.so"));
   }

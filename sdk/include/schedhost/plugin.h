@@ -645,7 +645,10 @@ typedef struct sh_plugin_vtable {
   void (*post_bind)(void* self, sh_cycle* cycle, const sh_pod* pod, sh_str node_name);
 
   /* EnqueueExtensions: fill up to `capacity` registrations, return how many there
-   * are (which may exceed capacity: the host then calls again with more room). */
+   * are (which may exceed capacity: the host then calls again with more room). The host
+   * takes at most 4096: a plugin that returns more, or more on the second call than on the
+   * first, keeps the registrations it could write (the first 16 when it asked for more than
+   * 4096), and the host logs an error naming the plugin and the count and counts a failure. */
   size_t (*events_to_register)(void* self, sh_event_registration* out, size_t capacity);
   /* QueueingHint for registration `index`. Errors are reported as SH_QUEUE. */
   sh_queueing_hint (*queueing_hint)(void* self, size_t index, const sh_pod* pod,
@@ -676,6 +679,14 @@ typedef struct sh_state_ops {
 /*
  * The host function table. Valid from `create` until `destroy` returns. Every
  * function is thread-safe unless noted.
+ *
+ * Invalid arguments never crash the host. A NULL handle (status, cycle, snapshot, sim,
+ * args node) gets the service's empty answer. A string passed as (pointer, length) may be
+ * NULL only with length 0 (the empty string). A NULL string with a length, a length above
+ * 1048576 bytes, a count above 1048576, or a NULL out-parameter is refused: the call has
+ * no effect and returns the value noted below as "refused:", the host counts a failure of
+ * the plugin making it (when made from one of its calls) and logs the first such call of
+ * each service by each plugin. A non-NULL pointer to the wrong place cannot be detected.
  */
 typedef struct sh_host_api {
   uint32_t struct_size;
@@ -683,14 +694,17 @@ typedef struct sh_host_api {
   uint16_t abi_minor;
 
   /* -- Logging ---------------------------------------------------------- */
+  /* Refused: nothing is logged. */
   void (*log)(sh_host* host, int level, const char* msg, size_t len);
 
   /* -- Status: reasons are copied; call any number of times ---------------- */
+  /* Refused (also a NULL status): no reason is added. */
   void (*status_add_reason)(sh_status* status, const char* reason, size_t len);
 
   /* -- Interned strings ---------------------------------------------------- */
+  /* Refused: SH_ID_NONE. */
   sh_id (*intern)(sh_host* host, const char* s, size_t len);
-  /* The text of an id; valid for the life of the process. */
+  /* The text of an id; valid for the life of the process. {"", 0} for an unknown id. */
   sh_str (*id_str)(sh_host* host, sh_id id);
 
   /* -- Args: a read-only tree, valid only during `create` ------------------- */
@@ -704,7 +718,8 @@ typedef struct sh_host_api {
   int (*args_bool)(const sh_args* node);
   sh_str (*args_string)(const sh_args* node);
   /* Report a validation problem at `node` (its path and file:line:column are added
-   * by the host); `create` must then return NULL. All reported errors are shown. */
+   * by the host); `create` must then return NULL. All reported errors are shown.
+   * Refused message: the error is still recorded, as "(invalid message)". */
   void (*args_error)(sh_host* host, const sh_args* node, const char* msg, size_t len);
 
   /* -- CycleState: key is an interned id; entries are owned by the host ------ */
@@ -717,23 +732,28 @@ typedef struct sh_host_api {
   /* -- Snapshot: valid for the whole scheduling cycle ----------------------- */
   size_t (*snapshot_node_count)(const sh_snapshot* snap);
   const sh_node_info* (*snapshot_node_at)(const sh_snapshot* snap, size_t index);
+  /* Refused: NULL. */
   const sh_node_info* (*snapshot_node_by_name)(const sh_snapshot* snap, const char* name, size_t len);
-  /* Nodes holding pods with (anti-)affinity, and with required anti-affinity. */
+  /* Nodes holding pods with (anti-)affinity, and with required anti-affinity. Refused
+   * (a NULL out): 0. */
   size_t (*snapshot_nodes_with_affinity_pods)(const sh_snapshot* snap, const sh_node_info* const** out);
   size_t (*snapshot_nodes_with_required_anti_affinity_pods)(const sh_snapshot* snap, const sh_node_info* const** out);
 
   /* -- PreFilter result: restrict the nodes to consider --------------------- */
+  /* Refused (also a NULL result): nothing is added, and the result is not restricted by it. */
   void (*prefilter_result_add_node)(sh_prefilter_result* result, const char* name, size_t len);
 
   /* -- PostFilter ----------------------------------------------------------- */
-  /* The status code the Filter phase gave `node_name` in this cycle. */
+  /* The status code the Filter phase gave `node_name` in this cycle. SH_SUCCESS outside
+   * PostFilter; refused: SH_SUCCESS. */
   int (*node_filter_code)(sh_cycle* cycle, const char* node_name, size_t len);
-  /* Nominate a node for the pod (ModeOverride); an empty name clears the nomination. */
+  /* Nominate a node for the pod (ModeOverride); an empty name clears the nomination.
+   * Refused: the nomination is left as it was. */
   void (*postfilter_nominate)(sh_cycle* cycle, const char* node_name, size_t len);
 
   /* -- Waiting pods (Permit) ----------------------------------------------- */
   /* Allow or reject the waiting pod with `pod_uid` on behalf of `plugin`. Return 1
-   * when a waiting pod was found. */
+   * when a waiting pod was found. Refused: 0. */
   int (*waiting_pod_allow)(sh_host* host, const char* pod_uid, size_t pod_uid_len,
                            const char* plugin, size_t plugin_len);
   int (*waiting_pod_reject)(sh_host* host, const char* pod_uid, size_t pod_uid_len,
@@ -741,23 +761,26 @@ typedef struct sh_host_api {
                             const char* msg, size_t msg_len);
 
   /* -- Cluster --------------------------------------------------------------- */
-  /* Ask the cluster connector to bind pod to node (what DefaultBinder does). */
+  /* Ask the cluster connector to bind pod to node (what DefaultBinder does). Refused:
+   * SH_ERROR with a reason. */
   sh_code (*bind_pod)(sh_host* host, const sh_pod* pod, const char* node_name, size_t len,
                       sh_status* status);
   /* The object's full JSON text (for rare fields). Writes up to `capacity` bytes
-   * into buf and returns the full length. */
+   * into buf and returns the full length (a NULL buf only measures). NULL object: 0. */
   size_t (*pod_json)(const sh_pod* pod, char* buf, size_t capacity);
   size_t (*node_json)(const sh_node* node, char* buf, size_t capacity);
 
   /* -- Cluster objects beyond pods and nodes ---------------------------------- */
   /* The labels of namespace `ns` (sorted by key id), for namespaceSelector. Returns the
    * count; *out is NULL only when the namespace is unknown (a known namespace without
-   * labels gives 0 and a non-NULL *out). Valid for the cycle. */
+   * labels gives 0 and a non-NULL *out). Valid for the cycle. Refused: 0 (and *out NULL
+   * when out is not). */
   size_t (*namespace_labels)(sh_cycle* cycle, const char* ns, size_t len, const sh_label** out);
   /* The selectors of the workloads that own or select `pod`, as System default topology
    * spreading uses them: every Service of the pod's namespace whose selector matches the
    * pod, then the selector of its controlling ReplicationController, ReplicaSet or
-   * StatefulSet. Returns the count. *out is valid until this thread calls it again. */
+   * StatefulSet. Returns the count. *out is valid until this thread calls it again.
+   * Refused (a NULL out): 0. */
   size_t (*workload_selectors)(sh_cycle* cycle, const sh_pod* pod,
                                const sh_label_selector* const** out);
 
@@ -771,13 +794,15 @@ typedef struct sh_host_api {
   sh_str (*status_reason_at)(const sh_status* status, size_t index);
 
   /* -- Preemption: what a PostFilter plugin needs to free room for a pod ------ */
-  /* Every PodDisruptionBudget of the cluster, all namespaces. Valid for the cycle. */
+  /* Every PodDisruptionBudget of the cluster, all namespaces. Valid for the cycle.
+   * Refused (a NULL out): 0. */
   size_t (*pod_disruption_budgets)(sh_cycle* cycle, const sh_pdb* const** out);
   /* A random number from the cycle's seeded generator: the same input and seed give the
    * same sequence, so decisions that upstream randomises stay reproducible. */
   uint64_t (*cycle_random)(sh_cycle* cycle);
   /* Runs fn(ctx, i) for every i in [0, count) on the host's workers and returns when
-   * all are done. fn may call the sim_* services; it must not call parallel_for. */
+   * all are done. fn may call the sim_* services; it must not call parallel_for. Refused (a
+   * NULL fn, a count above 1048576): nothing runs. */
   void (*parallel_for)(sh_cycle* cycle, size_t count, void (*fn)(void* ctx, size_t index),
                        void* ctx);
 
@@ -808,7 +833,8 @@ typedef struct sh_host_api {
    * cluster connector) and a Preempted event is recorded on it. Returns SH_ERROR with
    * reasons when an eviction failed; the others still happen. Only during PostFilter (any
    * other point gets SH_ERROR); call it at most once per cycle, then nominate the node with
-   * postfilter_nominate. */
+   * postfilter_nominate. Refused (a bad node name, more than 1048576 victims): SH_ERROR with
+   * a reason, and nothing evicted. */
   sh_code (*preempt_victims)(sh_cycle* cycle, const sh_pod* preemptor, const char* node_name,
                              size_t len, const sh_pod* const* victims, size_t victim_count,
                              sh_status* status);
@@ -823,8 +849,8 @@ typedef struct sh_host_api {
    * a successful binding cycle (after PostBind); a failed cycle activates nothing. A pod in
    * unschedulablePods or backoffQ moves to activeQ at once; a pod in flight is requeued when
    * its attempt ends; a pod the queue does not hold (unknown, bound, already in activeQ) is
-   * ignored. A NULL cycle, or a NULL or empty ns or name, is ignored. A pod asked for more
-   * than once before an activation is activated once. Thread-safe. Only when abi_minor >= 1. */
+   * ignored. A NULL cycle, or a NULL or empty ns or name, is ignored; refused: ignored. A pod
+   * asked for more than once before an activation is activated once. Thread-safe. Only when abi_minor >= 1. */
   void (*cycle_activate_pod)(sh_cycle* cycle, const char* ns, size_t ns_len, const char* name, size_t name_len); /* since 1.1 */
 } sh_host_api;
 
