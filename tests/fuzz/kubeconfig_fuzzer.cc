@@ -3,8 +3,10 @@
 // else is read but files the kubeconfig names next to it. A refused file has a message
 // naming it; an accepted one has a server URL with a scheme and no trailing slash. The same
 // bytes also go through the base64 decoder that reads the *-data fields.
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 #include <stdlib.h>  // mkdtemp
 
@@ -13,15 +15,31 @@
 
 namespace {
 
-// A directory for this process, left behind on exit (a fuzzing run ends by a signal).
-const std::string& kubeconfigPath() {
-  static const std::string kPath = [] {
+// A directory of this process's own, removed at exit.
+class ScratchDir {
+ public:
+  ScratchDir() {
     const char* tmp = ::getenv("TMPDIR");
-    std::string dir = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                      "/schedhost-kubeconfig-fuzz-XXXXXX";
-    sh::fuzz::check(::mkdtemp(dir.data()) != nullptr, "a scratch directory");
-    return dir + "/config";
-  }();
+    dir_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+           "/schedhost-kubeconfig-fuzz-XXXXXX";
+    sh::fuzz::check(::mkdtemp(dir_.data()) != nullptr, "a scratch directory");
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  std::string file(const char* name) const { return dir_ + "/" + name; }
+
+ private:
+  std::string dir_;
+};
+
+const std::string& kubeconfigPath() {
+  static const ScratchDir kDir;
+  static const std::string kPath = kDir.file("config");
   return kPath;
 }
 

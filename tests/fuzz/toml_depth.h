@@ -1,7 +1,7 @@
 // Deeply nested TOML arrays and inline tables overflow the stack in the parser: a known fault
 // that a depth limit in the configuration reader addresses. Until then the TOML harnesses
-// skip such inputs, so a run goes on to find other faults. tests/fuzz/crashes/toml-deep-nesting.toml is an input
-// that shows the fault.
+// skip such inputs, so a run goes on to find other faults.
+// tests/fuzz/crashes/toml-deep-nesting.toml is an input that shows the fault.
 #pragma once
 
 #include <cstddef>
