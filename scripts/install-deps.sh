@@ -10,6 +10,9 @@ packages=(
   libssl-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev
   clang-tidy clang-format
+  # The fuzz preset: clang 14 with libFuzzer; -fsanitize=fuzzer,address,undefined links the
+  # runtimes of libclang-rt-14-dev, which clang only recommends.
+  clang libfuzzer-14-dev libclang-rt-14-dev
   # Packaging and the plugin SDK's other languages: native DEB and RPM builds and their
   # linters, the unit's security score, Rust plugins; ccache lets the packaging tests' RPM
   # build reuse what their DEB build compiled.

@@ -1,6 +1,7 @@
 #include "host/config/toml_reader.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -11,6 +12,49 @@
 namespace sh::config {
 
 namespace {
+
+// The offset of the first byte of `text` that does not belong to a well-formed UTF-8 sequence
+// (Unicode table 3-7: no overlong forms, surrogates or code points past U+10FFFF); npos when
+// there is none. A TOML document must be valid UTF-8, and checking it before toml11 does also
+// keeps such bytes from its literal-string reader, which in toml11 3.7 reads past the end of
+// its buffer while reporting them.
+std::size_t firstInvalidUtf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    std::size_t length = 0;
+    unsigned char lo = 0x80;
+    unsigned char hi = 0xBF;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    if (b >= 0xC2 && b <= 0xDF) {
+      length = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      length = 3;
+      lo = b == 0xE0 ? 0xA0 : 0x80;
+      hi = b == 0xED ? 0x9F : 0xBF;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      length = 4;
+      lo = b == 0xF0 ? 0x90 : 0x80;
+      hi = b == 0xF4 ? 0x8F : 0xBF;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) {
+      return i;
+    }
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) {
+        return i;
+      }
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
 
 std::string trim(std::string_view s) {
   const auto first = s.find_first_not_of(" \t\r");
@@ -234,6 +278,17 @@ Diagnostic syntaxErrorDiagnostic(const std::string& what, const SourceLocation& 
 
 std::optional<TomlValue> parseToml(std::string_view text, const std::string& fileName,
                                    Diagnostics& diags) {
+  if (const std::size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos) {
+    const std::string_view before = text.substr(0, bad);
+    const std::size_t lineStart = before.rfind('\n') + 1;  // npos + 1 == 0
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text[bad]));
+    diags.error(SourceLocation{fileName,
+                               static_cast<int>(1 + std::count(before.begin(), before.end(), '\n')),
+                               static_cast<int>(1 + bad - lineStart)},
+                {}, std::string("invalid TOML: not valid UTF-8 (byte ") + byte + ")");
+    return std::nullopt;
+  }
   if (const auto where = tooDeep(text)) {
     diags.error(SourceLocation{fileName, where->first, where->second}, {},
                 "invalid TOML: nested deeper than the limit of " +

@@ -57,7 +57,14 @@ INSTANTIATE_TEST_SUITE_P(
                    "(expected value, but got nothing)"},
         SyntaxCase{"BadKey", "a = 1\n  foo bar = 3\n",
                    "bad.toml:2:6: invalid TOML: invalid format for key (invalid character in "
-                   "key)"}),
+                   "key)"},
+        // toml11 3.7 reads past its buffer reporting these (tests/fuzz/corpus/profile).
+        SyntaxCase{"InvalidUtf8InLiteralString", "a = 1\nb = 'x\xff'\n",
+                   "bad.toml:2:7: invalid TOML: not valid UTF-8 (byte 0xff)"},
+        SyntaxCase{"InvalidUtf8InMultiLineLiteral", "a = '''\xc3'''\n",
+                   "bad.toml:1:8: invalid TOML: not valid UTF-8 (byte 0xc3)"},
+        SyntaxCase{"SurrogateInComment", "# \xed\xa0\x80\na = 1\n",
+                   "bad.toml:1:3: invalid TOML: not valid UTF-8 (byte 0xed)"}),
     [](const ::testing::TestParamInfo<SyntaxCase>& p) { return p.param.name; });
 
 TEST(TomlSyntaxErrorTest, MessageWithoutSnippetUsesFallback) {
