@@ -1,6 +1,7 @@
 #include "host/model/field_parsers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <boost/json/serialize.hpp>
 
 #include "host/model/interner.h"
@@ -153,6 +154,36 @@ sh_taint_effect parseTaintEffect(const Cursor& c, bool allowEmpty) {
   }
   failUnsupported(c, e, "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
   return SH_EFFECT_NONE;
+}
+
+// Only the rare failing path builds the path.
+bool findNonFinite(const boost::json::value& v, std::string& path) {
+  if (v.is_double()) {
+    return !std::isfinite(v.get_double());
+  }
+  if (const boost::json::object* o = v.if_object()) {
+    for (const auto& member : *o) {
+      if (findNonFinite(member.value(), path)) {
+        const std::string key(member.key());
+        path = path.empty() ? key : key + (path.front() == '[' ? "" : ".") + path;
+        return true;
+      }
+    }
+  } else if (const boost::json::array* a = v.if_array()) {
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      if (findNonFinite((*a)[i], path)) {
+        const std::string index = "[" + std::to_string(i) + "]";
+        path = path.empty() ? index : index + (path.front() == '[' ? "" : ".") + path;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::string nonFiniteMessage(const std::string& path, std::string_view object) {
+  return (path.empty() ? std::string(object) : path) +
+         ": number out of range (beyond a double's range, as 1e999)";
 }
 
 }  // namespace sh::model

@@ -6,7 +6,11 @@
 
 #include <schedhost/plugin.h>
 
+#include <boost/json/value.hpp>
+
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/model/arena.h"
@@ -24,6 +28,13 @@ std::vector<sh_label> parseStringMap(const Cursor& c);
 std::vector<sh_str> parseStringList(const Cursor& c, Arena& arena);
 // A []string, interned.
 std::vector<sh_id> parseInternedList(const Cursor& c);
+
+// Whether `v` holds a number that is not finite, with its dotted path in `path`. A number
+// beyond a double's range (1e999) parses as infinity, which JSON text cannot carry: a manifest
+// holding one would not parse again once written out, so the parsers refuse it.
+bool findNonFinite(const boost::json::value& v, std::string& path);
+// "PATH: number out of range ..." for the path findNonFinite found ("OBJECT" when empty).
+std::string nonFiniteMessage(const std::string& path, std::string_view object);
 
 // A Quantity as Quantity.UnmarshalJSON reads it: a string (surrounding spaces trimmed) or a
 // bare JSON number; null reads as zero. nullopt (and an error) when malformed.

@@ -21,6 +21,11 @@ class NodeParser {
         error = ctx.message();
         return nullptr;
       }
+      // One parse, one verdict, as for pods (pod_parser.cc).
+      if (std::string path; findNonFinite(json, path)) {
+        error = nonFiniteMessage(path, "node");
+        return nullptr;
+      }
       node->json_ = boost::json::serialize(json);
       return node;
     } catch (const std::exception& e) {

@@ -15,37 +15,6 @@
 #include "host/model/selector_parser.h"
 
 namespace sh::model {
-namespace {
-
-// Whether `v` holds a number that is not finite, with its path in `path`. A number beyond a
-// double's range (1e999) parses as infinity, which JSON text cannot carry: the manifest would
-// not parse again once written out. Only that rare path builds the path.
-bool findNonFinite(const boost::json::value& v, std::string& path) {
-  if (v.is_double()) {
-    return !std::isfinite(v.get_double());
-  }
-  if (const boost::json::object* o = v.if_object()) {
-    for (const auto& member : *o) {
-      if (findNonFinite(member.value(), path)) {
-        const std::string key(member.key());
-        path = path.empty() ? key : key + (path.front() == '[' ? "" : ".") + path;
-        return true;
-      }
-    }
-  } else if (const boost::json::array* a = v.if_array()) {
-    for (std::size_t i = 0; i < a->size(); ++i) {
-      if (findNonFinite((*a)[i], path)) {
-        const std::string index = "[" + std::to_string(i) + "]";
-        path = path.empty() ? index : index + (path.front() == '[' ? "" : ".") + path;
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 class PodParser {
  public:
   static std::shared_ptr<const Pod> run(const boost::json::value& json, std::string& error,
@@ -61,8 +30,7 @@ class PodParser {
       // One parse, one verdict: a manifest that could not be read back is refused now, not
       // at its first status patch or binding.
       if (std::string path; findNonFinite(json, path)) {
-        error = (path.empty() ? std::string("pod") : path) +
-                ": number out of range (beyond a double's range, as 1e999)";
+        error = nonFiniteMessage(path, "pod");
         return nullptr;
       }
       pod->json_ = text.empty() ? boost::json::serialize(json) : std::string(text);

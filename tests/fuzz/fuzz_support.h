@@ -60,28 +60,4 @@ inline std::optional<boost::json::value> parseJson(std::string_view text) {
   return value;
 }
 
-// Whether `value` holds a number JSON cannot write: Boost.JSON reads an exponent out of range
-// ("1e999") as an infinity, and writes it back as "Infinity". A known fault of the manifest
-// readers (tests/fuzz/crashes/*-number-out-of-range.json); the harnesses that re-read a
-// manifest skip such inputs until the readers refuse them.
-inline bool holdsNonFiniteNumber(const boost::json::value& value) {
-  if (value.is_double()) {
-    return !std::isfinite(value.get_double());
-  }
-  if (value.is_array()) {
-    for (const boost::json::value& item : value.get_array()) {
-      if (holdsNonFiniteNumber(item)) {
-        return true;
-      }
-    }
-  } else if (value.is_object()) {
-    for (const auto& member : value.get_object()) {
-      if (holdsNonFiniteNumber(member.value())) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
 }  // namespace sh::fuzz

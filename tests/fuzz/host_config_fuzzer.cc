@@ -7,7 +7,6 @@
 #include "host/config/diagnostics.h"
 #include "host/config/host_config.h"
 #include "tests/fuzz/fuzz_support.h"
-#include "tests/fuzz/toml_depth.h"
 
 namespace {
 
@@ -26,9 +25,6 @@ void checkDuration(std::chrono::milliseconds duration) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   sh::fuzz::quietLogs();
   const std::string_view text = sh::fuzz::asText(data, size);
-  if (sh::fuzz::nestsDeeperThanTomlLimit(text)) {
-    return 0;
-  }
   sh::config::Diagnostics diags;
   const sh::config::HostConfig config =
       sh::config::parseHostConfig(text, "/nonexistent/fuzz/schedhost.toml", diags);

@@ -3,15 +3,11 @@
 #include "host/config/diagnostics.h"
 #include "host/config/profile_config.h"
 #include "tests/fuzz/fuzz_support.h"
-#include "tests/fuzz/toml_depth.h"
 
 // NOLINTNEXTLINE(readability-identifier-naming): libFuzzer's name
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   sh::fuzz::quietLogs();
   const std::string_view text = sh::fuzz::asText(data, size);
-  if (sh::fuzz::nestsDeeperThanTomlLimit(text)) {
-    return 0;
-  }
   sh::config::Diagnostics diags;
   std::optional<sh::config::ProfileConfig> profile =
       sh::config::parseProfileText(text, "fuzz.toml", diags);
