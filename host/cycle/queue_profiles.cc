@@ -21,10 +21,10 @@ template <typename Fn>
 auto withSerializer(const PluginInstance& p, const char* point, Fn&& fn) {
   if (std::mutex* m = p.serializer()) {
     std::lock_guard<std::mutex> lock(*m);
-    PluginCallScope scope(p, point);
+    PluginCallScope scope(p, p.stableName(), point);
     return fn();
   }
-  PluginCallScope scope(p, point);
+  PluginCallScope scope(p, p.stableName(), point);
   return fn();
 }
 

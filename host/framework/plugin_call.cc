@@ -25,9 +25,6 @@ std::vector<std::shared_ptr<PluginCallSlot>>& slots() {
   return *all;
 }
 
-// The calling thread's slot: a plain pointer, so the hot path pays no TLS guard.
-thread_local PluginCallSlot* threadSlot = nullptr;
-
 // Big enough for the handler, which only formats a line: glibc's SIGSTKSZ can be small.
 constexpr std::size_t kAltStackSize = 64 * 1024;
 
@@ -51,10 +48,10 @@ class ThreadRegistration {
         altStack_.reset();
       }
     }
-    threadSlot = slot_.get();
+    detail::threadSlot = slot_.get();
   }
   ~ThreadRegistration() {
-    threadSlot = nullptr;
+    detail::threadSlot = nullptr;
     if (altStack_ != nullptr) {
       stack_t off{};
       off.ss_flags = SS_DISABLE;
@@ -71,26 +68,6 @@ class ThreadRegistration {
   std::shared_ptr<PluginCallSlot> slot_;
   std::unique_ptr<char[]> altStack_;
 };
-
-PluginCallSlot* slotOfThisThread() {
-  if (threadSlot == nullptr) {
-    thread_local ThreadRegistration registration;
-  }
-  // A plugin called from a thread's exit, after its registration is gone: tracked nowhere.
-  thread_local PluginCallSlot unregistered;
-  return threadSlot != nullptr ? threadSlot : &unregistered;
-}
-
-// Seqlock write: a reader that sees the same even sequence before and after reading the
-// fields read one consistent call.
-void publish(PluginCallSlot& slot, const char* plugin, const char* point) {
-  const uint64_t s = slot.sequence.load(std::memory_order_relaxed);
-  slot.sequence.store(s + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  slot.plugin.store(plugin, std::memory_order_relaxed);
-  slot.point.store(point, std::memory_order_relaxed);
-  slot.sequence.store(s + 2, std::memory_order_release);
-}
 
 // -- The fatal-signal report --------------------------------------------------------------
 
@@ -128,7 +105,7 @@ void onFatalSignal(int sig, siginfo_t* info, void*) {
   std::size_t used = 0;
   append(line, sizeof(line), &used, "schedhost: fatal signal ");
   append(line, sizeof(line), &used, signalName(sig));
-  const PluginCallSlot* slot = threadSlot;
+  const PluginCallSlot* slot = detail::threadSlot;
   const char* plugin = slot != nullptr ? slot->plugin.load(std::memory_order_relaxed) : nullptr;
   if (plugin != nullptr) {
     const char* point = slot->point.load(std::memory_order_relaxed);
@@ -170,22 +147,23 @@ std::set<std::string, std::less<>>& names() {
 
 }  // namespace
 
-PluginCallScope::PluginCallScope(const PluginInstance& plugin, const char* point) noexcept
-    : slot_(slotOfThisThread()),
-      previousPlugin_(slot_->plugin.load(std::memory_order_relaxed)),
-      previousPoint_(slot_->point.load(std::memory_order_relaxed)),
-      previousInstance_(slot_->instance) {
-  slot_->instance = const_cast<PluginInstance*>(&plugin);
-  publish(*slot_, plugin.stableName(), point);
+namespace detail {
+
+constinit thread_local PluginCallSlot* threadSlot = nullptr;
+
+PluginCallSlot* registerThisThread() {
+  if (threadSlot == nullptr) {
+    thread_local ThreadRegistration registration;
+  }
+  // A plugin called from a thread's exit, after its registration is gone: tracked nowhere.
+  thread_local PluginCallSlot unregistered;
+  return threadSlot != nullptr ? threadSlot : &unregistered;
 }
 
-PluginCallScope::~PluginCallScope() {
-  slot_->instance = previousInstance_;
-  publish(*slot_, previousPlugin_, previousPoint_);
-}
+}  // namespace detail
 
 PluginInstance* currentPlugin() {
-  const PluginCallSlot* slot = threadSlot;
+  const PluginCallSlot* slot = detail::threadSlot;
   return slot != nullptr ? slot->instance : nullptr;
 }
 
@@ -204,7 +182,7 @@ void installFatalSignalReport() {
       ::sigaction(kFatalSignals[i], &action, &previousActions[i]);
     }
     // The calling thread (main) gets its alternate stack now, not at its first plugin call.
-    slotOfThisThread();
+    detail::registerThisThread();
   });
 }
 
@@ -224,10 +202,10 @@ void PluginWatchdog::run() {
   using Clock = std::chrono::steady_clock;
   const auto interval =
       std::max<std::chrono::nanoseconds>(bound_ / 4, std::chrono::milliseconds(10));
-  // What the last looks saw of each slot: the call (its sequence), when it was first seen
+  // What the last looks saw of each slot: the call (its count), when it was first seen
   // running, and whether it was reported.
   struct Seen {
-    uint64_t sequence = 0;
+    uint64_t calls = 0;
     Clock::time_point since;
     bool reported = false;
   };
@@ -242,16 +220,14 @@ void PluginWatchdog::run() {
     const Clock::time_point now = Clock::now();
     std::map<const PluginCallSlot*, Seen> next;
     for (const auto& slot : current) {
-      const uint64_t before = slot->sequence.load(std::memory_order_acquire);
+      const uint64_t calls = slot->calls.load(std::memory_order_acquire);
       const char* plugin = slot->plugin.load(std::memory_order_relaxed);
       const char* point = slot->point.load(std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_acquire);
-      const uint64_t after = slot->sequence.load(std::memory_order_relaxed);
-      if (before != after || (before & 1) != 0 || plugin == nullptr) {
-        continue;  // no call, or one changing: looked at again next time
+      if (plugin == nullptr) {
+        continue;  // no call
       }
-      Seen s{before, now, false};
-      if (auto it = seen.find(slot.get()); it != seen.end() && it->second.sequence == before) {
+      Seen s{calls, now, false};
+      if (auto it = seen.find(slot.get()); it != seen.end() && it->second.calls == calls) {
         s = it->second;  // the same call as last time
       }
       // The call began before it was first seen, so it has run at least now - since.

@@ -59,21 +59,47 @@ inline constexpr const char* kBind = "Bind";
 inline constexpr const char* kPostBind = "PostBind";
 }  // namespace call_point
 
-// One thread's current plugin call. Written only by its thread; read by the watchdog (through
-// the sequence, seqlock-style) and by the fatal-signal handler on the same thread.
+// One thread's current plugin call. Written only by its thread; read by the watchdog and by
+// the fatal-signal handler on the same thread. `calls` grows by one as each call begins, after
+// its fields are written: the watchdog takes a call whose count stays the same across a whole
+// bound for one call still running. A look that races a call's start may pair one call's
+// plugin with the other's point; it is never the look that reports, since a call running past
+// the bound no longer changes its fields.
 struct PluginCallSlot {
   std::atomic<const char*> plugin{nullptr};  // NUL-terminated, never freed; nullptr: no call
   std::atomic<const char*> point{nullptr};   // a call_point constant
-  std::atomic<uint64_t> sequence{0};         // odd while the fields are being written
-  PluginInstance* instance = nullptr;        // read only by the thread itself
+  std::atomic<uint64_t> calls{0};
+  PluginInstance* instance = nullptr;  // read only by the thread itself
 };
 
-// Marks the calling thread as running `plugin` at `point` until destroyed. Nests: a plugin
-// that calls a host service running other plugins (a preemption dry run) is restored after.
+namespace detail {
+// The calling thread's slot, or nullptr before its first plugin call (registerThisThread).
+// A plain pointer in the executable's TLS: the per-call path pays no guard and no call.
+extern thread_local constinit PluginCallSlot* threadSlot;
+PluginCallSlot* registerThisThread();
+}  // namespace detail
+
+// Marks the calling thread as running `plugin` (its stableName() is `name`) at `point` until
+// destroyed. Nests: a plugin that calls a host service running other plugins (a preemption dry
+// run) is restored after. Inline, because Filter and Score enter one per plugin and node.
 class PluginCallScope {
  public:
-  PluginCallScope(const PluginInstance& plugin, const char* point) noexcept;
-  ~PluginCallScope();
+  [[gnu::always_inline]] PluginCallScope(const PluginInstance& plugin, const char* name,
+                                         const char* point) noexcept
+      : slot_(detail::threadSlot != nullptr ? detail::threadSlot : detail::registerThisThread()),
+        previousPlugin_(slot_->plugin.load(std::memory_order_relaxed)),
+        previousPoint_(slot_->point.load(std::memory_order_relaxed)),
+        previousInstance_(slot_->instance) {
+    slot_->instance = const_cast<PluginInstance*>(&plugin);
+    slot_->plugin.store(name, std::memory_order_relaxed);
+    slot_->point.store(point, std::memory_order_relaxed);
+    slot_->calls.store(slot_->calls.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
+  [[gnu::always_inline]] ~PluginCallScope() {
+    slot_->instance = previousInstance_;
+    slot_->plugin.store(previousPlugin_, std::memory_order_relaxed);
+    slot_->point.store(previousPoint_, std::memory_order_relaxed);
+  }
   PluginCallScope(const PluginCallScope&) = delete;
   PluginCallScope& operator=(const PluginCallScope&) = delete;
 

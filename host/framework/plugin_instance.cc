@@ -21,7 +21,7 @@ std::shared_ptr<PluginInstance> PluginInstance::create(
   const sh_plugin_descriptor* d = inst->library_->descriptor;
   void* self = nullptr;
   {
-    PluginCallScope scope(*inst, call_point::kCreate);
+    PluginCallScope scope(*inst, inst->stableName(), call_point::kCreate);
     self = d->create(hostApi(), inst->host_.get(), args.asShArgs());
   }
   inst->host_->argsErrors = nullptr;
@@ -50,7 +50,7 @@ std::shared_ptr<PluginInstance> PluginInstance::create(
 
 void PluginInstance::registerEvents() {
   const sh_plugin_vtable& vt = *library_->vtable;
-  PluginCallScope scope(*this, call_point::kEventsToRegister);
+  PluginCallScope scope(*this, stableName(), call_point::kEventsToRegister);
   std::vector<sh_event_registration> regs(kFirstEventCapacity);
   size_t n = vt.events_to_register(self_, regs.data(), regs.size());
   if (n > regs.size() && n <= kMaxEventRegistrations) {
@@ -73,7 +73,7 @@ void PluginInstance::registerEvents() {
 
 PluginInstance::~PluginInstance() {
   if (self_ != nullptr) {
-    PluginCallScope scope(*this, call_point::kDestroy);
+    PluginCallScope scope(*this, stableName(), call_point::kDestroy);
     library_->descriptor->destroy(self_);
   }
 }

@@ -1,8 +1,8 @@
 #include "host/model/field_parsers.h"
 
 #include <algorithm>
-#include <cmath>
 #include <boost/json/serialize.hpp>
+#include <cmath>
 
 #include "host/model/interner.h"
 #include "host/model/rfc3339.h"
