@@ -170,9 +170,10 @@ TEST_F(HostilePluginTest, EventsToRegisterBeyondTheBoundKeepsTheFirst16AndIsRepo
 }
 
 // The child died as a fault kills a process: by SIGSEGV, or through a sanitizer's own report
-// when one had a handler installed before ours (ours hands the fault on to it).
+// when one had a handler installed before ours (ours hands the fault on to it), which exits
+// non-zero or, with abort_on_error, aborts.
 bool diedOfTheFault(int status) {
-  return (WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) ||
+  return (WIFSIGNALED(status) && (WTERMSIG(status) == SIGSEGV || WTERMSIG(status) == SIGABRT)) ||
          (WIFEXITED(status) && WEXITSTATUS(status) != 0);
 }
 
