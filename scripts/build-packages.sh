@@ -81,9 +81,6 @@ if [ $fast -eq 1 ] && command -v ccache >/dev/null 2>&1; then
   useCcache=1
   export CCACHE_DIR="${CCACHE_DIR:-$out/ccache}" CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
-  # ccache hashes the locale (it changes the compiler's messages); rpmbuild runs its scripts
-  # with LANG=C, so the DEB build does too.
-  export LANG=C
 fi
 rm -f "$out"/*.deb "$out"/*.ddeb "$out"/*.rpm "$out"/*.buildinfo "$out"/*.changes
 
