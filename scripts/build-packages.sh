@@ -13,8 +13,7 @@
 # --fast builds without optimisation and without debug information (DEB_BUILD_OPTIONS=noopt
 # with -g stripped from dpkg-buildflags' flags, RPM optflags -O0): the packaging tests check
 # the packages' layout, metadata and scripts, not the code inside, and such a build of the
-# host takes a fraction of the compile time. With ccache installed, the RPM build of a fast
-# run compiles with the DEB build's flags and takes its objects from the cache.
+# host takes a fraction of the compile time.
 # Packages for users are built without it. DEB_BUILD_OPTIONS from the environment is
 # honoured (parallel=N sets both builds' job count; default: the number of CPUs).
 set -euo pipefail
@@ -57,31 +56,17 @@ debOptions="${DEB_BUILD_OPTIONS:-} parallel=$jobs"
 # Without debug information there is nothing for -dbgsym packages to hold.
 if [ $fast -eq 1 ]; then debOptions="$debOptions noopt noautodbgsym"; fi
 debOptions=$(echo "$debOptions" | xargs -n1 | awk '!seen[$1]++' | xargs)
-work="$out/work"
-rm -rf "$work"
-mkdir -p "$work"
-debSrc="$work/deb/schedhost-$version"
-
 optflags=""
 if [ $fast -eq 1 ]; then
   optflags="-O0"
-  # No debug information, and no source path baked into the flags, so that both builds
-  # compile with the same command lines (see ccache below).
-  export DEB_CFLAGS_STRIP="-g -ffile-prefix-map=$debSrc=." DEB_CXXFLAGS_STRIP="-g -ffile-prefix-map=$debSrc=."
+  export DEB_CFLAGS_STRIP="-g" DEB_CXXFLAGS_STRIP="-g"
 elif [[ " ${DEB_BUILD_OPTIONS:-} " == *" noopt "* ]]; then
   optflags="-O0 -g"
 fi
 
-# A fast build of both formats compiles the same sources twice. Through ccache (when it is
-# installed) the RPM build reuses what the DEB build compiled: it takes the DEB build's flags
-# as its optflags, and paths are hashed relative to the work tree (both build directories sit
-# one level under their source trees).
-useCcache=0
-if [ $fast -eq 1 ] && command -v ccache >/dev/null 2>&1; then
-  useCcache=1
-  export CCACHE_DIR="${CCACHE_DIR:-$out/ccache}" CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1
-  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
-fi
+work="$out/work"
+rm -rf "$work"
+mkdir -p "$work"
 rm -f "$out"/*.deb "$out"/*.ddeb "$out"/*.rpm "$out"/*.buildinfo "$out"/*.changes
 
 # One pristine copy of the sources, named as the RPM tarball wants it.
@@ -96,6 +81,7 @@ fi
 start=$(date +%s)
 if [[ " $formats " == *" deb "* ]]; then
   echo "build-packages: DEB (DEB_BUILD_OPTIONS='$debOptions')"
+  debSrc="$work/deb/schedhost-$version"
   mkdir -p "$work/deb"
   cp -a "$src" "$debSrc"
   ln -s packaging/debian "$debSrc/debian"
@@ -105,9 +91,6 @@ if [[ " $formats " == *" deb "* ]]; then
     echo "build-packages: dpkg-buildpackage failed; full log: $out/deb-build.log" >&2
     exit 1
   }
-  if [ $useCcache -eq 1 ]; then
-    optflags=$(sed -n 's/^CMAKE_CXX_FLAGS:STRING=//p' "$debSrc"/obj-*/CMakeCache.txt)
-  fi
   mv "$work/deb"/*.deb "$out/"
   mv "$work/deb"/*.ddeb "$out/" 2>/dev/null || true
   mv "$work/deb"/*.buildinfo "$work/deb"/*.changes "$out/" 2>/dev/null || true

@@ -14,9 +14,8 @@ packages=(
   # runtimes of libclang-rt-14-dev, which clang only recommends.
   clang libfuzzer-14-dev libclang-rt-14-dev
   # Packaging and the plugin SDK's other languages: native DEB and RPM builds and their
-  # linters, the unit's security score, Rust plugins; ccache lets the packaging tests' RPM
-  # build reuse what their DEB build compiled.
-  dpkg-dev debhelper lintian rpm rpmlint systemd ccache
+  # linters, the unit's security score, Rust plugins.
+  dpkg-dev debhelper lintian rpm rpmlint systemd
   cargo
 )
 
