@@ -93,8 +93,8 @@ struct SchedulerStats {
   uint64_t scheduled = 0;
   uint64_t unschedulable = 0;  // failed attempts (a pod may fail several times)
   uint64_t errors = 0;
-  // Pods a batch run gave up on: an attempt failed with an error after the input was over
-  // (see Scheduler::run).
+  // Pods a batch run gave up on once the input was over (see Scheduler::run): a third error
+  // in a row, or a tenth failed attempt of any kind.
   uint64_t failed = 0;
   uint64_t attempts = 0;
   uint64_t preemptions = 0;  // PostFilter decisions carried out (preempt_victims calls)
@@ -305,7 +305,7 @@ class Scheduler : private CycleHost {
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> synced_{false};
-  // A batch run whose input is over: an attempt failing with an error is the pod's last.
+  // A batch run whose input is over: failed attempts count towards giving up (givesUp).
   std::atomic<bool> inputOver_{false};
   // The pods given up on, by uid (under podsMu_); an update of the pod retries it.
   std::unordered_set<std::string> failedPods_;
