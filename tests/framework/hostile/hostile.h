@@ -34,4 +34,16 @@ static void* hostile_create(const sh_host_api* api, sh_host* host, const sh_args
   return &hostile_instance;
 }
 
+/* A Filter that passes every node, for plugins whose misbehaviour lies elsewhere. */
+HOSTILE_UNUSED static sh_code hostile_pass_filter(void* self, sh_cycle* cycle, const sh_pod* pod,
+                                                  const sh_node_info* node_info,
+                                                  sh_status* status) {
+  (void)self;
+  (void)cycle;
+  (void)pod;
+  (void)node_info;
+  (void)status;
+  return SH_SUCCESS;
+}
+
 #endif /* SCHEDHOST_HOSTILE_PLUGIN_H */

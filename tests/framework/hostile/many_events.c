@@ -24,19 +24,9 @@ static size_t many_events(void* self, sh_event_registration* out, size_t capacit
   return many_count;
 }
 
-static sh_code many_filter(void* self, sh_cycle* cycle, const sh_pod* pod,
-                           const sh_node_info* node_info, sh_status* status) {
-  (void)self;
-  (void)cycle;
-  (void)pod;
-  (void)node_info;
-  (void)status;
-  return SH_SUCCESS;
-}
-
 static const sh_plugin_vtable many_vtable = {
     .struct_size = sizeof(sh_plugin_vtable),
-    .filter = many_filter,
+    .filter = hostile_pass_filter,
     .events_to_register = many_events,
 };
 
