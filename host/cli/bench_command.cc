@@ -21,6 +21,8 @@
 #include "host/cli/json_file.h"
 #include "host/cli/json_print.h"
 #include "host/cli/load_profiles.h"
+#include "host/common/limits.h"
+#include "host/common/regular_file.h"
 #include "host/cycle/scheduler.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/metrics/scheduler_metrics.h"
@@ -245,10 +247,14 @@ int runReloadCycles(const BenchArgs& args, const bench::Workload& workload) {
   }
   std::string texts[2];
   for (int i = 0; i < 2; ++i) {
-    std::ifstream in(i == 0 ? args.config : args.altConfig);
-    std::ostringstream all;
-    all << in.rdbuf();
-    texts[i] = all.str();
+    std::string error;
+    std::optional<std::string> text =
+        readRegularFile(i == 0 ? args.config : args.altConfig, limits::kMaxConfigFileBytes, error);
+    if (!text) {
+      std::cerr << "schedhost bench: " << error << "\n";
+      return 2;
+    }
+    texts[i] = std::move(*text);
   }
   // Next to --config, so that relative directories resolve alike.
   const std::filesystem::path live =

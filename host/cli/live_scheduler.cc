@@ -269,6 +269,12 @@ void LiveScheduler::tearDown() {
 
 void LiveScheduler::finish(connectors::DecisionLog& log) {
   State& s = *state_;
+  if (s.scheduler != nullptr) {
+    // start() without run(): a standby replica that never led. Torn down now, so the summary
+    // counts from start() to now.
+    stop();
+    tearDown();
+  }
   const double elapsed = std::chrono::duration<double>(s.finished - s.started).count();
   connectors::RunSummary summary;
   summary.scheduled = s.stats.scheduled;

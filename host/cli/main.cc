@@ -35,8 +35,12 @@ int main(int argc, char** argv) {
   sh::installFatalSignalReport();
   CLI::App app{"schedhost: a Kubernetes-compatible pod scheduler with binary plugins"};
   app.require_subcommand(1);
-  std::string logLevel = "warn";
-  app.add_option("--log-level", logLevel, "trace, debug, info, warn, error")->capture_default_str();
+  // info, as kube-scheduler logs at its default verbosity: state changes (a reload applied,
+  // leadership gained or lost, a watch relisting) are said; nothing is logged per pod.
+  std::string logLevel = "info";
+  app.add_option("--log-level", logLevel, "trace, debug, info, warn, error, off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 
   sh::cli::EvaluateArgs ev;
   auto* evaluate =

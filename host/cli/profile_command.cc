@@ -1,11 +1,13 @@
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <boost/json.hpp>
 
 #include "host/cli/commands.h"
 #include "host/cli/json_print.h"
+#include "host/common/limits.h"
+#include "host/common/regular_file.h"
 #include "host/config/profile_printer.h"
 #include "host/framework/host_services.h"
 #include "host/profile/profile_set.h"
@@ -15,8 +17,14 @@ namespace {
 
 // A host configuration names no schedulerName at the top level; a profile file does, or is
 // a plain plugin set. Decided by the keys a host configuration alone may have.
+// A file that cannot be read says no here; loading it then reports why.
 bool looksLikeHostConfig(const std::string& path) {
-  std::ifstream in(path);
+  std::string error;
+  std::optional<std::string> text = readRegularFile(path, limits::kMaxConfigFileBytes, error);
+  if (!text) {
+    return false;
+  }
+  std::istringstream in(*text);
   std::string line;
   while (std::getline(in, line)) {
     std::size_t i = line.find_first_not_of(" \t");

@@ -1,5 +1,7 @@
 // schedhost test: runs scenario files that carry an "expect" object and reports, file by
 // file, where the output disagrees (docs/scenario-format.md, "Expectations").
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include "host/cli/commands.h"
 #include "host/cli/json_file.h"
 #include "host/cli/json_print.h"
+#include "host/common/regular_file.h"
 #include "host/evaluate/evaluate.h"
 #include "host/evaluate/expectations.h"
 #include "host/plugin/registry.h"
@@ -40,7 +43,13 @@ std::vector<std::string> collectFiles(const std::vector<std::string>& paths,
       continue;
     }
     if (!fs::is_directory(path, ec)) {
-      problems.push_back({path, "no such file or directory", {}});
+      struct stat st {};
+      if (::stat(path.c_str(), &st) == 0) {
+        // A FIFO, a device, a socket: never read (a FIFO would block, a device never end).
+        problems.push_back({path, "not a regular file (" + fileKindName(st.st_mode) + ")", {}});
+      } else {
+        problems.push_back({path, "no such file or directory", {}});
+      }
       continue;
     }
     std::vector<std::string> found;

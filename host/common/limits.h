@@ -34,4 +34,25 @@ inline constexpr std::size_t kMaxContainersPerPod = 1'000;
 // tolerations of one pod.
 inline constexpr std::size_t kMaxTolerationsPerPod = 1'000;
 
+// Files the host reads whole (regular_file.h): anything but a regular file is refused, and so
+// is a file above its bound, before it is read.
+// The host configuration (--config), a profile file, a file of a profile directory.
+inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{16} << 20;
+// A kubeconfig (its certificates may be embedded).
+inline constexpr std::size_t kMaxKubeconfigBytes = std::size_t{16} << 20;
+// A file a kubeconfig or the in-cluster configuration names: a token, a CA bundle, a client
+// certificate or key, the namespace file.
+inline constexpr std::size_t kMaxCredentialFileBytes = std::size_t{4} << 20;
+// A cluster or scenario file (--cluster, evaluate, test).
+inline constexpr std::size_t kMaxClusterFileBytes = std::size_t{1} << 30;
+
+// The body of one API server answer read whole (everything but a watch): a larger declared
+// Content-Length, or a body that grows past it, is an error naming the request. A page of a
+// paged list (500 objects) stays far below it.
+inline constexpr std::size_t kMaxResponseBytes = std::size_t{256} << 20;
+// The body of an API server error answer, and of a watch's non-2xx answer, kept for messages.
+inline constexpr std::size_t kMaxErrorBodyBytes = std::size_t{1} << 20;
+// Response headers of one API server answer.
+inline constexpr std::size_t kMaxResponseHeaderBytes = std::size_t{64} << 10;
+
 }  // namespace sh::limits

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -511,17 +510,14 @@ HostConfig parseHostConfig(std::string_view text, const std::string& fileName, D
 }
 
 HostConfig loadHostConfig(const std::filesystem::path& path, Diagnostics& diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags.error(SourceLocation{path.string(), 0, 0}, {}, "cannot open file");
+  std::optional<std::string> text = readConfigFile(path, diags);
+  if (!text) {
     HostConfig config;
     config.file = path.string();
     config.parsed = false;
     return config;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parseHostConfig(buffer.str(), path.string(), diags);
+  return parseHostConfig(*text, path.string(), diags);
 }
 
 }  // namespace sh::config

@@ -40,6 +40,7 @@ class Resolver {
   ResolvedPlugin resolved(const PluginRef& ref) const {
     return ResolvedPlugin{ref.name, 0, ref.where, ref.key.empty() ? defaultKey_ : ref.key};
   }
+  void collectNotInstalled();
   void checkPointLists();
   void checkMultiPoint();
   void expand(ExtensionPoint point);
@@ -72,6 +73,7 @@ ResolvedProfile Resolver::run() {
   out_.libraries = profile_.libraries;
 
   merged_ = mergePlugins(defaultPlugins(catalog_, profile_.where), profile_.plugins);
+  collectNotInstalled();
   checkPointLists();
   checkMultiPoint();
   for (ExtensionPoint point : kAllExtensionPoints) {
@@ -82,6 +84,22 @@ ResolvedProfile Resolver::run() {
   checkPluginConfig();
   collectPlugins();
   return std::move(out_);
+}
+
+// The default plugins the profile's MultiPoint does not disable but no installed file provides.
+void Resolver::collectNotInstalled() {
+  const std::vector<PluginRef>& disabled = profile_.plugins.multiPoint.disabled;
+  for (const DefaultPlugin& plugin : defaultMultiPointPlugins()) {
+    if (catalog_.find(plugin.name) != nullptr) {
+      continue;
+    }
+    const bool off = std::any_of(disabled.begin(), disabled.end(), [&](const PluginRef& ref) {
+      return ref.name == kAll || ref.name == plugin.name;
+    });
+    if (!off) {
+      out_.notInstalled.emplace_back(plugin.name);
+    }
+  }
 }
 
 // Step 3, upstream's updatePluginList.

@@ -66,6 +66,10 @@ struct ResolvedProfile {
   std::array<std::vector<ResolvedPlugin>, kExtensionPointCount> points;
   // Every plugin in some point's list, in order of first appearance (points in run order).
   std::vector<EnabledPlugin> plugins;
+  // Upstream default plugins this profile does not disable (MultiPoint) but that no installed
+  // file provides: the profile runs without them. A reload that would lose one the running
+  // profile uses is rejected (host/reload/reloader.h).
+  std::vector<std::string> notInstalled;
 
   const std::vector<ResolvedPlugin>& at(ExtensionPoint point) const {
     return points[indexOf(point)];

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "host/common/limits.h"
+#include "host/common/regular_file.h"
 #include "host/config/args_tree.h"
 
 namespace sh::config {
@@ -308,15 +308,25 @@ std::optional<TomlValue> parseToml(std::string_view text, const std::string& fil
   return std::nullopt;
 }
 
+std::optional<std::string> readConfigFile(const std::filesystem::path& path, Diagnostics& diags) {
+  std::string error;
+  std::optional<std::string> text =
+      readRegularFile(path.string(), limits::kMaxConfigFileBytes, error);
+  if (!text) {
+    // readRegularFile names the path first; the location already does.
+    const std::string prefix = path.string() + ": ";
+    std::string cause = error.rfind(prefix, 0) == 0 ? error.substr(prefix.size()) : error;
+    diags.error(SourceLocation{path.string(), 0, 0}, {}, "cannot read file: " + cause);
+  }
+  return text;
+}
+
 std::optional<TomlValue> parseTomlFile(const std::filesystem::path& path, Diagnostics& diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags.error(SourceLocation{path.string(), 0, 0}, {}, "cannot open file");
+  std::optional<std::string> text = readConfigFile(path, diags);
+  if (!text) {
     return std::nullopt;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parseToml(buffer.str(), path.string(), diags);
+  return parseToml(*text, path.string(), diags);
 }
 
 SourceLocation locationOf(const TomlValue& value) {

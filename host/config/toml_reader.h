@@ -18,7 +18,11 @@ namespace sh::config {
 // returns nullopt. `file_name` is what locations and diagnostics will name.
 std::optional<TomlValue> parseToml(std::string_view text, const std::string& fileName,
                                    Diagnostics& diags);
-// Reads and parses a file; an unreadable file is a diagnostic too.
+// The whole text of a configuration file: a regular file of at most limits::kMaxConfigFileBytes,
+// opened without blocking (host/common/regular_file.h). nullopt, with an error at the file
+// ("PATH: cannot read file: not a regular file (a FIFO)"), otherwise.
+std::optional<std::string> readConfigFile(const std::filesystem::path& path, Diagnostics& diags);
+// Reads (readConfigFile) and parses a file; an unreadable file is a diagnostic too.
 std::optional<TomlValue> parseTomlFile(const std::filesystem::path& path, Diagnostics& diags);
 
 // Turns the text of a toml::syntax_error into a diagnostic. toml11 writes the reason on the

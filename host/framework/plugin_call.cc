@@ -1,9 +1,12 @@
 #include "host/framework/plugin_call.h"
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -99,8 +102,30 @@ void append(char* buf, std::size_t size, std::size_t* used, const char* text) {
   }
 }
 
+// Set by the first thread to report a fatal signal. Lock-free, so async-signal-safe.
+std::atomic<bool> fatalReported{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
 // Async-signal-safe: no allocation, no lock, no stdio. The slot is this thread's own.
 void onFatalSignal(int sig, siginfo_t* info, void*) {
+  if (fatalReported.exchange(true)) {
+    // Another thread (several Filter workers in one crashing plugin, say) is reporting and
+    // about to end the process: the report is said once. Should it not end (a handler before
+    // ours that returns), this thread goes on to the default action after a bounded wait.
+    struct timespec wait {
+      2, 0
+    };
+    while (::nanosleep(&wait, &wait) != 0 && errno == EINTR) {
+    }
+    struct sigaction fallback {};
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    ::sigaction(sig, &fallback, nullptr);
+    if (info == nullptr || info->si_code <= 0 || sig == SIGABRT) {
+      ::raise(sig);
+    }
+    return;
+  }
   char line[512];
   std::size_t used = 0;
   append(line, sizeof(line), &used, "schedhost: fatal signal ");

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <iterator>
+#include <optional>
 #include <string_view>
+
+#include "host/common/regular_file.h"
 
 namespace sh::plugin {
 namespace {
@@ -419,16 +421,13 @@ ElfImage parseElf(const std::string& path, std::span<const std::uint8_t> bytes) 
 }
 
 ElfImage readElf(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    throw ElfError("[" + path + "]: cannot open");
+  std::string error;
+  std::optional<std::string> text = readRegularFile(path, std::size_t{1} << 30, error);
+  if (!text) {
+    throw ElfError("[" + path + "]: " + error.substr(std::min(error.size(), path.size() + 2)));
   }
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
-                                  std::istreambuf_iterator<char>());
-  if (file.bad()) {
-    throw ElfError("[" + path + "]: read error");
-  }
-  return parseElf(path, bytes);
+  const auto* data = reinterpret_cast<const std::uint8_t*>(text->data());
+  return parseElf(path, std::span<const std::uint8_t>(data, text->size()));
 }
 
 std::string machineName(std::uint16_t machine) {

@@ -1,10 +1,14 @@
 #include "host/plugin/loader.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -92,15 +96,61 @@ std::string dlopenMessage(const std::exception& e, const std::string& procPath,
 // A dlopened library. It stays loaded for the life of the process.
 struct ResidentLibrary {
   boost::dll::shared_library library;
-  // The library was opened as /proc/self/fd/<fd>. glibc finds already-loaded objects by that
-  // name, so the descriptor stays open: its number must never name another file.
+  // The sealed copy the library was opened from, as /proc/self/fd/<fd>. glibc finds
+  // already-loaded objects by that name, so the descriptor stays open: its number must never
+  // name another file.
   int fd = -1;
   std::string path;
   std::string sha256;
 };
 
-// Every library ever loaded, by (device, inode). Entries are never removed: unloading is
-// never forced (docs/plugin-loading.md).
+// Linux 6.3's memfd flags, absent from older headers: MFD_EXEC asks for an executable memfd
+// where vm.memfd_noexec makes them non-executable by default; older kernels refuse the flag
+// (EINVAL) and are asked again without it.
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+// A sealed in-memory copy of the bytes that were checked: written once, then sealed against
+// every write, shrink and grow (and against further sealing), so nothing done to the plugin's
+// file afterwards — `cp` onto it, truncation, a partial write — can reach the pages the
+// library is mapped from. Returns the descriptor, or refuses.
+int sealedCopy(const PluginFile& file) {
+  const std::string name = "schedhost-plugin:" + file.path().substr(file.path().rfind('/') + 1);
+  int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+  if (fd < 0 && errno == EINVAL) {
+    fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  }
+  if (fd < 0) {
+    refuse(file.path(), "cannot make a sealed copy to load (memfd_create: " +
+                            std::string(std::strerror(errno)) + ")");
+  }
+  const std::vector<std::uint8_t>& bytes = file.bytes();
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      refuse(file.path(),
+             "cannot make a sealed copy to load (write: " + std::string(std::strerror(err)) + ")");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    const int err = errno;
+    ::close(fd);
+    refuse(file.path(),
+           "cannot seal the copy to load (F_ADD_SEALS: " + std::string(std::strerror(err)) + ")");
+  }
+  return fd;
+}
+
+// Every library ever loaded, by the SHA-256 of its bytes. Entries are never removed:
+// unloading is never forced (docs/plugin-loading.md).
 class ResidentLibraries {
  public:
   // Deliberately never destroyed, so nothing is dlclosed while the process exits.
@@ -109,50 +159,37 @@ class ResidentLibraries {
     return *libraries;
   }
 
-  // The library of `file`, loading it on first use. Throws LoadError.
-  std::shared_ptr<ResidentLibrary> open(PluginFile& file) {
+  // The library of `file`'s bytes, loading a sealed copy of them on first use. Throws
+  // LoadError.
+  std::shared_ptr<ResidentLibrary> open(const PluginFile& file) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const struct stat& before = file.status();
-    auto key = std::make_pair(before.st_dev, before.st_ino);
-    if (auto it = byInode_.find(key); it != byInode_.end()) {
-      if (it->second->sha256 != file.sha256()) {
-        refuse(file.path(), "file changed in place since it was loaded from [" + it->second->path +
-                                "] (sha256 was " + it->second->sha256 + ", now " + file.sha256() +
-                                "); replace plugin files by rename, never in place");
-      }
+    if (auto it = byDigest_.find(file.sha256()); it != byDigest_.end()) {
       return it->second;
     }
     auto resident = std::make_shared<ResidentLibrary>();
+    const int fd = sealedCopy(file);
+    const std::string procPath = "/proc/self/fd/" + std::to_string(fd);
     try {
-      resident->library.load(file.procPath(), boost::dll::load_mode::rtld_now);
+      resident->library.load(procPath, boost::dll::load_mode::rtld_now);
     } catch (const std::exception& e) {
-      refuse(file.path(), "dlopen failed: " + dlopenMessage(e, file.procPath(), file.path()));
+      ::close(fd);  // nothing was mapped from it: glibc does not know the name
+      refuse(file.path(), "dlopen failed: " + dlopenMessage(e, procPath, file.path()));
     }
+    resident->fd = fd;
     resident->path = file.path();
     resident->sha256 = file.sha256();
-    struct stat after {};
-    bool changed = ::fstat(file.fd(), &after) != 0 || after.st_size != before.st_size ||
-                   after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
-                   after.st_mtim.tv_nsec != before.st_mtim.tv_nsec;
-    resident->fd = file.releaseFd();
-    if (changed) {
-      // What was loaded may not be what was hashed: keep it resident, but never use it.
-      quarantined_.push_back(std::move(resident));
-      refuse(file.path(), "file changed while it was being loaded");
-    }
-    byInode_.emplace(key, resident);
+    byDigest_.emplace(file.sha256(), resident);
     return resident;
   }
 
   std::size_t count() {
     std::lock_guard<std::mutex> lock(mutex_);
-    return byInode_.size() + quarantined_.size();
+    return byDigest_.size();
   }
 
  private:
   std::mutex mutex_;
-  std::map<std::pair<dev_t, ino_t>, std::shared_ptr<ResidentLibrary>> byInode_;
-  std::vector<std::shared_ptr<ResidentLibrary>> quarantined_;
+  std::map<std::string, std::shared_ptr<ResidentLibrary>> byDigest_;
 };
 
 // Slots that only make sense together: "vtable sets [normalize_score] without [score]".

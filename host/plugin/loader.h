@@ -5,28 +5,33 @@
 //
 //   1. path      made absolute and canonical; never searched in system folders, never
 //                decorated ("x" does not become "libx.so").
-//   2. file      opened once (O_RDONLY|O_CLOEXEC|O_NOFOLLOW), fstat'ed, read and hashed
+//   2. file      opened once (O_RDONLY|O_CLOEXEC|O_NOFOLLOW), fstat'ed, read whole and hashed
 //                (SHA-256, libcrypto) through that descriptor; the trust rules of
 //                permissions.h (owner, mode, symlinks out of the plugin directory); optional
 //                sha256 pin.
 //   3. ELF       read by our own parser, without running anything: an ET_DYN for the host's
 //                machine, a valid .shmeta record of ABI major 1 and a minor the host knows
 //                (LoadOptions::hostAbiMinor), and an exported schedhost_plugin_v1.
-//   4. dlopen    of /proc/self/fd/N (the descriptor of step 2) with RTLD_NOW | RTLD_LOCAL,
-//                through Boost.DLL's throwing overload so dlerror's text survives. Never
-//                RTLD_GLOBAL or RTLD_DEEPBIND.
+//   4. dlopen    of a sealed in-memory copy of exactly the bytes steps 2 and 3 checked (a
+//                memfd written once and sealed against write, shrink and grow), through
+//                /proc/self/fd/N, with RTLD_NOW | RTLD_LOCAL, through Boost.DLL's throwing
+//                overload so dlerror's text survives. Never the path: nothing written to the
+//                file afterwards (`cp` onto it, truncation, a partial write) reaches the pages
+//                the process runs. Never RTLD_GLOBAL or RTLD_DEEPBIND.
 //   5. entry     schedhost_plugin_v1() must return a descriptor of at least the v1 size, of
 //                ABI major 1 and a minor <= the host's, with a name equal to the .shmeta
 //                name, create, destroy and a vtable of at least the v1 size whose slots are
 //                coherent.
 //
 // Residency: a library, once dlopened, stays loaded for the life of the process (the
-// "keep resident" policy of docs/plugin-loading.md), whether or not it passed step 5. Loading
-// the same file again, by any path, reuses it: libraries are keyed by (device, inode), and a
-// file whose content changed under the same inode is refused. Every LoadedPlugin also holds
-// its library, so a later unload policy can never pull code from under a live plugin.
+// "keep resident" policy of docs/plugin-loading.md), whether or not it passed step 5.
+// Libraries are keyed by the SHA-256 of their bytes: loading the same bytes again, from any
+// path, reuses the resident library; a file whose content changed (in place or by rename) is
+// other bytes, checked and loaded as a library of its own, beside the one still running.
+// Every LoadedPlugin also holds its library, so a later unload policy can never pull code
+// from under a live plugin.
 //
-// Each resident library keeps the descriptor it was opened through: glibc knows it by the name
+// Each resident library keeps the descriptor of its sealed copy: glibc knows it by the name
 // /proc/self/fd/N, and would hand the old library back for a later dlopen of that name if N
 // were ever reused. So a process that loads plugins must not close descriptors it did not
 // open (no closefrom() sweeps after startup).

@@ -191,8 +191,4 @@ PluginFile::~PluginFile() {
   }
 }
 
-std::string PluginFile::procPath() const { return "/proc/self/fd/" + std::to_string(fd_); }
-
-int PluginFile::releaseFd() { return std::exchange(fd_, -1); }
-
 }  // namespace sh::plugin

@@ -5,7 +5,8 @@
 //
 // The file is opened O_RDONLY|O_CLOEXEC|O_NOFOLLOW|O_NONBLOCK by its canonical path (so a
 // FIFO or a device never blocks the open), fstat'ed and read through that descriptor; the
-// loader then dlopens /proc/self/fd/N. Errors quote the file:
+// loader then dlopens a sealed copy of bytes(), never the path (loader.h). Errors quote the
+// file:
 //
 //   [/path/x.so]: no such file
 //   [/path/x.so]: not a regular file (a FIFO)
@@ -44,11 +45,6 @@ class PluginFile {
   const struct stat& status() const { return status_; }
   const std::vector<std::uint8_t>& bytes() const { return bytes_; }
   const std::string& sha256() const { return sha256_; }  // of bytes(), lowercase hex
-
-  // "/proc/self/fd/N": a name for exactly this open file.
-  std::string procPath() const;
-  // Hands the descriptor over to the caller, who must close it.
-  int releaseFd();
 
  private:
   PluginFile() = default;

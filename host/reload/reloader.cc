@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <optional>
+
 namespace sh::reload {
 namespace {
 
@@ -51,6 +54,34 @@ std::vector<std::string> restartOnlyChanges(const config::HostConfig& was,
 }
 
 }  // namespace
+
+std::string lostPlugins(const profile::Generation& running, const profile::Generation& next) {
+  std::string out;
+  for (const config::ResolvedProfile& now : running.set.resolved) {
+    const auto same = std::find_if(
+        next.set.resolved.begin(), next.set.resolved.end(),
+        [&](const config::ResolvedProfile& p) { return p.schedulerName == now.schedulerName; });
+    if (same == next.set.resolved.end()) {
+      continue;  // the profile itself is gone: the configuration says so
+    }
+    for (const std::string& name : same->notInstalled) {
+      if (now.plugin(name) == nullptr) {
+        continue;
+      }
+      std::string from;
+      if (running.set.registry != nullptr) {
+        if (std::optional<plugin::PluginCandidate> c = running.set.registry->candidate(name)) {
+          from = " (loaded from [" + c->path + "])";
+        }
+      }
+      out += "error: profile \"" + now.schedulerName + "\": plugin \"" + name +
+             "\" is in use but no installed file provides it any more" + from +
+             "; the reload would run the profile without it. Restore the plugin's file, or "
+             "disable the plugin in the profile to drop it on purpose\n";
+    }
+  }
+  return out;
+}
 
 int64_t steadyNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -207,9 +238,13 @@ ReloadResult Reloader::reloadOnce(const std::string& trigger, int64_t triggeredN
   config::Diagnostics diags;
   profile::GenerationPtr built = profile::buildGeneration(options_.request, next, options_.services,
                                                           diags, &result.pluginLoadFailures);
-  if (built == nullptr) {
+  std::string lost;
+  if (built != nullptr && running != nullptr) {
+    lost = lostPlugins(*running, *built);
+  }
+  if (built == nullptr || !lost.empty()) {
     result.generation = running == nullptr ? 0 : running->number;
-    result.error = diags.str();
+    result.error = built == nullptr ? diags.str() : lost;
     if (result.error.empty()) {
       result.error = "the configuration was not valid";
     }

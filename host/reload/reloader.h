@@ -5,7 +5,9 @@
 //   inotify ─┼─► request() ──► worker thread: build generation N+1 off to the side
 //   POST /reload ┘                 (parse, resolve, load libraries, create plugins, check)
 //                                  ├─ valid:   install(N+1), report Applied
-//                                  └─ invalid: keep N, report Rejected with every diagnostic
+//                                  └─ invalid, or it would lose a plugin N uses because
+//                                     its file is gone (lostPlugins): keep N, report
+//                                     Rejected with every diagnostic
 //
 // Requests are serialised: one reload runs at a time, and requests that arrive while it runs
 // are folded into one more run afterwards (never concurrent, never lost). Each request gets a
@@ -40,6 +42,14 @@ struct ReloadResult {
   int64_t finishedNanos = 0;         // steady clock: built and installed (or rejected)
   std::size_t pluginLoadFailures = 0;
 };
+
+// What `next` would lose of `running`: for every profile in both, each plugin the running
+// profile uses that the next one leaves out only because no installed file provides it (a
+// plugin file deleted, or gone from the plugin directories). One "error: ..." line each,
+// naming the profile, the plugin and the file it was loaded from; "" when nothing is lost. A
+// reload with any is rejected: a profile must never drop a plugin (a filter, say) with nothing
+// said.
+std::string lostPlugins(const profile::Generation& running, const profile::Generation& next);
 
 class Reloader {
  public:

@@ -132,7 +132,9 @@ struct CliRun {
 // A `schedhost run --follow` child process. The destructor kills and reaps it.
 class LiveRun {
  public:
-  LiveRun(const fs::path& dir, std::vector<std::string> extraArgs) : dir_(dir) {
+  LiveRun(const fs::path& dir, std::vector<std::string> extraArgs,
+          const std::string& pluginDir = SCHEDHOST_PLUGIN_DIR)
+      : dir_(dir) {
     stdout_ = dir / "run.out";
     stderr_ = dir / "run.err";
     std::vector<std::string> args = {SCHEDHOST_BIN,
@@ -145,7 +147,7 @@ class LiveRun {
                                      "--events",
                                      (dir / "events.jsonl").string(),
                                      "--plugin-dir",
-                                     SCHEDHOST_PLUGIN_DIR,
+                                     pluginDir,
                                      "--seed",
                                      "1"};
     args.insert(args.end(), extraArgs.begin(), extraArgs.end());
@@ -227,7 +229,7 @@ class RunLive : public ::testing::Test {
   // Unix socket (when the configuration sets one).
   void start(std::vector<std::string> extraArgs = {}) {
     writeConfig();
-    run_ = std::make_unique<LiveRun>(dir_.path(), std::move(extraArgs));
+    run_ = std::make_unique<LiveRun>(dir_.path(), std::move(extraArgs), pluginDir_);
     ASSERT_TRUE(run_->started());
     if (!config_.socket.empty()) {
       endpoint_.socket = socket_;
@@ -333,6 +335,7 @@ class RunLive : public ::testing::Test {
   ConfigSpec config_;
   admin::Endpoint endpoint_;
   std::unique_ptr<LiveRun> run_;
+  std::string pluginDir_ = SCHEDHOST_PLUGIN_DIR;
 };
 
 const metrics::testing::ParsedSample* findSample(
@@ -604,6 +607,14 @@ TEST_F(RunLive, SighupReloads) {
       << run_->out() << run_->err();
   EXPECT_EQ(str(reloadLines()[0], "result"), "Applied");
   EXPECT_EQ(integer(reloadLines()[0], "generation"), 2);
+  // Said on stderr at the default log level, as docs/operations.md shows it.
+  EXPECT_TRUE(eventually(
+      [&] {
+        return run_->err().find("reload (SIGHUP): generation 2 applied; changed: nothing\n") !=
+               std::string::npos;
+      },
+      kEventDeadline))
+      << run_->err();
 }
 
 TEST_F(RunLive, FileChangeReloadsOnceWhenWatched) {
@@ -633,6 +644,72 @@ TEST_F(RunLive, FileChangeIgnoredWhenNotWatched) {
   EXPECT_TRUE(reloadLines().empty()) << run_->out();
   CliRun status = cli("status --admin-socket " + socket_);
   EXPECT_EQ(status.out.rfind("generation 1 (ready)\n", 0), 0u) << status.out;
+}
+
+// Writing over a loaded plugin's file in place (`cp` onto it: truncated, then written; a
+// partial write) used to kill the running scheduler within milliseconds (SIGBUS on the next
+// call into the truncated pages). The host runs a sealed copy of what it checked: the process
+// goes on scheduling, the reload the watch makes of a broken file is rejected, and the file
+// written back whole reloads as the same build.
+TEST_F(RunLive, APluginFileWrittenInPlaceCannotReachTheRunningScheduler) {
+  const fs::path plugins = dir_.path() / "plugins";
+  fs::create_directories(plugins);
+  fs::permissions(plugins, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+  for (const fs::directory_entry& entry : fs::directory_iterator(SCHEDHOST_PLUGIN_DIR)) {
+    if (entry.path().extension() == ".so") {
+      fs::copy_file(entry.path(), plugins / entry.path().filename());
+    }
+  }
+  pluginDir_ = plugins.string();
+  config_.watch = true;
+  ASSERT_NO_FATAL_FAILURE(start());
+  ASSERT_NO_FATAL_FAILURE(expectBound("before"));
+
+  // NodeResourcesFit runs in every cycle: PreFilter, Filter and Score.
+  const fs::path fit = plugins / "libplugin_noderesourcesfit.so";
+  ASSERT_TRUE(fs::exists(fit));
+  const std::string build = slurp(fit);
+  auto writeInPlace = [&](const std::string& bytes) {
+    std::ofstream out(fit, std::ios::binary | std::ios::in | std::ios::out | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  };
+
+  // A partial write: the first half of the file, in place.
+  writeInPlace(build.substr(0, build.size() / 2));
+  ASSERT_NO_FATAL_FAILURE(expectBound("after-partial-write"));
+  ASSERT_TRUE(eventually([&] { return !reloadLines().empty(); }, kEventDeadline))
+      << run_->out() << run_->err();
+  EXPECT_EQ(str(reloadLines().back(), "result"), "Rejected") << run_->out();
+  EXPECT_TRUE(run_->alive()) << run_->err();
+
+  // The same build copied back in place: the same bytes, one more (applied) generation.
+  writeInPlace(build);
+  ASSERT_TRUE(eventually(
+      [&] { return !reloadLines().empty() && str(reloadLines().back(), "result") == "Applied"; },
+      kEventDeadline))
+      << run_->out() << run_->err();
+  ASSERT_NO_FATAL_FAILURE(expectBound("after-rewrite"));
+  EXPECT_TRUE(run_->alive()) << run_->err();
+  EXPECT_EQ(run_->err().find("fatal signal"), std::string::npos) << run_->err();
+}
+
+// A FIFO put in place of the configuration is refused at once, naming it: the reload is
+// rejected instead of blocking on the open, and SIGTERM still ends the process.
+TEST_F(RunLive, AFifoInPlaceOfTheConfigurationIsRefusedWithoutBlocking) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  const fs::path fifo = dir_.path() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::rename(fifo, configPath());
+  CliRun reload = cli("reload --admin-socket " + socket_);
+  EXPECT_EQ(reload.exitCode, 1) << reload.out << reload.err;
+  EXPECT_NE((reload.out + reload.err)
+                .find(configPath().string() + ": cannot read file: not a regular file (a FIFO)"),
+            std::string::npos)
+      << reload.out << reload.err;
+  ASSERT_NO_FATAL_FAILURE(expectBound("after-fifo"));
+  run_->signal(SIGTERM);
+  EXPECT_EQ(run_->waitExit(kEventDeadline), 0) << run_->err();
 }
 
 bool hasOrphan(const json::object& status, const std::string& pod, const std::string& name) {

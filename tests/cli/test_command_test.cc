@@ -1,6 +1,7 @@
 // `schedhost test` run as a plugin vendor runs it: a directory of scenario files, some passing,
 // some not; what it prints for each, the closing count and the exit code.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <boost/json.hpp>
@@ -150,6 +151,18 @@ TEST_F(TestCommand, FilesAndMissingPaths) {
                 "ERROR " + path("nowhere") + ": no such file or directory",
                 "ERROR " + path("sub") + ": no *.json scenario files in this directory",
                 "ok " + path("a.json"), "1 passed, 2 failed"}));
+}
+
+// A FIFO (or any file that is not a regular one) is never opened: opening a FIFO without a
+// writer would block the run.
+TEST_F(TestCommand, AFifoIsNotARegularFile) {
+  ASSERT_EQ(::mkfifo(path("pipe.json").c_str(), 0600), 0);
+  write("a.json", scenario(kPassing));
+  CliRun r = run(path("pipe.json") + " " + path("a.json"));
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_EQ(lines(r.out), (std::vector<std::string>{
+                              "ERROR " + path("pipe.json") + ": not a regular file (a FIFO)",
+                              "ok " + path("a.json"), "1 passed, 1 failed"}));
 }
 
 TEST_F(TestCommand, JsonReport) {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdint>
 #include <memory>
@@ -187,6 +188,42 @@ TEST_F(HostilePluginTest, ACrashInFilterNamesThePluginAndThePoint) {
         fw->runFilter(cycle_, pod_->view(), node(0));
       },
       diedOfTheFault, "schedhost: fatal signal SIGSEGV in plugin \"SegvFilter\" \\(Filter\\)\n");
+}
+
+// Several Filter workers in one crashing plugin fault at once: the report is said once, not
+// once per thread.
+TEST_F(HostilePluginTest, FaultsOnSeveralThreadsAreReportedOnce) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto inst = create("SegvFilter", "{}");
+  auto fw = build(inst);
+  auto reportedOnce = [](const std::string& err) {
+    const std::string line = "schedhost: fatal signal SIGSEGV in plugin \"SegvFilter\" (Filter)\n";
+    std::size_t count = 0;
+    for (auto at = err.find("schedhost: fatal signal"); at != std::string::npos;
+         at = err.find("schedhost: fatal signal", at + 1)) {
+      ++count;
+    }
+    return count == 1 && err.find(line) != std::string::npos;
+  };
+  EXPECT_EXIT(
+      {
+        installFatalSignalReport();
+        std::atomic<int> ready{0};
+        std::vector<std::thread> workers;
+        constexpr int kWorkers = 8;
+        for (int i = 0; i < kWorkers; ++i) {
+          workers.emplace_back([&] {
+            ready.fetch_add(1);
+            while (ready.load() < kWorkers) {
+            }
+            fw->runFilter(cycle_, pod_->view(), node(0));
+          });
+        }
+        for (std::thread& t : workers) {
+          t.join();
+        }
+      },
+      diedOfTheFault, ::testing::Truly(reportedOnce));
 }
 
 TEST_F(HostilePluginTest, TheWatchdogReportsACallThatDoesNotReturn) {

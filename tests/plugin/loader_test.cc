@@ -228,26 +228,69 @@ TEST(LoaderTest, WarnsWhenMetadataDisagreesWithTheCode) {
                   ".shmeta declares flags [Serialize] but the descriptor has []"));
 }
 
-TEST(LoaderTest, RefusesAFileChangedInPlace) {
+// What a plugin's Score returns when its code runs: the fixture's score is 42.
+int64_t callScore(const LoadedPlugin& plugin) {
+  int64_t score = 0;
+  EXPECT_EQ(plugin.vtable->score(nullptr, nullptr, nullptr, nullptr, &score, nullptr), SH_SUCCESS);
+  return score;
+}
+
+// Writing over a loaded .so in place used to reach the pages the process had mapped from it:
+// truncating the file made the next call into its code die of SIGBUS, and new bytes changed
+// the code under a running plugin. The host runs a sealed copy of what it checked, so nothing
+// written to the path reaches it.
+TEST(LoaderTest, RunsTheCheckedBytesWhateverIsWrittenToTheFileAfterwards) {
   ScratchDir dir;
   const std::string path = dir.copyFixture("libgood.so", "libchanging.so");
-  const std::string before = loadPlugin(path, {})->sha256;
+  const std::vector<std::uint8_t> original = readBytes(path);
+  auto plugin = loadPlugin(path, {});
+  EXPECT_EQ(callScore(*plugin), 42);
+
+  // Truncated (what `cp` does first), then a partial write of zeros: the same inode all along.
+  ASSERT_EQ(::truncate(path.c_str(), 0), 0);
+  EXPECT_EQ(callScore(*plugin), 42);
   {
-    // Appending leaves every mapped page alone, but the content is no longer what was loaded.
+    std::ofstream out(path, std::ios::binary | std::ios::in | std::ios::out);
+    const std::string zeros(original.size() / 2, '\0');
+    out.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  }
+  EXPECT_EQ(callScore(*plugin), 42);
+  EXPECT_STREQ(plugin->descriptor->name, "LoaderGood");
+  // The half-written file is no plugin: refused by the ELF checks, the running one untouched.
+  EXPECT_EQ(refusal(path), "plugin [" + path + "] is not an ELF file");
+  EXPECT_EQ(callScore(*plugin), 42);
+
+  // The same build written back in place (`cp` of the same file): the same bytes, the same
+  // resident library.
+  ::sh::plugin::testing::writeBytes(path, original);
+  auto again = loadPlugin(path, {});
+  EXPECT_EQ(again->sha256, plugin->sha256);
+  EXPECT_EQ(again->library, plugin->library);
+}
+
+// Other bytes under the same inode are another build: checked and loaded as a library of its
+// own, while the one loaded before keeps running its own copy.
+TEST(LoaderTest, LoadsAFileChangedInPlaceAsANewLibrary) {
+  ScratchDir dir;
+  const std::string path = dir.copyFixture("libgood.so", "libchanging.so");
+  auto before = loadPlugin(path, {});
+  {
+    // Trailing bytes: still a valid ELF file, but not the bytes that were loaded.
     std::ofstream out(path, std::ios::binary | std::ios::app);
     out << "tail";
   }
-  const std::string after = fileSha256(path);
-  EXPECT_EQ(refusal(path), "plugin [" + path +
-                               "]: file changed in place since it was loaded "
-                               "from [" +
-                               path + "] (sha256 was " + before + ", now " + after +
-                               "); replace plugin files by rename, never in place");
+  auto after = loadPlugin(path, {});
+  EXPECT_EQ(after->sha256, fileSha256(path));
+  EXPECT_NE(after->sha256, before->sha256);
+  EXPECT_NE(after->library, before->library);
+  EXPECT_NE(after->vtable, before->vtable);
+  EXPECT_EQ(callScore(*before), 42);
+  EXPECT_EQ(callScore(*after), 42);
 
-  // Replacing by rename gives a new inode, which loads.
+  // Replacing by rename with the first build's bytes gives back the first library.
   const std::string fresh = dir.copyFixture("libgood.so", "libnext.so");
   std::filesystem::rename(fresh, path);
-  EXPECT_EQ(loadPlugin(path, {})->sha256, before);
+  EXPECT_EQ(loadPlugin(path, {})->library, before->library);
 }
 
 }  // namespace

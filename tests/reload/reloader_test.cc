@@ -284,5 +284,60 @@ TEST_F(ReloaderTest, SwitchingPluginBuildsKeepsBothResident) {
   EXPECT_EQ(plugin::residentLibraryCount(), resident);
 }
 
+// A copy of the default plugins' directory, to delete files from. Under the build tree: the
+// trust rules judge every directory above a plugin.
+fs::path copyOfThePluginDir(const std::string& name) {
+  const fs::path dir = fs::path(SCHEDHOST_RELOAD_SCRATCH_DIR) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const fs::directory_entry& entry : fs::directory_iterator(SCHEDHOST_TEST_PLUGIN_DIR)) {
+    if (entry.path().extension() == ".so") {
+      fs::copy_file(entry.path(), dir / entry.path().filename());
+    }
+  }
+  return dir;
+}
+
+// Deleting a default plugin's file used to apply the next reload without that plugin: a
+// profile silently lost its TaintToleration filter and pods landed on tainted nodes. Now the
+// reload is rejected, naming the plugin, the profile and the file; dropping the plugin on
+// purpose (disabled in the profile) still applies.
+TEST_F(ReloaderTest, AReloadThatWouldLoseAPluginInUseIsRejected) {
+  const fs::path plugins = copyOfThePluginDir(std::to_string(::getpid()) + "-lost");
+  writeConfig(kDefault, {plugins.string()});
+  ASSERT_NO_FATAL_FAILURE(start());
+  auto taint = reloader_->current()->set.registry->candidate("TaintToleration");
+  ASSERT_TRUE(taint.has_value());
+  ASSERT_TRUE(fs::remove(taint->path));
+
+  ReloadResult r = reload();
+  EXPECT_FALSE(r.applied);
+  EXPECT_EQ(r.generation, 1u);
+  EXPECT_EQ(r.error,
+            "error: profile \"default-scheduler\": plugin \"TaintToleration\" is in use but no "
+            "installed file provides it any more (loaded from [" +
+                taint->path +
+                "]); the reload would run the profile without it. Restore the plugin's file, or "
+                "disable the plugin in the profile to drop it on purpose\n");
+  EXPECT_EQ(reloader_->current()->number, 1u);
+  EXPECT_NE(reloader_->current()->set.resolved.at(0).plugin("TaintToleration"), nullptr);
+
+  // On purpose: disabled in the profile, the reload applies and says what changed.
+  writeConfig(std::string(kDefault) +
+                  "[profiles.plugins.multiPoint]\ndisabled = [{name = \"TaintToleration\"}]\n",
+              {plugins.string()});
+  r = reload();
+  EXPECT_TRUE(r.applied) << r.error;
+  EXPECT_EQ(r.changed, (std::vector<std::string>{"default-scheduler/TaintToleration"}));
+  EXPECT_EQ(reloader_->current()->set.resolved.at(0).plugin("TaintToleration"), nullptr);
+
+  // A profile that no longer runs it loses nothing when the configuration enables it again
+  // while the file is still gone: the plugin was not in use.
+  writeConfig(kDefault, {plugins.string()});
+  r = reload();
+  EXPECT_TRUE(r.applied) << r.error;
+  fs::remove_all(plugins);
+}
+
 }  // namespace
 }  // namespace sh::reload
