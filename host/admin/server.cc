@@ -1,6 +1,8 @@
 #include "host/admin/server.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <boost/beast/http.hpp>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <list>
@@ -18,6 +21,7 @@
 #include <optional>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
@@ -54,6 +58,12 @@ constexpr RouteEntry kRoutes[] = {
     {"/metrics", Route::kMetrics, false}, {"/status", Route::kStatus, false},
     {"/reload", Route::kReload, true},
 };
+
+// What a restricted listener (a non-loopback address) and the probe lane serve.
+bool readOnlyRoute(Route route) {
+  return route == Route::kHealth || route == Route::kReady || route == Route::kMetrics;
+}
+bool probeRoute(Route route) { return route == Route::kHealth || route == Route::kReady; }
 
 const RouteEntry* findRoute(std::string_view target) {
   auto query = target.find('?');
@@ -126,13 +136,60 @@ Reply callHandler(Handler& handler, Route route, std::stop_token stop) {
 
 std::string causeOf(const ErrorCode& ec) { return ec.message(); }
 
+bool isLoopback(const asio::ip::address& ip) {
+  if (ip.is_v4()) return ip.to_v4().is_loopback();
+  auto v6 = ip.to_v6();
+  if (v6.is_v4_mapped()) return asio::ip::make_address_v4(asio::ip::v4_mapped, v6).is_loopback();
+  return v6.is_loopback();
+}
+
+// Whether a process answers on the Unix socket at `path`.
+enum class SocketState { kLive, kStale, kGone, kUnknown };
+
+SocketState probeSocket(const Local::endpoint& endpoint, std::string& cause) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    cause = std::string("socket: ") + std::strerror(errno);
+    return SocketState::kUnknown;
+  }
+  int rc = ::connect(fd, endpoint.data(), static_cast<socklen_t>(endpoint.size()));
+  int error = rc == 0 ? 0 : errno;
+  ::close(fd);
+  if (rc == 0 || error == EAGAIN || error == EINPROGRESS) return SocketState::kLive;
+  if (error == ECONNREFUSED) return SocketState::kStale;
+  if (error == ENOENT) return SocketState::kGone;
+  cause = std::string("connect: ") + std::strerror(error);
+  return SocketState::kUnknown;
+}
+
+std::string peerOf(Tcp::socket& socket) {
+  ErrorCode ec;
+  auto remote = socket.remote_endpoint(ec);
+  return ec ? std::string("tcp") : remote.address().to_string();
+}
+
+std::string peerOf(Local::socket& socket) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(socket.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    return "unix";
+  }
+  return "pid " + std::to_string(cred.pid);
+}
+
 }  // namespace
 
 // One connection, of either protocol: everything it does runs on the io thread.
 class SessionBase {
  public:
+  SessionBase(std::string peerKey, bool inLane) : peer(std::move(peerKey)), lane(inLane) {}
   virtual ~SessionBase() = default;
   virtual void close() = 0;
+  // Still waiting for its request: the probe lane may close it for a newer arrival.
+  virtual bool waiting() const = 0;
+
+  const std::string peer;  // the per-peer key
+  const bool lane;         // in the probe lane
 };
 
 class Server::Impl {
@@ -149,9 +206,11 @@ class Server::Impl {
   const ServerOptions& options() const { return options_; }
   Handler& handler() { return handler_; }
   bool closing() const { return closing_; }
-  void forget(SessionBase* session) {
-    if (sessions_.erase(session) > 0) connections_.fetch_sub(1);
-  }
+  void forget(SessionBase* session);
+  // Why a probe-lane connection is not served: the limits, for its 503.
+  std::string busyReason(const std::string& peer) const;
+  // The 403 of a request a restricted listener does not serve.
+  std::string remoteRefusal(std::string_view target) const;
   // Runs `fn` on a thread of its own; false when the server is stopping.
   bool spawn(std::function<void(std::stop_token)> fn);
   asio::io_context& ioContext() { return ioc_; }
@@ -160,7 +219,10 @@ class Server::Impl {
   template <class Protocol>
   void accept(typename Protocol::acceptor& acceptor);
   template <class Protocol>
-  void onAccept(typename Protocol::acceptor& acceptor, typename Protocol::socket socket);
+  void onAccept(typename Protocol::socket socket, bool restricted);
+  // Makes room in the probe lane; false when every lane connection is being answered.
+  bool roomInLane();
+  void removeSocketIfOurs();
   Status listenTcp();
   Status listenUnix();
   void closeAll();  // io thread, or any thread once the io thread is gone
@@ -177,7 +239,11 @@ class Server::Impl {
   std::optional<Tcp::acceptor> tcpAcceptor_;
   std::optional<Local::acceptor> unixAcceptor_;
   uint16_t tcpPort_ = 0;
+  bool tcpRestricted_ = false;  // a non-loopback address: health and metrics only
+  std::string tcpWhere_;        // the address as bound, for messages
   bool socketCreated_ = false;
+  dev_t socketDev_ = 0;  // the inode this server bound at the socket path
+  ino_t socketIno_ = 0;
   std::thread ioThread_;
 
   std::mutex lifecycleMutex_;
@@ -187,6 +253,10 @@ class Server::Impl {
   // io thread only.
   bool closing_ = false;
   std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions_;
+  std::unordered_map<std::string, std::size_t> perPeer_;  // served connections by peer
+  std::size_t served_ = 0;                                // connections outside the lane
+  std::deque<std::weak_ptr<SessionBase>> lane_;           // oldest first
+  std::size_t laneCount_ = 0;
   std::atomic<std::size_t> connections_{0};
 
   std::mutex workersMutex_;
@@ -200,19 +270,30 @@ template <class Protocol>
 class Session : public SessionBase, public std::enable_shared_from_this<Session<Protocol>> {
  public:
   using Stream = beast::basic_stream<Protocol, asio::any_io_executor, beast::unlimited_rate_policy>;
+  using Clock = std::chrono::steady_clock;
 
-  Session(Server::Impl& server, typename Protocol::socket socket)
-      : server_(server), stream_(std::move(socket)) {}
+  // `restricted`: a non-loopback listener, health and metrics only. `lane`: beyond the
+  // connection limits, one probe request only.
+  Session(Server::Impl& server, typename Protocol::socket socket, std::string peerKey,
+          bool restricted, bool inLane)
+      : SessionBase(std::move(peerKey), inLane),
+        server_(server),
+        stream_(std::move(socket)),
+        restricted_(restricted),
+        laneTimer_(stream_.get_executor()) {}
 
   void run() { readRequest(); }
 
   void close() override {
     if (closed_) return;
     closed_ = true;
+    laneTimer_.cancel();
     ErrorCode ec;
     stream_.socket().shutdown(Protocol::socket::shutdown_both, ec);
     stream_.close();
   }
+
+  bool waiting() const override { return waiting_ && !closed_; }
 
  private:
   void finish() {
@@ -220,18 +301,53 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     server_.forget(this);
   }
 
+  // Waits for the first byte of a request within the idle timeout, then for the whole request
+  // within the read timeout; a lane connection has the lane's timeout for the whole request.
   void readRequest() {
     if (closed_ || server_.closing()) return finish();
+    const ServerOptions& options = server_.options();
     parser_.emplace();
-    parser_->header_limit(static_cast<std::uint32_t>(server_.options().headerLimit));
-    parser_->body_limit(server_.options().bodyLimit);
-    stream_.expires_after(server_.options().readTimeout);
+    parser_->header_limit(static_cast<std::uint32_t>(options.headerLimit));
+    parser_->body_limit(options.bodyLimit);
+    waiting_ = true;
+    if (lane) {
+      // The stream's own timeout would close the socket; the lane's timer cancels the read
+      // instead, so that the 503 can still be written.
+      stream_.expires_never();
+      laneTimer_.expires_after(std::min(options.readTimeout, options.probeLaneTimeout));
+      laneTimer_.async_wait([self = this->shared_from_this()](ErrorCode ec) {
+        if (ec || !self->waiting_ || self->closed_) return;
+        self->laneExpired_ = true;
+        ErrorCode ignored;
+        self->stream_.socket().cancel(ignored);
+      });
+      return http::async_read(
+          stream_, buffer_, *parser_,
+          [self = this->shared_from_this()](ErrorCode ec, std::size_t) { self->onRead(ec); });
+    }
+    deadline_ = Clock::now() + options.readTimeout;
+    if (buffer_.size() > 0) return readWhole();  // a pipelined request already arrived
+    stream_.expires_after(std::min(options.idleTimeout, options.readTimeout));
+    stream_.async_read_some(buffer_.prepare(kFirstRead),
+                            [self = this->shared_from_this()](ErrorCode ec, std::size_t n) {
+                              self->buffer_.commit(n);
+                              if (ec || self->closed_ || self->server_.closing()) {
+                                return self->finish();  // gone, or idle too long
+                              }
+                              self->readWhole();
+                            });
+  }
+
+  void readWhole() {
+    stream_.expires_at(deadline_);
     http::async_read(
         stream_, buffer_, *parser_,
         [self = this->shared_from_this()](ErrorCode ec, std::size_t) { self->onRead(ec); });
   }
 
   void onRead(ErrorCode ec) {
+    waiting_ = false;
+    laneTimer_.cancel();
     if (closed_ || server_.closing()) return finish();
     if (ec) {
       if (ec == http::error::header_limit) {
@@ -248,6 +364,11 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         return respond(textReply(http::status::bad_request, "bad request: " + ec.message(), true),
                        11, false);
       }
+      if (lane && laneExpired_) {
+        // A connection beyond the limits that asked nothing: say why it is not served.
+        return respond(textReply(http::status::service_unavailable, server_.busyReason(peer), true),
+                       11, false);
+      }
       // The client went away, timed out, or the connection broke.
       return finish();
     }
@@ -256,9 +377,20 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void dispatch(http::request<http::string_body> request) {
     unsigned version = request.version();
-    bool keepAlive = request.keep_alive();
+    bool keepAlive = request.keep_alive() && !lane;
     http::verb method = request.method();
     const RouteEntry* entry = findRoute(request.target());
+    bool readOnly = entry != nullptr && !entry->post && readOnlyRoute(entry->route) &&
+                    (method == http::verb::get || method == http::verb::head);
+    if (lane && !(readOnly && probeRoute(entry->route))) {
+      return respond(textReply(http::status::service_unavailable, server_.busyReason(peer), true),
+                     version, false);
+    }
+    if (restricted_ && !readOnly) {
+      return respond(
+          textReply(http::status::forbidden, server_.remoteRefusal(request.target()), !keepAlive),
+          version, false);
+    }
     if (entry == nullptr) {
       return respond(textReply(http::status::not_found, "not found", !keepAlive), version, false);
     }
@@ -340,12 +472,19 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                             });
   }
 
+  static constexpr std::size_t kFirstRead = 4096;
+
   Server::Impl& server_;
   Stream stream_;
+  const bool restricted_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> response_;
   std::array<char, 4096> discard_{};
+  Clock::time_point deadline_;
+  asio::steady_timer laneTimer_;
+  bool laneExpired_ = false;
+  bool waiting_ = false;
   bool closed_ = false;
   bool closeAfterWrite_ = false;
 };
@@ -371,6 +510,59 @@ bool Server::Impl::spawn(std::function<void(std::stop_token)> fn) {
   return true;
 }
 
+void Server::Impl::forget(SessionBase* session) {
+  if (sessions_.erase(session) == 0) return;
+  connections_.fetch_sub(1);
+  if (session->lane) {
+    --laneCount_;
+    return;
+  }
+  --served_;
+  auto it = perPeer_.find(session->peer);
+  if (it != perPeer_.end() && --it->second == 0) perPeer_.erase(it);
+}
+
+std::string Server::Impl::busyReason(const std::string& peer) const {
+  auto it = perPeer_.find(peer);
+  std::size_t fromPeer = it == perPeer_.end() ? 0 : it->second;
+  std::string why;
+  if (options_.maxConnectionsPerPeer != 0 && fromPeer >= options_.maxConnectionsPerPeer) {
+    why = std::to_string(fromPeer) + " connections from " + peer + " are open (at most " +
+          std::to_string(options_.maxConnectionsPerPeer) + " per peer)";
+  } else {
+    why = std::to_string(served_) + " connections are open (at most " +
+          std::to_string(options_.maxConnections) + ")";
+  }
+  return "too many connections: " + why +
+         "; only /healthz, /livez and /readyz are answered beyond that";
+}
+
+std::string Server::Impl::remoteRefusal(std::string_view target) const {
+  auto query = target.find('?');
+  if (query != std::string_view::npos) target = target.substr(0, query);
+  return "forbidden: " + std::string(target) + " is not served on admin address " + tcpWhere_ +
+         ", which is not a loopback address: the admin endpoints have no authentication, so it "
+         "serves only GET /healthz, /livez, /readyz and /metrics; use a loopback address or the "
+         "admin socket";
+}
+
+bool Server::Impl::roomInLane() {
+  // Forget lane entries already gone.
+  std::erase_if(lane_, [](const std::weak_ptr<SessionBase>& entry) { return entry.expired(); });
+  if (laneCount_ < options_.maxProbeConnections) return true;
+  // Full: close the oldest connection still waiting for its request.
+  for (auto it = lane_.begin(); it != lane_.end(); ++it) {
+    auto session = it->lock();
+    if (session != nullptr && session->waiting()) {
+      lane_.erase(it);
+      session->close();  // its read completes aborted and the session forgets itself
+      forget(session.get());
+      return true;
+    }
+  }
+  return false;
+}
+
 template <class Protocol>
 void Server::Impl::accept(typename Protocol::acceptor& acceptor) {
   acceptor.async_accept([this, &acceptor](ErrorCode ec, typename Protocol::socket socket) {
@@ -384,27 +576,41 @@ void Server::Impl::accept(typename Protocol::acceptor& acceptor) {
       });
       return;
     }
-    onAccept<Protocol>(acceptor, std::move(socket));
+    bool restricted = false;
+    if constexpr (std::is_same_v<Protocol, Tcp>) restricted = tcpRestricted_;
+    onAccept<Protocol>(std::move(socket), restricted);
     accept<Protocol>(acceptor);
   });
 }
 
 template <class Protocol>
-void Server::Impl::onAccept(typename Protocol::acceptor& /*acceptor*/,
-                            typename Protocol::socket socket) {
-  ErrorCode ec;
-  if (connections_.load() >= options_.maxConnections) {
-    // Best effort: the answer fits in the socket buffer; a client that sent a request it will
-    // not have read may see a reset instead.
+void Server::Impl::onAccept(typename Protocol::socket socket, bool restricted) {
+  std::string peer = peerOf(socket);
+  auto it = perPeer_.find(peer);
+  std::size_t fromPeer = it == perPeer_.end() ? 0 : it->second;
+  bool lane = served_ >= options_.maxConnections ||
+              (options_.maxConnectionsPerPeer != 0 && fromPeer >= options_.maxConnectionsPerPeer);
+  if (lane && !roomInLane()) {
+    // Every lane connection is being answered. Best effort: the answer fits in the socket
+    // buffer; a client that sent a request it will not have read may see a reset instead.
+    ErrorCode ec;
     socket.non_blocking(true, ec);
     asio::write(socket, asio::buffer(kBusyResponse.data(), kBusyResponse.size()), ec);
     socket.shutdown(Protocol::socket::shutdown_send, ec);
     socket.close(ec);
     return;
   }
-  auto session = std::make_shared<Session<Protocol>>(*this, std::move(socket));
+  auto session =
+      std::make_shared<Session<Protocol>>(*this, std::move(socket), peer, restricted, lane);
   sessions_.emplace(session.get(), session);
   connections_.fetch_add(1);
+  if (lane) {
+    ++laneCount_;
+    lane_.push_back(session);
+  } else {
+    ++served_;
+    ++perPeer_[peer];
+  }
   session->run();
 }
 
@@ -427,6 +633,16 @@ Status Server::Impl::listenTcp() {
     }
     endpoint = results.begin()->endpoint();
   }
+  tcpRestricted_ = !isLoopback(endpoint.address());
+  if (tcpRestricted_ && !options_.remoteHealthAndMetrics) {
+    std::string resolved = endpoint.address().to_string();
+    return Status::error(
+        "cannot listen on " + where + ": " +
+        (resolved == address.host ? std::string() : "it resolves to " + resolved + ", ") +
+        "not a loopback address, and the admin endpoints have no authentication; set "
+        "remoteHealthAndMetrics = true in [admin] to serve only /healthz, /livez, /readyz and "
+        "/metrics there, or listen on 127.0.0.1 or the admin socket");
+  }
   auto& acceptor = tcpAcceptor_.emplace(ioc_);
   auto fail = [&](const ErrorCode& error) {
     ErrorCode ignored;
@@ -439,25 +655,24 @@ Status Server::Impl::listenTcp() {
   if (acceptor.bind(endpoint, ec)) return fail(ec);
   if (acceptor.listen(asio::socket_base::max_listen_connections, ec)) return fail(ec);
   tcpPort_ = acceptor.local_endpoint(ec).port();
+  tcpWhere_ = options_.address;
   return Status::success();
+}
+
+void Server::Impl::removeSocketIfOurs() {
+  if (!socketCreated_) return;
+  socketCreated_ = false;
+  // Another process may have replaced the path since: remove only the inode bound here.
+  struct stat st {};
+  if (::lstat(options_.socket.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
+      st.st_dev == socketDev_ && st.st_ino == socketIno_) {
+    ::unlink(options_.socket.c_str());
+  }
 }
 
 Status Server::Impl::listenUnix() {
   const std::string& path = options_.socket;
   std::string where = "admin socket " + path;
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0) {
-    if (!S_ISSOCK(st.st_mode)) {
-      return Status::error("cannot listen on " + where +
-                           ": the path exists and is not a socket; refusing to replace it");
-    }
-    // A socket left behind by an earlier run.
-    if (::unlink(path.c_str()) != 0) {
-      return Status::error("cannot replace stale " + where + ": " + std::strerror(errno));
-    }
-  } else if (errno != ENOENT) {
-    return Status::error("cannot listen on " + where + ": " + std::strerror(errno));
-  }
   Local::endpoint endpoint;
   try {
     endpoint = Local::endpoint(path);
@@ -473,17 +688,55 @@ Status Server::Impl::listenUnix() {
     return Status::error("cannot listen on " + where + ": " + cause);
   };
   if (acceptor.open(endpoint.protocol(), ec)) return fail(causeOf(ec));
-  if (acceptor.bind(endpoint, ec)) return fail(causeOf(ec));
-  socketCreated_ = true;
+  // Bind first: a path that is free is taken at once, with no window for another process.
+  if (acceptor.bind(endpoint, ec) && ec == asio::error::address_in_use) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+      if (errno != ENOENT) return fail(std::strerror(errno));
+    } else if (!S_ISSOCK(st.st_mode)) {
+      return fail("the path exists and is not a socket; refusing to replace it");
+    } else {
+      std::string cause;
+      switch (probeSocket(endpoint, cause)) {
+        case SocketState::kLive: {
+          ErrorCode ignored;
+          acceptor.close(ignored);
+          unixAcceptor_.reset();
+          return Status::error(where + " is in use by another process");
+        }
+        case SocketState::kStale:
+          // Left behind by a process that is gone: nothing answers on it.
+          if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+            return fail(std::string("cannot remove the stale socket: ") + std::strerror(errno));
+          }
+          break;
+        case SocketState::kGone:
+          break;
+        case SocketState::kUnknown:
+          return fail("cannot tell whether another process uses it (" + cause +
+                      "); refusing to replace it");
+      }
+    }
+    ec = {};
+    acceptor.bind(endpoint, ec);
+    if (ec == asio::error::address_in_use) {
+      return fail("another process took the path while the stale socket was replaced");
+    }
+  }
+  if (ec) return fail(causeOf(ec));
+  struct stat bound {};
+  if (::lstat(path.c_str(), &bound) == 0) {
+    socketCreated_ = true;
+    socketDev_ = bound.st_dev;
+    socketIno_ = bound.st_ino;
+  }
   if (::chmod(path.c_str(), 0660) != 0) {
     std::string cause = std::string("chmod 0660: ") + std::strerror(errno);
-    ::unlink(path.c_str());
-    socketCreated_ = false;
+    removeSocketIfOurs();
     return fail(cause);
   }
   if (acceptor.listen(asio::socket_base::max_listen_connections, ec)) {
-    ::unlink(path.c_str());
-    socketCreated_ = false;
+    removeSocketIfOurs();
     return fail(causeOf(ec));
   }
   return Status::success();
@@ -559,10 +812,8 @@ void Server::Impl::stop() {
   } catch (...) {  // NOLINT(bugprone-empty-catch): nothing is left to serve
   }
   sessions_.clear();
-  if (socketCreated_) {
-    ::unlink(options_.socket.c_str());
-    socketCreated_ = false;
-  }
+  lane_.clear();
+  removeSocketIfOurs();
 }
 
 Server::Server(ServerOptions options, Handler& handler)

@@ -20,10 +20,32 @@
 //   that throws gives 500 with the exception's message.
 //
 // Hostile clients: request headers are limited to 8 KiB (431 beyond) and bodies to 64 KiB
-// (413); bytes that are not HTTP get 400 and the connection is closed. A request must arrive
-// whole within `readTimeout` of the previous response (or of the connection), else the
-// connection is dropped, idle keep-alive connections included. At most `maxConnections` are
-// open at once; beyond that a new connection gets a 503 and is closed. No exception escapes.
+// (413); bytes that are not HTTP get 400 and the connection is closed. The first byte of a
+// request must arrive within `idleTimeout` of the previous response (or of the connection),
+// and the whole request within `readTimeout`, else the connection is dropped, idle keep-alive
+// connections included.
+//
+// Connections: at most `maxConnections` are served at once, and at most
+// `maxConnectionsPerPeer` of them from one peer (TCP: the client's IP address; Unix socket:
+// the client's process, SO_PEERCRED). A connection beyond either limit is not refused: it goes
+// to the probe lane, which answers one health or readiness request (GET or HEAD /healthz,
+// /livez, /readyz) and closes; any other request there, or none within `probeLaneTimeout`,
+// gets 503 "too many connections ..." and the connection is closed. The lane holds at most
+// `maxProbeConnections`; a new arrival when it is full closes the oldest lane connection still
+// waiting for its request (a probe sends its request at once; an idle connection does not), so
+// idle connections, however many, never keep /healthz from answering. No exception escapes.
+//
+// Remote addresses: the endpoints have no authentication. A TCP address that is not loopback
+// (0.0.0.0, a pod IP, a name resolving to one) is refused at start() unless
+// `remoteHealthAndMetrics` is set ([admin] remoteHealthAndMetrics = true); that listener then
+// serves only GET/HEAD /healthz, /livez, /readyz and /metrics, whoever connects, and answers
+// every other request 403 with the reason. A loopback address and the Unix socket serve every
+// endpoint.
+//
+// The Unix socket: if the path exists, start() refuses it unless it is a socket; a socket that
+// answers a connection belongs to a live process ("admin socket PATH is in use by another
+// process"); one that refuses connections is stale and replaced. stop() removes the path only
+// while it is still the socket this server bound (same device and inode).
 //
 // Threading: one io thread runs every socket operation asynchronously (accept, read, write,
 // the per-connection timeouts). Each handler call runs on a thread of its own, started for the
@@ -81,8 +103,14 @@ class Handler {
 struct ServerOptions {
   std::string address;  // TCP "host:port" (see parseTcpAddress); empty: no TCP listener
   std::string socket;   // Unix socket path; empty: none
-  std::chrono::milliseconds readTimeout{10'000};
+  // Serve a TCP address that is not loopback, health and metrics only (see above).
+  bool remoteHealthAndMetrics = false;
+  std::chrono::milliseconds idleTimeout{5'000};   // the first byte of a request
+  std::chrono::milliseconds readTimeout{10'000};  // the whole request
   std::size_t maxConnections = 64;
+  std::size_t maxConnectionsPerPeer = 16;  // 0: no per-peer limit
+  std::size_t maxProbeConnections = 16;    // the probe lane, beyond the limits
+  std::chrono::milliseconds probeLaneTimeout{2'000};
   std::size_t headerLimit = 8 * 1024;
   std::size_t bodyLimit = 64 * 1024;
 };
@@ -100,12 +128,12 @@ class Server {
   // left listening then. A server starts at most once.
   Status start();
   // Stops listening, closes every connection and joins every thread the server started;
-  // removes the Unix socket. Idempotent.
+  // removes the Unix socket if the path is still the one it bound. Idempotent.
   void stop();
 
   // The TCP port bound (useful with port 0); 0 when there is no TCP listener.
   uint16_t tcpPort() const;
-  // Connections open now.
+  // Connections open now, the probe lane's included.
   std::size_t connectionCount() const;
 
   class Impl;

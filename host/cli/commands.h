@@ -45,7 +45,7 @@ struct KubeArgs {
   std::optional<bool> leaderElect;
   std::string leaseDuration, renewDeadline, retryPeriod;  // Go durations: "15s"
   std::string leaseName, leaseNamespace;
-  int shutdownGraceSeconds = 30;  // binding cycles may finish within this after SIGTERM
+  int shutdownGraceSeconds = 30;  // the whole stop after SIGTERM ends within this (run_kube.cc)
 };
 
 struct RunArgs {

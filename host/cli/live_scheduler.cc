@@ -185,9 +185,8 @@ bool LiveScheduler::start(connectors::Connector& connector, connectors::Decision
 
   s.adminHandler = std::make_unique<RunAdmin>(*s.scheduler, *s.reloader, s.metrics);
   s.adminHandler->setReadiness(s.readiness);
-  admin::ServerOptions adminOptions;
-  adminOptions.address = s.args.adminAddress.empty() ? s.host.admin.address : s.args.adminAddress;
-  adminOptions.socket = s.args.adminSocket.empty() ? s.host.admin.socket : s.args.adminSocket;
+  admin::ServerOptions adminOptions =
+      adminServerOptions(s.host, s.args.adminAddress, s.args.adminSocket);
   s.adminServer = std::make_unique<admin::Server>(adminOptions, *s.adminHandler);
   if (!adminOptions.address.empty() || !adminOptions.socket.empty()) {
     if (Status as = s.adminServer->start(); !as.ok()) {

@@ -132,7 +132,8 @@ int main(int argc, char** argv) {
                      "the Lease's namespace (default: kube-system)");
   runCmd
       ->add_option("--shutdown-grace-seconds", run.kube.shutdownGraceSeconds,
-                   "after SIGTERM, how long binding cycles may take to finish")
+                   "after SIGTERM, how long stopping may take in all (binding cycles, writes, "
+                   "the Lease)")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
 

@@ -19,6 +19,16 @@ std::string reloadJson(const reload::ReloadResult& r) {
   return connectors::reloadLine(d);
 }
 
+admin::ServerOptions adminServerOptions(const config::HostConfig& host,
+                                        const std::string& addressFlag,
+                                        const std::string& socketFlag) {
+  admin::ServerOptions options;
+  options.address = addressFlag.empty() ? host.admin.address : addressFlag;
+  options.socket = socketFlag.empty() ? host.admin.socket : socketFlag;
+  options.remoteHealthAndMetrics = host.admin.remoteHealthAndMetrics;
+  return options;
+}
+
 admin::Probe RunAdmin::health(std::stop_token) { return {}; }
 
 admin::Probe RunAdmin::readiness(std::stop_token) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "host/admin/server.h"
+#include "host/config/host_config.h"
 #include "host/cycle/scheduler.h"
 #include "host/metrics/scheduler_metrics.h"
 #include "host/reload/reloader.h"
@@ -41,6 +42,13 @@ class RunAdmin : public admin::Handler {
   std::atomic<bool> stopping_{false};
   std::function<std::string()> readiness_;
 };
+
+// The admin server's options for `schedhost run`: the [admin] table (address, socket and the
+// remoteHealthAndMetrics opt-in), with --admin-address and --admin-socket, when given,
+// overriding their field.
+admin::ServerOptions adminServerOptions(const config::HostConfig& host,
+                                        const std::string& addressFlag,
+                                        const std::string& socketFlag);
 
 // The reload result as the Reload decision line and POST /reload's body write it.
 std::string reloadJson(const reload::ReloadResult& result);

@@ -7,10 +7,16 @@
 // here with one line; the admin endpoints; the informers, waited on until every kind has been
 // listed (/readyz turns ready then); leader election; and the scheduling loop once leading.
 //
-// Stopping: SIGTERM or SIGINT stops popping pods, lets the binding cycles finish (at most
-// `shutdownGraceSeconds`), sends the queued status patches and events, releases the Lease and
-// exits 0. Losing the Lease stops at once with exit code 1, as kube-scheduler does: another
-// replica is scheduling by then.
+// Stopping: SIGTERM or SIGINT stops popping pods, lets the binding cycles finish, sends the
+// queued status patches and events, releases the Lease and exits 0 — all of it within
+// `shutdownGraceSeconds` (default 30, inside the unit's TimeoutStopSec and the Deployment's
+// terminationGracePeriodSeconds of 45), however the API server behaves: binding cycles get
+// half of the grace less 10 s twice (before and after the pods waiting on Permit are
+// rejected), the writes and events 2.5 s each, the Lease's release 2 s a request;
+// 3 s before the end every request still in flight is cancelled, and at the end the process
+// exits (code 1, saying so) whatever is left. Losing the Lease stops at once with exit code 1,
+// as kube-scheduler does: another replica may schedule by then (leader_elector.h: the renew
+// deadline is enforced by a watchdog, not by the renewing request's return).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -19,6 +25,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -91,6 +98,33 @@ std::optional<KubeSettings> kubeSettings(const RunArgs& args, const config::Host
   return s;
 }
 
+// Runs from the stop signal on: 3 s before `grace` is over (half of it when shorter), every
+// request still in flight is cancelled; when it is over, the process exits with code 1. `done`
+// ends the watch: the stop finished in time.
+void watchTheStop(kube::HttpsTransport& transport, std::chrono::seconds grace,
+                  const std::stop_token& done) {
+  std::mutex waitMu;
+  std::condition_variable_any wake;
+  std::unique_lock<std::mutex> lock(waitMu);
+  const auto start = std::chrono::steady_clock::now();
+  const auto cancelAt =
+      start + grace - std::min<std::chrono::seconds>(grace / 2, std::chrono::seconds(3));
+  wake.wait_until(lock, done, cancelAt, [] { return false; });
+  if (done.stop_requested()) {
+    return;
+  }
+  spdlog::warn("stopping: cancelling the requests to the API server still in flight");
+  transport.cancelAll();
+  wake.wait_until(lock, done, start + grace, [] { return false; });
+  if (done.stop_requested()) {
+    return;
+  }
+  spdlog::error("stopping: not done {} s after the signal (--shutdown-grace-seconds); exiting",
+                grace.count());
+  std::fflush(nullptr);
+  std::_Exit(1);
+}
+
 }  // namespace
 
 int runKube(const RunArgs& args) {
@@ -161,18 +195,27 @@ int runKube(const RunArgs& args) {
   std::condition_variable changed;
   bool leading = false;
   std::atomic<bool> stopping{false};
+  const std::chrono::seconds grace(std::max(args.kube.shutdownGraceSeconds, 1));
+  // Bounds the whole stop, once it begins (see the top of the file).
+  std::jthread stopWatch;
   live.onStop([&] {
     stopping.store(true);
     cluster.stop();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      changed.notify_all();
+    }
     std::lock_guard<std::mutex> lock(mu);
-    changed.notify_all();
+    if (!stopWatch.joinable()) {
+      stopWatch = std::jthread(
+          [&transport, grace](std::stop_token done) { watchTheStop(*transport, grace, done); });
+    }
   });
-  live.setReadiness([&cluster]() -> std::string {
-    return cluster.synced()
-               ? std::string()
-               : "the informers have not listed every kind yet: " + cluster.syncProblems();
-  });
-  if (!live.start(cluster, &log, std::chrono::seconds(args.kube.shutdownGraceSeconds))) {
+  // The scheduler waits this for binding cycles, then rejects the pods waiting on Permit and
+  // waits as long again: two of these, the writes and the release fit in the grace.
+  const std::chrono::seconds bindGrace = std::max<std::chrono::seconds>(
+      std::chrono::seconds(1), (grace - std::chrono::seconds(10)) / 2);
+  if (!live.start(cluster, &log, bindGrace)) {
     return 1;
   }
   spdlog::info("kubernetes: API server {}; listing and watching", where);
@@ -214,13 +257,24 @@ int runKube(const RunArgs& args) {
   }
   // Binding cycles are done (or their grace ran out): what they wrote goes out, then the
   // lease goes back.
-  cluster.flushWrites(std::chrono::seconds(5));
-  recorder.flush(std::chrono::seconds(5));
+  cluster.flushWrites(std::chrono::milliseconds(2500));
+  recorder.flush(std::chrono::milliseconds(2500));
   if (electing.joinable()) {
     electing.request_stop();
     electing.join();
   }
+  // Nothing more to send: whatever is still waiting on the server ends now.
+  transport->cancelAll();
   live.finish(log);
+  std::jthread watch;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    watch = std::move(stopWatch);
+  }
+  if (watch.joinable()) {
+    watch.request_stop();
+    watch.join();
+  }
   return code;
 }
 

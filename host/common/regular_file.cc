@@ -105,7 +105,7 @@ std::optional<std::string> readRegularFile(const std::string& path, std::size_t 
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     const int err = errno;
-    error = path + ": " + (err == ENOENT ? std::string("no such file") : std::strerror(err));
+    error = path + ": " + std::strerror(err);
     return std::nullopt;
   }
   std::optional<std::string> text = readRegularFd(fd, path, maxBytes, error);

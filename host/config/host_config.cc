@@ -101,6 +101,13 @@ void readAdmin(TableReader& top, HostConfig& config, Diagnostics& diags) {
   if (auto v = reader.string("socket")) {
     config.admin.socket = *v;
   }
+  if (const TomlValue* v = reader.find("remoteHealthAndMetrics")) {
+    if (v->is_boolean()) {
+      config.admin.remoteHealthAndMetrics = v->as_boolean();
+    } else {
+      TableReader::wrongType(diags, *v, reader.pathOf("remoteHealthAndMetrics"), "a boolean");
+    }
+  }
   reader.finish();
 }
 

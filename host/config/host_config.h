@@ -33,6 +33,9 @@ struct HostConfig {
   struct Admin {
     std::string address;  // "host:port"; a bare ":port" or "port" means 127.0.0.1
     std::string socket;   // a Unix socket path
+    // A non-loopback address is refused unless this is set; it then serves only /healthz,
+    // /livez, /readyz and /metrics (the endpoints have no authentication).
+    bool remoteHealthAndMetrics = false;
   } admin;
   // [reload]: how profile changes are picked up on a running scheduler.
   struct Reload {

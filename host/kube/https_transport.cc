@@ -16,13 +16,16 @@
 #include <charconv>
 #include <condition_variable>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <sstream>
+#include <stop_token>
+#include <thread>
 #include <utility>
 #include <vector>
+
+#include "host/common/limits.h"
+#include "host/common/regular_file.h"
 
 namespace sh::kube {
 namespace {
@@ -37,8 +40,11 @@ using HttpRequest = http::request<http::string_body>;
 
 constexpr std::chrono::milliseconds kStopPoll{50};
 constexpr std::size_t kStreamBuffer = 64 * 1024;
-constexpr std::size_t kMaxErrorBody = 1024 * 1024;
-constexpr std::uint32_t kHeaderLimit = 64 * 1024;
+constexpr std::size_t kMaxErrorBody = limits::kMaxErrorBodyBytes;
+constexpr auto kHeaderLimit = static_cast<std::uint32_t>(limits::kMaxResponseHeaderBytes);
+// How long a request that met a 401 waits for the token file to be read again.
+constexpr std::chrono::milliseconds kTokenRereadWait{1000};
+using SteadyClock = std::chrono::steady_clock;
 
 struct ServerUrl {
   bool tls = true;
@@ -62,6 +68,13 @@ bool parseServer(const std::string& server, ServerUrl& url, std::string& error) 
   }
   auto slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
+  if (authority.find('@') != std::string_view::npos) {
+    // Never sent to a resolver as a host name, never echoed (it may hold a password).
+    error =
+        "server URL holds user information (user:password@host): not supported; "
+        "credentials belong in the kubeconfig's user entry";
+    return false;
+  }
   if (slash != std::string_view::npos) {
     url.prefix = std::string(rest.substr(slash));
     while (!url.prefix.empty() && url.prefix.back() == '/') url.prefix.pop_back();
@@ -125,16 +138,17 @@ std::string trim(std::string text) {
 }
 
 bool readTokenFile(const std::string& path, std::string& token, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot read " + path + ": " + std::strerror(errno);
+  std::optional<std::string> text = readRegularFile(path, limits::kMaxCredentialFileBytes, error);
+  if (!text) {
     return false;
   }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  token = trim(contents.str());
+  token = trim(std::move(*text));
   if (token.empty()) {
     error = path + " is empty";
+    return false;
+  }
+  if (std::string why = bearerTokenProblem(token); !why.empty()) {
+    error = path + ": " + why;
     return false;
   }
   return true;
@@ -164,27 +178,52 @@ struct Connection {
   }
 };
 
-// Runs the connection's io_context until `done`. With a stop token that can be stopped, polls
-// it every kStopPoll; when stopped, closes the socket, lets the handlers finish and returns
-// false.
-bool runUntil(Connection& connection, const bool& done, const std::stop_token& stop) {
-  connection.ioc.restart();
-  if (!stop.stop_possible()) {
-    connection.ioc.run();
-    return true;
+// What may end an operation before it completes: the caller's stop token, the transport's
+// shutdown (cancelAll), and a deadline.
+enum class Ended { kDone, kStopped, kShutdown, kDeadline };
+struct Cancel {
+  std::stop_token stop;
+  const std::atomic<bool>* shutdown = nullptr;
+  std::optional<SteadyClock::time_point> deadline;
+
+  Ended check() const {
+    if (shutdown != nullptr && shutdown->load(std::memory_order_acquire)) return Ended::kShutdown;
+    if (stop.stop_requested()) return Ended::kStopped;
+    if (deadline && SteadyClock::now() >= *deadline) return Ended::kDeadline;
+    return Ended::kDone;
   }
+};
+
+// Runs the connection's io_context until `done`, checking `cancel` every kStopPoll; when it
+// ends the operation, closes the socket, lets the handlers finish and says why.
+Ended runUntil(Connection& connection, const bool& done, const Cancel& cancel) {
+  connection.ioc.restart();
   while (!done) {
     connection.ioc.run_for(kStopPoll);
     if (done) break;
-    if (stop.stop_requested()) {
+    if (const Ended why = cancel.check(); why != Ended::kDone) {
       connection.close();
       connection.ioc.restart();
       connection.ioc.run();
-      return false;
+      return why;
     }
     connection.ioc.restart();
   }
-  return true;
+  return Ended::kDone;
+}
+
+std::string endedText(Ended why, std::chrono::milliseconds timeout) {
+  switch (why) {
+    case Ended::kStopped:
+      return "cancelled";
+    case Ended::kShutdown:
+      return "cancelled: the client is shutting down";
+    case Ended::kDeadline:
+      return "timed out after " + formatDuration(timeout);
+    case Ended::kDone:
+      break;
+  }
+  return "";
 }
 
 std::string describe(const ErrorCode& ec, std::chrono::milliseconds timeout) {
@@ -210,26 +249,51 @@ class HttpsTransport::Impl {
         url_(std::move(url)),
         sslContext_(std::move(sslContext)),
         limiter_(options_.qps, options_.burst),
-        token_(std::move(initialToken)),
-        tokenReadAt_(std::chrono::steady_clock::now()) {
+        token_(std::move(initialToken)) {
     const RestConfig& config = options_.config;
     verifyName_ = config.tlsServerName.empty() ? url_.host : config.tlsServerName;
     verifyIp_ = isIpAddress(verifyName_);
     sniName_ = isIpAddress(verifyName_) ? std::string() : verifyName_;
+    if (!config.tokenFile.empty()) {
+      refresher_ = std::jthread([this](std::stop_token stop) { refreshTokens(stop); });
+    }
   }
 
   ~Impl() {
+    if (refresher_.joinable()) {
+      refresher_.request_stop();
+      {
+        std::lock_guard lock(tokenMutex_);
+        tokenWake_.notify_all();
+      }
+      refresher_.join();
+    }
     std::lock_guard lock(mutex_);
     for (auto& connection : idle_) connection->close();
     idle_.clear();
   }
 
+  // Every request in flight ends now ("cancelled: the client is shutting down"), and every
+  // later one fails at once.
+  void cancelAll() {
+    shutdown_.store(true, std::memory_order_release);
+    std::vector<std::unique_ptr<Connection>> idle;
+    {
+      std::lock_guard lock(mutex_);
+      idle.swap(idle_);
+      open_ -= idle.size();
+    }
+    available_.notify_all();
+    for (auto& connection : idle) connection->close();
+  }
+
   // A 401 while a token file is configured: the token may have rotated since it was last
   // read. The file is read again at once and the request repeated once with the new token.
   Response send(const Request& request) {
-    Response response = sendOnce(request);
+    const SteadyClock::time_point start = SteadyClock::now();
+    Response response = sendOnce(request, start);
     if (response.status == 401 && refreshTokenNow()) {
-      response = sendOnce(request);
+      response = sendOnce(request, start);
     }
     return response;
   }
@@ -242,21 +306,45 @@ class HttpsTransport::Impl {
     return response;
   }
 
-  Response sendOnce(const Request& request) {
-    limiter_.acquire(std::stop_token());
-    const HttpRequest message = buildRequest(request);
+  Response sendOnce(const Request& request, SteadyClock::time_point start) {
+    const std::chrono::milliseconds timeout =
+        request.timeout.count() > 0 ? std::min(request.timeout, options_.requestTimeout)
+                                    : options_.requestTimeout;
+    const Cancel cancel{request.stop, &shutdown_, start + timeout};
+    const std::string what = std::string(methodName(request.method)) + " " + request.path;
+    if (const Ended why = cancel.check(); why != Ended::kDone) {
+      return why == Ended::kDeadline ? failure(what + ": " + endedText(why, timeout))
+                                     : cancelled(what + ": " + endedText(why, timeout));
+    }
+    if (!limiter_.acquireBefore(request.stop, *cancel.deadline)) {
+      if (request.stop.stop_requested()) {
+        return cancelled(what + ": " + endedText(Ended::kStopped, timeout));
+      }
+      return failure(what + ": the client rate limiter has no token within " +
+                     formatDuration(timeout));
+    }
+    HttpRequest message;
+    if (std::string error; !buildRequest(request, message, error)) return failure(error);
     for (int attempt = 0;; ++attempt) {
       std::string error;
-      std::unique_ptr<Connection> connection = acquire(attempt > 0, error);
-      if (!connection) return failure(error);
+      std::unique_ptr<Connection> connection = acquire(attempt > 0, cancel, timeout, error);
+      if (!connection) {
+        const Ended why = cancel.check();
+        return why == Ended::kStopped || why == Ended::kShutdown ? cancelled(error)
+                                                                 : failure(error);
+      }
       ++requestsSent_;
       ErrorCode ec;
       bool gotBytes = false;
       http::response_parser<http::string_body> parser;
-      parser.body_limit(std::numeric_limits<std::uint64_t>::max());
+      // Bounded, and checked against a declared Content-Length before anything is allocated;
+      // a chunked body is counted as it arrives. An error answer's body is bounded tighter,
+      // once its header says what it is.
+      parser.body_limit(options_.maxResponseBytes);
       parser.header_limit(kHeaderLimit);
-      connection->tcp().expires_after(options_.requestTimeout);
+      connection->tcp().expires_at(*cancel.deadline);
       bool done = false;
+      bool errorBodyTooLarge = false;
       connection->withStream([&](auto& stream) {
         http::async_write(stream, message, [&](ErrorCode writeError, std::size_t) {
           if (writeError) {
@@ -264,25 +352,71 @@ class HttpsTransport::Impl {
             done = true;
             return;
           }
-          http::async_read(stream, connection->buffer, parser,
-                           [&](ErrorCode readError, std::size_t) {
-                             ec = readError;
-                             done = true;
-                           });
+          http::async_read_header(stream, connection->buffer, parser,
+                                  [&](ErrorCode headerError, std::size_t) {
+                                    if (headerError || parser.is_done()) {
+                                      ec = headerError;
+                                      done = true;
+                                      return;
+                                    }
+                                    const unsigned status = parser.get().result_int();
+                                    if (status < 200 || status >= 300) {
+                                      if (parser.content_length().value_or(0) > kMaxErrorBody) {
+                                        errorBodyTooLarge = true;
+                                        done = true;
+                                        return;
+                                      }
+                                      parser.body_limit(kMaxErrorBody);
+                                    }
+                                    http::async_read(stream, connection->buffer, parser,
+                                                     [&](ErrorCode readError, std::size_t) {
+                                                       ec = readError;
+                                                       done = true;
+                                                     });
+                                  });
         });
       });
-      runUntil(*connection, done, std::stop_token());
+      const Ended ended = runUntil(*connection, done, cancel);
       gotBytes = parser.got_some() || connection->buffer.size() > 0;
+      if (ended != Ended::kDone) {
+        release(std::move(connection), false);
+        return ended == Ended::kDeadline ? failure(what + ": " + endedText(ended, timeout))
+                                         : cancelled(what + ": " + endedText(ended, timeout));
+      }
+      const bool errorAnswer = parser.is_header_done() && (parser.get().result_int() < 200 ||
+                                                           parser.get().result_int() >= 300);
+      if (errorBodyTooLarge || (ec == http::error::body_limit && errorAnswer)) {
+        const unsigned status = parser.get().result_int();
+        release(std::move(connection), false);
+        return failure(what + ": the answer (" + std::to_string(status) +
+                       ") has an error body larger than the limit of " +
+                       byteSizeText(kMaxErrorBody));
+      }
       if (ec) {
         const bool stale = connection->reused && !gotBytes && closedBeforeAnswer(ec);
         release(std::move(connection), false);
         if (stale && attempt == 0) continue;
-        return failure(describe(ec, options_.requestTimeout));
+        if (ec == http::error::body_limit) {
+          return failure(what + ": the answer is larger than the limit of " +
+                         byteSizeText(options_.maxResponseBytes));
+        }
+        if (ec == beast::error::timeout) {
+          // The socket's expiry and the deadline check are one deadline: one message.
+          return failure(what + ": " + endedText(Ended::kDeadline, timeout));
+        }
+        if (ec == http::error::header_limit) {
+          return failure(what + ": the answer's header is larger than the limit of " +
+                         byteSizeText(limits::kMaxResponseHeaderBytes));
+        }
+        return failure(describe(ec, timeout));
       }
       auto& answer = parser.get();
       Response response;
       response.status = answer.result_int();
       response.retryAfterSeconds = retryAfter(answer);
+      if (auto it = answer.find(http::field::location); it != answer.end()) {
+        response.location = std::string(it->value());
+      }
       const bool keepAlive = answer.keep_alive() && connection->buffer.size() == 0;
       response.body = std::move(answer.body());
       release(std::move(connection), keepAlive);
@@ -291,11 +425,15 @@ class HttpsTransport::Impl {
   }
 
   Response streamOnce(const Request& request, const BodySink& sink, std::stop_token stop) {
+    const Cancel cancel{stop, &shutdown_, std::nullopt};
+    if (cancel.check() == Ended::kShutdown) return cancelled(endedText(Ended::kShutdown, {}));
     if (!limiter_.acquire(stop)) return failure("stopped before the request was sent");
-    const HttpRequest message = buildRequest(request);
+    HttpRequest message;
     std::string error;
+    if (!buildRequest(request, message, error)) return failure(error);
     bool stopped = false;
-    std::unique_ptr<Connection> connection = connect(stop, error, stopped);
+    std::unique_ptr<Connection> connection =
+        connect(cancel, options_.connectTimeout, error, stopped);
     if (!connection) return failure(stopped ? "stopped before the response" : error);
     ++requestsSent_;
 
@@ -319,9 +457,16 @@ class HttpsTransport::Impl {
                                 });
       });
     });
-    if (!runUntil(*connection, done, stop)) return failure("stopped before the response");
+    if (runUntil(*connection, done, cancel) != Ended::kDone) {
+      return failure("stopped before the response");
+    }
     if (ec) {
       connection->close();
+      if (ec == http::error::header_limit) {
+        return failure("GET " + request.path +
+                       ": the answer's header is larger than the limit of " +
+                       byteSizeText(limits::kMaxResponseHeaderBytes));
+      }
       return failure(describe(ec, options_.requestTimeout));
     }
     Response response;
@@ -352,7 +497,9 @@ class HttpsTransport::Impl {
                                 done = true;
                               });
       });
-      if (!runUntil(*connection, done, stop)) return Response{response.status, {}, {}, 0};
+      if (runUntil(*connection, done, cancel) != Ended::kDone) {
+        return Response{response.status, {}, {}, 0, {}};
+      }
       if (ec == http::error::need_buffer) ec = {};
       const std::size_t got = buffer.size() - parser.get().body().size;
       if (got > 0) {
@@ -360,10 +507,15 @@ class HttpsTransport::Impl {
         if (success) {
           if (!sink(piece)) {
             connection->close();
-            return Response{response.status, {}, {}, 0};
+            return Response{response.status, {}, {}, 0, {}};
           }
-        } else if (response.body.size() < kMaxErrorBody) {
-          response.body.append(piece);
+        } else {
+          response.body.append(piece.substr(0, kMaxErrorBody - response.body.size()));
+          if (response.body.size() >= kMaxErrorBody) {
+            // Enough to say what went wrong; the rest is not read.
+            connection->close();
+            return response;
+          }
         }
       }
       if (ec) {
@@ -396,6 +548,12 @@ class HttpsTransport::Impl {
     response.error = options_.config.server + ": " + error;
     return response;
   }
+  // A failure because the request was cancelled (its stop token, or cancelAll).
+  Response cancelled(const std::string& error) const {
+    Response response = failure(error);
+    response.cancelled = true;
+    return response;
+  }
 
   template <class Message>
   static int retryAfter(const Message& message) {
@@ -408,8 +566,8 @@ class HttpsTransport::Impl {
     return seconds;
   }
 
-  HttpRequest buildRequest(const Request& request) {
-    HttpRequest message;
+  // False, with `error`, when the request cannot be written as asked.
+  bool buildRequest(const Request& request, HttpRequest& message, std::string& error) {
     message.method_string(methodName(request.method));
     message.target(url_.prefix + (request.path.empty() ? "/" : request.path));
     message.version(11);
@@ -421,50 +579,83 @@ class HttpsTransport::Impl {
       message.body() = request.body;
     }
     const std::string token = currentToken();
-    if (!token.empty()) message.set(http::field::authorization, "Bearer " + token);
+    if (!token.empty()) {
+      // Checked where every token is read; checked again here, where a CR or LF would end the
+      // header and write the rest as headers of its own.
+      if (std::string why = bearerTokenProblem(token); !why.empty()) {
+        error = "bearer token: " + why;
+        return false;
+      }
+      message.set(http::field::authorization, "Bearer " + token);
+    }
     message.keep_alive(true);
     message.prepare_payload();
-    return message;
-  }
-
-  // Reads the token file now; true when it holds a token other than the one in use.
-  bool refreshTokenNow() {
-    if (options_.config.tokenFile.empty()) return false;
-    std::lock_guard lock(tokenMutex_);
-    tokenReadAt_ = std::chrono::steady_clock::now();
-    std::string token;
-    std::string error;
-    if (!readTokenFile(options_.config.tokenFile, token, error) || token == token_) return false;
-    token_ = std::move(token);
-    tokenWarned_ = false;
     return true;
   }
 
-  std::string currentToken() {
-    if (options_.config.tokenFile.empty()) return token_;  // never changes then
-    std::lock_guard lock(tokenMutex_);
-    const auto now = std::chrono::steady_clock::now();
-    if (now - tokenReadAt_ >= options_.tokenRefresh) {
-      tokenReadAt_ = now;
+  // The token file is read on a thread of its own, never on a request's: every tokenRefresh,
+  // and at once when a request met a 401 (refreshTokenNow). A read that fails (the file gone,
+  // not a regular file, too large, empty, a control character in it) keeps the last good
+  // token, with one warning until a read succeeds again.
+  void refreshTokens(const std::stop_token& stop) {
+    std::unique_lock lock(tokenMutex_);
+    for (;;) {
+      tokenWake_.wait_for(lock, stop,
+                          std::max(options_.tokenRefresh, std::chrono::milliseconds(10)),
+                          [&] { return tokenReadWanted_; });
+      if (stop.stop_requested()) return;
+      tokenReadWanted_ = false;
+      lock.unlock();
       std::string token;
       std::string error;
-      if (readTokenFile(options_.config.tokenFile, token, error)) {
+      const bool read = readTokenFile(options_.config.tokenFile, token, error);
+      lock.lock();
+      if (read) {
+        tokenChanged_ = token != token_;
         token_ = std::move(token);
         tokenWarned_ = false;
-      } else if (!tokenWarned_) {
-        tokenWarned_ = true;
-        spdlog::warn("{}: token file: {}; keeping the last token", options_.config.server, error);
+      } else {
+        tokenChanged_ = false;
+        if (!tokenWarned_) {
+          tokenWarned_ = true;
+          spdlog::warn("{}: token file: {}; keeping the last token", options_.config.server, error);
+        }
       }
+      ++tokenReads_;
+      tokenRead_.notify_all();
     }
+  }
+
+  // After a 401: asks the refresher to read the token file now and waits (at most
+  // kTokenRereadWait) for it; true when it now holds another token.
+  bool refreshTokenNow() {
+    if (options_.config.tokenFile.empty()) return false;
+    std::unique_lock lock(tokenMutex_);
+    const std::uint64_t before = tokenReads_;
+    tokenReadWanted_ = true;
+    tokenWake_.notify_all();
+    if (!tokenRead_.wait_for(lock, kTokenRereadWait, [&] { return tokenReads_ != before; })) {
+      return false;
+    }
+    return tokenChanged_;
+  }
+
+  std::string currentToken() {
+    std::lock_guard lock(tokenMutex_);
     return token_;
   }
 
   // An idle connection (unless `fresh`), or a new one when fewer than maxConnections are open;
   // waits otherwise.
-  std::unique_ptr<Connection> acquire(bool fresh, std::string& error) {
+  std::unique_ptr<Connection> acquire(bool fresh, const Cancel& cancel,
+                                      std::chrono::milliseconds timeout, std::string& error) {
     {
       std::unique_lock lock(mutex_);
       for (;;) {
+        if (const Ended why = cancel.check(); why != Ended::kDone) {
+          error = "waiting for a connection: " + endedText(why, timeout);
+          return nullptr;
+        }
         if (!fresh && !idle_.empty()) {
           auto connection = std::move(idle_.back());
           idle_.pop_back();
@@ -479,12 +670,20 @@ class HttpsTransport::Impl {
           --open_;
           break;
         }
-        available_.wait(lock);
+        // In slices, so that a stop or the shutdown is seen without a notification.
+        available_.wait_for(lock, kStopPoll);
       }
       ++open_;
     }
     bool stopped = false;
-    auto connection = connect(std::stop_token(), error, stopped);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*cancel.deadline -
+                                                                            SteadyClock::now());
+    auto connection = connect(cancel, std::min(options_.connectTimeout, std::max(left, kStopPoll)),
+                              error, stopped);
+    if (stopped) {
+      const Ended why = cancel.check();
+      error = endedText(why == Ended::kDone ? Ended::kStopped : why, timeout);
+    }
     if (!connection) {
       std::lock_guard lock(mutex_);
       --open_;
@@ -507,12 +706,45 @@ class HttpsTransport::Impl {
     // A dropped connection is destroyed here, outside the lock.
   }
 
-  std::unique_ptr<Connection> connect(const std::stop_token& stop, std::string& error,
+  // A new connection, within `connectTimeout` (resolving, connecting, the TLS handshake);
+  // `stopped` when `cancel` ended it.
+  std::unique_ptr<Connection> connect(const Cancel& cancel,
+                                      std::chrono::milliseconds connectTimeout, std::string& error,
                                       bool& stopped) {
     auto connection = std::make_unique<Connection>();
     ErrorCode ec;
+    // Resolved asynchronously, so that a stop, the shutdown or the deadline ends a slow lookup.
     Tcp::resolver resolver(connection->ioc);
-    auto endpoints = resolver.resolve(url_.host, url_.port, ec);
+    Tcp::resolver::results_type endpoints;
+    bool resolved = false;
+    resolver.async_resolve(url_.host, url_.port,
+                           [&](ErrorCode resolveError, Tcp::resolver::results_type results) {
+                             ec = resolveError;
+                             endpoints = std::move(results);
+                             resolved = true;
+                           });
+    Cancel resolving = cancel;
+    const auto resolveDeadline = SteadyClock::now() + connectTimeout;
+    if (!resolving.deadline || *resolving.deadline > resolveDeadline) {
+      resolving.deadline = resolveDeadline;
+    }
+    connection->ioc.restart();
+    while (!resolved) {
+      connection->ioc.run_for(kStopPoll);
+      if (resolved) break;
+      if (const Ended why = resolving.check(); why != Ended::kDone) {
+        resolver.cancel();
+        connection->ioc.restart();
+        connection->ioc.run();
+        if (why == Ended::kDeadline && cancel.check() == Ended::kDone) {
+          error = "resolve " + url_.host + ": timed out after " + formatDuration(connectTimeout);
+        } else {
+          stopped = true;
+        }
+        return nullptr;
+      }
+      connection->ioc.restart();
+    }
     if (ec) {
       error = "resolve " + url_.host + ": " + ec.message();
       return nullptr;
@@ -523,18 +755,18 @@ class HttpsTransport::Impl {
       connection->plain.emplace(connection->ioc);
     }
     auto& tcp = connection->tcp();
-    tcp.expires_after(options_.connectTimeout);
+    tcp.expires_after(connectTimeout);
     bool done = false;
     tcp.async_connect(endpoints, [&](ErrorCode connectError, const Tcp::endpoint&) {
       ec = connectError;
       done = true;
     });
-    if (!runUntil(*connection, done, stop)) {
+    if (runUntil(*connection, done, cancel) != Ended::kDone) {
       stopped = true;
       return nullptr;
     }
     if (ec) {
-      error = "connect: " + describe(ec, options_.connectTimeout);
+      error = "connect: " + describe(ec, connectTimeout);
       return nullptr;
     }
     tcp.socket().set_option(Tcp::no_delay(true), ec);
@@ -554,7 +786,7 @@ class HttpsTransport::Impl {
       ec = handshakeError;
       done = true;
     });
-    if (!runUntil(*connection, done, stop)) {
+    if (runUntil(*connection, done, cancel) != Ended::kDone) {
       stopped = true;
       return nullptr;
     }
@@ -564,7 +796,7 @@ class HttpsTransport::Impl {
         error = std::string("TLS handshake: certificate verify failed (") +
                 X509_verify_cert_error_string(verify) + ")";
       } else {
-        error = "TLS handshake: " + describe(ec, options_.connectTimeout);
+        error = "TLS handshake: " + describe(ec, connectTimeout);
       }
       connection->close();
       return nullptr;
@@ -581,15 +813,21 @@ class HttpsTransport::Impl {
   RateLimiter limiter_;
 
   std::mutex tokenMutex_;
+  std::condition_variable_any tokenWake_;
+  std::condition_variable tokenRead_;
   std::string token_;
-  std::chrono::steady_clock::time_point tokenReadAt_;
   bool tokenWarned_ = false;
+  bool tokenReadWanted_ = false;
+  bool tokenChanged_ = false;
+  std::uint64_t tokenReads_ = 0;
+  std::jthread refresher_;  // last: started once the rest is built, joined first
 
   mutable std::mutex mutex_;
   std::condition_variable available_;
   std::vector<std::unique_ptr<Connection>> idle_;
   std::size_t open_ = 0;
   std::atomic<std::uint64_t> requestsSent_{0};
+  std::atomic<bool> shutdown_{false};
 };
 
 std::unique_ptr<HttpsTransport> HttpsTransport::create(Options options, std::string& error) {
@@ -654,6 +892,10 @@ std::unique_ptr<HttpsTransport> HttpsTransport::create(Options options, std::str
   }
 
   std::string token = config.token;
+  if (std::string why = bearerTokenProblem(token); !why.empty()) {
+    error = where + "token: " + why;
+    return nullptr;
+  }
   if (!config.tokenFile.empty()) {
     std::string readError;
     if (!readTokenFile(config.tokenFile, token, readError)) {
@@ -679,6 +921,7 @@ Response HttpsTransport::get(const std::string& path) {
   request.path = path;
   return impl_->send(request);
 }
+void HttpsTransport::cancelAll() { impl_->cancelAll(); }
 std::size_t HttpsTransport::openConnections() const { return impl_->openConnections(); }
 std::uint64_t HttpsTransport::requestsSent() const { return impl_->requestsSent(); }
 const RateLimiter& HttpsTransport::rateLimiter() const { return impl_->rateLimiter(); }

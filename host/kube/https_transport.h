@@ -4,12 +4,16 @@
 //              and its name: tls-server-name when set, else the URL's host; an IP address must
 //              match an IP subjectAltName. insecureSkipTlsVerify verifies nothing. A client
 //              certificate is presented when configured. http:// servers use plain TCP.
-//   Auth       `Authorization: Bearer <token>` when a token is configured. A tokenFile is
-//              re-read when the copy is older than `tokenRefresh` (client-go's
-//              `transport/token_source.go` `cachingTokenSource` re-reads every minute), so
-//              rotated projected service-account tokens are picked up; a file that becomes
-//              unreadable keeps the last token, with one warning. A 401 reads the file again
-//              at once and, when it holds another token, repeats the request once with it.
+//   Auth       `Authorization: Bearer <token>` when a token is configured. A token holding a
+//              control character (CR, LF, ...) is refused: it would end the header and inject
+//              others. A tokenFile is re-read every `tokenRefresh` (client-go's
+//              `transport/token_source.go` `cachingTokenSource` re-reads every minute) by a
+//              thread of its own, never on a request's path: without blocking, regular files
+//              only, bounded (host/common/regular_file.h), so rotated projected service-account
+//              tokens are picked up and a FIFO or a huge file swapped in holds up nothing. A
+//              read that fails keeps the last good token, with one warning. A 401 asks for a
+//              read at once, waits for it at most a second and, when the file holds another
+//              token, repeats the request once with it.
 //   Limiter    every request, send() and stream(), first takes a token of one RateLimiter
 //              (qps, burst; qps <= 0: unlimited).
 //   Pool       send() takes an idle keep-alive connection or opens one, up to maxConnections
@@ -20,9 +24,19 @@
 //   Streams    stream() opens a connection of its own, delivers each body piece to the sink as
 //              it arrives (chunked encoding decoded), polls its stop token every 50 ms and
 //              fails when nothing arrives for watchIdleTimeout.
-//   Timeouts   connect + TLS handshake: connectTimeout; send(): requestTimeout for writing the
-//              request and reading the whole response; stream(): requestTimeout until the
-//              response header.
+//   Timeouts   connect + TLS handshake: connectTimeout; send(): the whole request (rate
+//              limiter, pool, resolve, connect, TLS, write, read) within Request::timeout, or
+//              requestTimeout when that is 0 or longer; Request::stop cancels it; stream():
+//              requestTimeout until the response header.
+//   Bounds     an answer read whole is at most limits::kMaxResponseBytes (a larger declared
+//              Content-Length is refused before anything is allocated; a chunked body is
+//              counted as it arrives), a non-2xx answer's body at most kMaxErrorBodyBytes,
+//              headers at most kMaxResponseHeaderBytes; each is an error naming the request
+//              ("GET /api/v1/pods?limit=500: the answer is larger than the limit of 256 MiB").
+//              A redirect is not followed: its Location is reported (describeFailure).
+//   Shutdown   cancelAll() ends every request in flight, streams included, and fails every
+//              later one at once: what a stopping process calls once its own bounded steps
+//              are done, so that no thread waits on a server that does not answer.
 //
 // Each connection has an io_context of its own that the calling thread runs while it holds
 // the connection, so requests on different connections never contend. Thread-safe.
@@ -35,6 +49,7 @@
 #include <memory>
 #include <string>
 
+#include "host/common/limits.h"
 #include "host/kube/rate_limiter.h"
 #include "host/kube/rest_config.h"
 #include "host/kube/transport.h"
@@ -51,7 +66,9 @@ class HttpsTransport final : public Transport {
     std::chrono::milliseconds connectTimeout{10000};
     std::chrono::milliseconds requestTimeout{30000};
     std::chrono::milliseconds watchIdleTimeout{660000};
-    std::chrono::seconds tokenRefresh{60};
+    std::chrono::milliseconds tokenRefresh{60000};
+    // The largest answer send() reads whole (limits::kMaxResponseBytes; smaller in tests).
+    std::size_t maxResponseBytes = limits::kMaxResponseBytes;
     std::string userAgent = "schedhost";
   };
 
@@ -69,6 +86,10 @@ class HttpsTransport final : public Transport {
 
   // A GET of `path` (send()).
   Response get(const std::string& path);
+
+  // Ends every request in flight ("cancelled: the client is shutting down") and fails every
+  // later one at once. Thread-safe; cannot be undone.
+  void cancelAll();
 
   // Pool connections open now, idle or in use (streams not counted).
   std::size_t openConnections() const;

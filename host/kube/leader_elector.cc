@@ -1,9 +1,12 @@
 #include "host/kube/leader_elector.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <condition_variable>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -14,6 +17,8 @@ namespace {
 namespace json = boost::json;
 
 constexpr int64_t kJitterTenths = 12;  // upstream JitterFactor 1.2
+// The Lease's release (both its requests), once the process is stopping.
+constexpr std::chrono::milliseconds kReleaseTimeout{2000};
 
 std::string durationText(std::chrono::milliseconds d) {
   return d.count() % 1000 == 0 ? std::to_string(d.count() / 1000) + "s"
@@ -177,9 +182,20 @@ void LeaderElector::setObserved(const LeaseRecord& record) {
   observedTime_ = clock_.now();
 }
 
+void LeaderElector::bound(Request& request) const {
+  request.timeout = requestTimeout_;
+  if (requestDeadline_ != SteadyClock::time_point::max()) {
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(requestDeadline_ - SteadyClock::now());
+    request.timeout = std::clamp(left, std::chrono::milliseconds(1), requestTimeout_);
+  }
+  request.stop = requestStop_;
+}
+
 int LeaderElector::get() {
   Request request;
   request.path = leasePath();
+  bound(request);
   const Response response = transport_.send(request);
   if (!response.ok()) {
     if (response.status != 404) {
@@ -211,6 +227,7 @@ bool LeaderElector::create(const LeaseRecord& record) {
   request.method = Method::kPost;
   request.path = "/apis/coordination.k8s.io/v1/namespaces/" + options_.leaseNamespace + "/leases";
   request.body = json::serialize(lease);
+  bound(request);
   const Response response = transport_.send(request);
   if (!response.ok()) {
     spdlog::warn("leader election: cannot create lease {}: {}", describe(), responseText(response));
@@ -231,6 +248,7 @@ bool LeaderElector::update(const LeaseRecord& record) {
   request.method = Method::kPut;
   request.path = leasePath();
   request.body = json::serialize(lease);
+  bound(request);
   const Response response = transport_.send(request);
   if (!response.ok()) {
     if (response.status == 409) {
@@ -331,6 +349,11 @@ void LeaderElector::release() {
   if (!holdsObserved()) {
     return;
   }
+  // The process is stopping: the run's stop token is requested by now, so the release's
+  // requests go without it, each bounded on its own.
+  requestStop_ = std::stop_token();
+  requestTimeout_ = std::min<std::chrono::milliseconds>(options_.renewDeadline, kReleaseTimeout);
+  requestDeadline_ = SteadyClock::now() + requestTimeout_;
   if (const int status = get(); status < 200 || status >= 300) {
     return;
   }
@@ -353,9 +376,15 @@ void LeaderElector::release() {
 }
 
 void LeaderElector::run(std::stop_token stop, const Callbacks& callbacks) {
+  stoppedReported_.store(false);
+  requestStop_ = stop;
+  requestTimeout_ = options_.renewDeadline;
+  requestDeadline_ = SteadyClock::time_point::max();
   // Acquire: every retryPeriod, jittered by up to 1.2 × retryPeriod.
   bool acquired = false;
+  SteadyClock::time_point acquiredTry;
   while (!stop.stop_requested()) {
+    acquiredTry = SteadyClock::now();
     acquired = tryAcquireOrRenew();
     reportTransition(callbacks);
     if (acquired) {
@@ -380,19 +409,55 @@ void LeaderElector::run(std::stop_token stop, const Callbacks& callbacks) {
     leading_ = true;
   }
   spdlog::info("leader election: became leader of {} as {}", describe(), options_.identity);
+  renewedAt_.store(acquiredTry.time_since_epoch().count());
+  // On the system clock, a watchdog ends the leadership at the renew deadline itself, whatever
+  // the renewing thread is doing (a request that does not return, a slow lookup).
+  std::jthread watchdog;
+  if (options_.clock == nullptr) {
+    watchdog = std::jthread([this, &callbacks](std::stop_token watchStop) {
+      std::mutex mutex;
+      std::condition_variable_any wake;
+      std::unique_lock lock(mutex);
+      for (;;) {
+        const SteadyClock::time_point until =
+            SteadyClock::time_point(SteadyClock::duration(renewedAt_.load())) +
+            options_.renewDeadline;
+        wake.wait_until(lock, watchStop, until, [] { return false; });
+        if (watchStop.stop_requested()) {
+          return;
+        }
+        const SteadyClock::time_point renewed =
+            SteadyClock::time_point(SteadyClock::duration(renewedAt_.load()));
+        if (SteadyClock::now() >= renewed + options_.renewDeadline) {
+          reportLost(callbacks);
+          return;
+        }
+      }
+    });
+  }
   if (callbacks.onStartedLeading) {
     callbacks.onStartedLeading();
   }
 
   // Renew: every retryPeriod; tries every retryPeriod for up to renewDeadline before giving up.
   bool lost = false;
-  while (!stop.stop_requested() && !lost) {
+  while (!stop.stop_requested() && !lost && !stoppedReported_.load()) {
     const TimePoint start = clock_.now();
     bool renewed = false;
-    while (!stop.stop_requested()) {
+    while (!stop.stop_requested() && !stoppedReported_.load()) {
+      // Each try within what is left of the renew deadline, as client-go's renew runs
+      // tryAcquireOrRenew under context.WithTimeout(ctx, RenewDeadline).
+      const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
+          options_.renewDeadline - (clock_.now() - start));
+      requestTimeout_ = std::max(remaining, std::chrono::milliseconds(1));
+      requestDeadline_ = SteadyClock::now() + requestTimeout_;
+      // The watchdog counts from the try's start, not its answer: the Lease was written no
+      // earlier than that, and others wait leaseDuration (> renewDeadline) from the write.
+      const SteadyClock::time_point tryStart = SteadyClock::now();
       renewed = tryAcquireOrRenew();
       reportTransition(callbacks);
       if (renewed) {
+        renewedAt_.store(tryStart.time_since_epoch().count());
         break;
       }
       const auto elapsed = clock_.now() - start;
@@ -410,8 +475,6 @@ void LeaderElector::run(std::stop_token stop, const Callbacks& callbacks) {
     }
     if (!renewed) {
       lost = true;
-      spdlog::error("leader election: lost the lease {} as {}: could not renew it for {} ms",
-                    describe(), options_.identity, options_.renewDeadline.count());
       break;
     }
     if (!clock_.sleepFor(options_.retryPeriod, stop)) {
@@ -419,6 +482,17 @@ void LeaderElector::run(std::stop_token stop, const Callbacks& callbacks) {
     }
   }
 
+  if (lost) {
+    reportLost(callbacks);
+    return;
+  }
+  if (watchdog.joinable()) {
+    watchdog.request_stop();
+    watchdog.join();
+  }
+  if (stoppedReported_.load()) {
+    return;  // the watchdog found the deadline passed first
+  }
   if (options_.releaseOnCancel) {
     release();
     reportTransition(callbacks);
@@ -427,9 +501,22 @@ void LeaderElector::run(std::stop_token stop, const Callbacks& callbacks) {
     std::lock_guard lock(mutex_);
     leading_ = false;
   }
-  if (!lost) {
-    spdlog::info("leader election: stopped leading {} as {}", describe(), options_.identity);
+  spdlog::info("leader election: stopped leading {} as {}", describe(), options_.identity);
+  if (!stoppedReported_.exchange(true) && callbacks.onStoppedLeading) {
+    callbacks.onStoppedLeading();
   }
+}
+
+void LeaderElector::reportLost(const Callbacks& callbacks) {
+  if (stoppedReported_.exchange(true)) {
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    leading_ = false;
+  }
+  spdlog::error("leader election: lost the lease {} as {}: could not renew it within {} ms",
+                describe(), options_.identity, options_.renewDeadline.count());
   if (callbacks.onStoppedLeading) {
     callbacks.onStoppedLeading();
   }

@@ -12,18 +12,30 @@
 //             resourceVersion read (409: another elector won the race; try again later),
 //             leaseTransitions + 1 when the holder changes.
 //   lead      onStartedLeading, then renew every retryPeriod: a PUT of our last Lease (the
-//             fast path), falling back to GET + PUT. When renewing fails for renewDeadline
-//             (tries every retryPeriod), leadership is lost: onStoppedLeading, run() returns.
+//             fast path), falling back to GET + PUT. Each try runs under what is left of the
+//             renew deadline (its requests carry that timeout and run()'s stop token, as
+//             client-go renews under context.WithTimeout(ctx, RenewDeadline)), so a server
+//             that stops answering Lease requests cannot hold a try past it. When renewing
+//             fails for renewDeadline (tries every retryPeriod), leadership is lost:
+//             onStoppedLeading, run() returns. On the system clock a watchdog also ends the
+//             leadership at the deadline itself — renewDeadline after the last successful
+//             renew — whatever the renewing thread is doing: isLeader() turns false and
+//             onStoppedLeading is called from the watchdog's thread. Another replica can take
+//             the Lease only after leaseDuration > renewDeadline, so two never lead at once.
+//             onStoppedLeading is called once either way.
 //   release   when run() ends while this elector holds the Lease and releaseOnCancel is
 //             set: GET, then PUT holderIdentity "", leaseDurationSeconds 1, acquireTime and
-//             renewTime now, the same leaseTransitions; then onStoppedLeading.
+//             renewTime now, the same leaseTransitions, both requests within 2 s (or
+//             renewDeadline when shorter); then onStoppedLeading.
 //   observe   onNewLeader(identity) whenever the observed holder changes (ourselves too).
 //
-// Callbacks run on run()'s thread and must not block: onStartedLeading starts the work on a
-// thread of its own (upstream calls it in a goroutine). Unlike upstream, onStoppedLeading is
-// called only after onStartedLeading. isLeader() and leader() are thread-safe.
+// Callbacks run on run()'s thread (onStoppedLeading on the watchdog's when it fires) and must
+// not block: onStartedLeading starts the work on a thread of its own (upstream calls it in a
+// goroutine). Unlike upstream, onStoppedLeading is called only after onStartedLeading.
+// isLeader() and leader() are thread-safe.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -97,6 +109,10 @@ class LeaderElector {
   void setObserved(const LeaseRecord& record);
   void reportTransition(const Callbacks& callbacks);
   void release();
+  // Leadership lost: isLeader() false, the error logged, onStoppedLeading (once).
+  void reportLost(const Callbacks& callbacks);
+  // Gives `request` the timeout and stop token of the try under way.
+  void bound(Request& request) const;
   std::string leasePath() const;
   std::string describe() const;
 
@@ -114,6 +130,17 @@ class LeaderElector {
   TimePoint observedTime_;
   std::string reportedLeader_;
   bool leading_ = false;  // between onStartedLeading and the end of run()
+
+  // Set by run() on its thread before each try: what the try's requests carry. Every request
+  // of one try shares its deadline (max: none), as client-go's try shares one context.
+  using SteadyClock = std::chrono::steady_clock;
+  std::chrono::milliseconds requestTimeout_{0};
+  SteadyClock::time_point requestDeadline_ = SteadyClock::time_point::max();
+  std::stop_token requestStop_;
+  // The last successful renew, steady-clock ticks: the watchdog's deadline is renewDeadline
+  // after it.
+  std::atomic<SteadyClock::rep> renewedAt_{0};
+  std::atomic<bool> stoppedReported_{false};
 };
 
 }  // namespace sh::kube

@@ -35,15 +35,26 @@ bool RateLimiter::tryAcquire() {
 }
 
 bool RateLimiter::acquire(std::stop_token stop) {
+  return acquireBefore(std::move(stop), TimePoint::max());
+}
+
+bool RateLimiter::acquireBefore(std::stop_token stop, TimePoint deadline) {
   if (qps_ <= 0) return !stop.stop_requested();
   std::chrono::nanoseconds wait{0};
   {
     std::lock_guard lock(mutex_);
-    refill(now());
+    const TimePoint at = now();
+    refill(at);
+    if (tokens_ >= 1) {
+      tokens_ -= 1;
+      return true;
+    }
+    // The reservation would be due when the deficit has been refilled.
+    wait = std::chrono::nanoseconds(static_cast<std::int64_t>((1 - tokens_) / qps_ * 1e9));
+    if (deadline != TimePoint::max() && (deadline <= at || deadline - at < wait)) {
+      return false;
+    }
     tokens_ -= 1;
-    if (tokens_ >= 0) return true;
-    // The reservation is due when the deficit has been refilled.
-    wait = std::chrono::nanoseconds(static_cast<std::int64_t>(-tokens_ / qps_ * 1e9));
     ++waited_;
   }
   const bool slept = sleep_ ? sleep_(wait, stop) : defaultSleep(wait, stop);

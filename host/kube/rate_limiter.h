@@ -30,6 +30,9 @@ class RateLimiter {
   // Takes a token, waiting as long as needed; false (no token taken) when `stop` is requested
   // first.
   bool acquire(std::stop_token stop);
+  // The same, but gives up (no token taken) when the token would come after `deadline`: the
+  // wait is known at once, so a request that cannot be sent in time fails without waiting.
+  bool acquireBefore(std::stop_token stop, TimePoint deadline);
   // Takes a token if one is free now.
   bool tryAcquire();
 

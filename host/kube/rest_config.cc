@@ -3,12 +3,14 @@
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
+#include "host/common/limits.h"
+#include "host/common/regular_file.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -30,19 +32,17 @@ struct Entry {
   YAML::Node body;  // the "cluster" / "user" / "context" map
 };
 
-bool readFile(const std::string& path, std::string& contents, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot read " + path + ": " + std::strerror(errno);
+// A file the configuration names, read whole: a regular file, opened without blocking, of at
+// most `maxBytes` (host/common/regular_file.h).
+bool readFile(const std::string& path, std::string& contents, std::string& error,
+              std::size_t maxBytes = limits::kMaxCredentialFileBytes) {
+  std::string why;
+  std::optional<std::string> text = readRegularFile(path, maxBytes, why);
+  if (!text) {
+    error = "cannot read " + why;
     return false;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    error = "cannot read " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  contents = buffer.str();
+  contents = std::move(*text);
   return true;
 }
 
@@ -92,8 +92,12 @@ bool boolField(const YAML::Node& map, const char* key, bool& out, std::string& e
 bool loadFile(const std::string& path, KubeconfigFile& file, std::string& error) {
   std::string text;
   std::string readError;
-  if (!readFile(path, text, readError)) {
-    error = "kubeconfig " + path + ": cannot read: " + std::strerror(errno);
+  if (std::optional<std::string> read =
+          readRegularFile(path, limits::kMaxKubeconfigBytes, readError)) {
+    text = std::move(*read);
+  } else {
+    // readRegularFile says "PATH: cause".
+    error = "kubeconfig " + path + ": cannot read: " + readError.substr(path.size() + 2);
     return false;
   }
   file.path = path;
@@ -163,9 +167,16 @@ bool pemField(const Entry& entry, const std::string& where, const char* field, s
     return true;
   }
   if (!path.empty()) {
+    const std::string file = resolvePath(entry.file->path, path);
     std::string readError;
-    if (!readFile(resolvePath(entry.file->path, path), out, readError)) {
+    if (!readFile(file, out, readError)) {
       error = prefix + field + ": " + readError;
+      return false;
+    }
+    // A file that is named must hold what it is named for: an empty CA file must never
+    // become "no CA", the system trust store.
+    if (trim(out).empty()) {
+      error = prefix + field + ": " + file + " is empty";
       return false;
     }
   }
@@ -192,12 +203,24 @@ std::optional<RestConfig> inClusterConfig(const RestConfigOptions& options, cons
     return std::nullopt;
   }
   config.token = trim(token);
+  if (std::string why = bearerTokenProblem(config.token); !why.empty()) {
+    error = "in-cluster config: " + config.tokenFile + ": " + why;
+    return std::nullopt;
+  }
   std::string ca;
-  if (readFile(dir + "/ca.crt", ca, readError)) {
-    config.caPem = ca;
+  const std::string caFile = dir + "/ca.crt";
+  if (!fileExists(caFile)) {
+    // As rest.InClusterConfig: no CA file, the system trust store.
+    spdlog::warn("in-cluster config: {} does not exist; using the system trust store", caFile);
+  } else if (!readFile(caFile, ca, readError)) {
+    // There but unusable: never a silent fallback to the system trust store.
+    error = "in-cluster config: " + readError;
+    return std::nullopt;
+  } else if (trim(ca).empty()) {
+    error = "in-cluster config: " + caFile + " is empty";
+    return std::nullopt;
   } else {
-    // As rest.InClusterConfig: the system trust store is used then.
-    spdlog::warn("in-cluster config: {}; using the system trust store", readError);
+    config.caPem = ca;
   }
   config.namespaceName = "default";
   const char* podNamespace = options.getenv ? options.getenv("POD_NAMESPACE") : nullptr;
@@ -293,6 +316,18 @@ std::optional<RestConfig> fromFiles(const std::vector<KubeconfigFile>& files,
     error = clusterPrefix + ".server: \"" + config.server + "\" is not an https:// or http:// URL";
     return std::nullopt;
   }
+  if (const auto scheme = config.server.find("://"),
+      authorityEnd = config.server.find('/', scheme + 3);
+      config.server
+          .substr(scheme + 3,
+                  authorityEnd == std::string::npos ? std::string::npos : authorityEnd - scheme - 3)
+          .find('@') != std::string::npos) {
+    // Never sent to a resolver, never echoed: it may hold a password.
+    error = clusterPrefix +
+            ".server: the URL holds user information (user:password@host): not supported; "
+            "credentials belong in the user entry (token, tokenFile, client-certificate)";
+    return std::nullopt;
+  }
   if (!pemField(cluster, clusterWhere, "certificate-authority", config.caPem, error)) {
     return std::nullopt;
   }
@@ -341,6 +376,10 @@ std::optional<RestConfig> fromFiles(const std::vector<KubeconfigFile>& files,
       error = userPrefix + "." + fieldError;
       return std::nullopt;
     }
+    if (std::string why = bearerTokenProblem(config.token); !why.empty()) {
+      error = userPrefix + ".token: " + why;
+      return std::nullopt;
+    }
     if (!tokenFile.empty()) {
       config.tokenFile = resolvePath(user.file->path, tokenFile);
       if (config.token.empty()) {
@@ -351,6 +390,10 @@ std::optional<RestConfig> fromFiles(const std::vector<KubeconfigFile>& files,
           return std::nullopt;
         }
         config.token = trim(token);
+        if (std::string why = bearerTokenProblem(config.token); !why.empty()) {
+          error = userPrefix + ".tokenFile: " + config.tokenFile + ": " + why;
+          return std::nullopt;
+        }
       }
     }
   }
@@ -370,6 +413,22 @@ std::vector<std::string> splitList(const std::string& list) {
 }
 
 }  // namespace
+
+std::string bearerTokenProblem(std::string_view token) {
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    const auto c = static_cast<unsigned char>(token[i]);
+    if (c < 0x20 || c == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const std::string name = c == '\r'   ? "CR"
+                               : c == '\n' ? "LF"
+                               : c == '\t' ? "TAB"
+                                           : std::string("byte 0x") + kHex[c >> 4] + kHex[c & 15];
+      return "the token holds a control character (" + name + " at offset " + std::to_string(i) +
+             "); refused: it would end the Authorization header and inject what follows";
+    }
+  }
+  return "";
+}
 
 bool decodeBase64(std::string_view text, std::string& out) {
   out.clear();

@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace sh::kube {
 
@@ -35,6 +36,11 @@ struct RestConfig {
   bool insecureSkipTlsVerify = false;
   std::string tlsServerName;  // the name to verify the server certificate against
 };
+
+// Why `token` cannot be sent as a bearer token ("" when it can): a control character (CR, LF,
+// NUL, DEL, ...) would end the Authorization header and write what follows as headers of its
+// own. The message names the character and its offset, never the token.
+std::string bearerTokenProblem(std::string_view token);
 
 struct RestConfigOptions {
   std::string kubeconfig;                          // --kubeconfig; "" = not given

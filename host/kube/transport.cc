@@ -25,6 +25,16 @@ namespace {
 
 std::string_view reasonPhrase(int status) {
   switch (status) {
+    case 301:
+      return "Moved Permanently";
+    case 302:
+      return "Found";
+    case 303:
+      return "See Other";
+    case 307:
+      return "Temporary Redirect";
+    case 308:
+      return "Permanent Redirect";
     case 400:
       return "Bad Request";
     case 401:
@@ -66,6 +76,12 @@ std::string describeFailure(const Response& response) {
   if (std::string_view phrase = reasonPhrase(response.status); !phrase.empty()) {
     out += ' ';
     out += phrase;
+  }
+  if (response.status >= 300 && response.status < 400) {
+    return out + ": redirected to " +
+           (response.location.empty() ? std::string("nowhere (no Location header)")
+                                      : response.location.substr(0, 512)) +
+           " (not followed: the API server's address in the configuration is the one used)";
   }
   std::string detail;
   boost::system::error_code ec;

@@ -9,6 +9,7 @@
 // where pieces have nothing to do with lines or JSON objects: the caller reassembles them.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <stop_token>
 #include <string>
@@ -28,6 +29,13 @@ struct Request {
   // The body's type: "application/json", "application/strategic-merge-patch+json",
   // "application/merge-patch+json". Ignored without a body.
   std::string contentType = "application/json";
+  // send() only. The whole request — the rate limiter's wait, a connection of the pool,
+  // connect, TLS, writing and reading — ends within `timeout` (0: the transport's own request
+  // timeout; a longer one is cut to it), as client-go's context deadline does: leader
+  // election renews under its renew deadline this way. `stop` cancels it at once. Either ends
+  // it with status 0 and an error saying which.
+  std::chrono::milliseconds timeout{0};
+  std::stop_token stop;
 };
 
 struct Response {
@@ -36,14 +44,18 @@ struct Response {
   std::string error;  // why no response came ("connect: Connection refused", "TLS handshake:
                       // certificate verify failed", "timed out after 30 s"); empty otherwise
   int retryAfterSeconds = 0;  // a Retry-After header in seconds (429, 503); 0 when absent
+  std::string location;       // a redirect's Location header (3xx); redirects are not followed
+  bool cancelled = false;     // ended by Request::stop or the transport's shutdown, not the server
 
   bool ok() const { return status >= 200 && status < 300; }
-  // 429 Too Many Requests and 5xx: worth trying again later. So is a transport error.
-  bool retryable() const { return status == 0 || status == 429 || status >= 500; }
+  // 429 Too Many Requests and 5xx: worth trying again later. So is a transport error, unless
+  // the request was cancelled: then nobody wants it any more.
+  bool retryable() const { return !cancelled && (status == 0 || status == 429 || status >= 500); }
 };
 
 // What went wrong, for messages: the transport error, or "403 Forbidden: <the Status message>"
-// (the body's message when it is a Kubernetes Status, else its first 200 bytes).
+// (the body's message when it is a Kubernetes Status, else its first 200 bytes); a redirect
+// names where it pointed: "302 Found: redirected to https://elsewhere/api (not followed)".
 std::string describeFailure(const Response& response);
 
 // Receives a watch body piece by piece; returns false to end the stream.

@@ -2,6 +2,7 @@
 // requests a well-behaved client would never send.
 #pragma once
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -86,6 +87,20 @@ class RawSocket {
  public:
   static RawSocket tcp(uint16_t port) {
     RawSocket s(::socket(AF_INET, SOCK_STREAM, 0));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    s.connected_ = ::connect(s.fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    return s;
+  }
+  // From a given loopback source address (127.0.0.2, ...): another peer to the server.
+  static RawSocket tcpFrom(uint16_t port, const char* source) {
+    RawSocket s(::socket(AF_INET, SOCK_STREAM, 0));
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    ::inet_pton(AF_INET, source, &from.sin_addr);
+    if (::bind(s.fd_, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) return s;
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);

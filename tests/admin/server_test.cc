@@ -29,6 +29,26 @@ Endpoint tcpEndpoint(const Server& server) {
   return Endpoint{"127.0.0.1:" + std::to_string(server.tcpPort()), ""};
 }
 
+// Polls `done` until it holds or `limit` passes: a wait, never an assertion on time.
+template <class Predicate>
+bool waitFor(Predicate done, std::chrono::milliseconds limit = 20s) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+void expectProbesAnswer(const Endpoint& endpoint) {
+  for (const char* path : {"/healthz", "/livez", "/readyz"}) {
+    auto response = request(endpoint, "GET", path, 5s);
+    ASSERT_TRUE(response.ok()) << path << ": " << response.error;
+    EXPECT_EQ(response.status, 200) << path;
+    EXPECT_EQ(response.body, "ok\n") << path;
+  }
+}
+
 void expectRoutes(const Endpoint& endpoint) {
   auto health = request(endpoint, "GET", "/healthz", 5s);
   ASSERT_TRUE(health.ok()) << health.error;
@@ -433,6 +453,250 @@ TEST(AdminServerAddress, DefaultHost) {
   EXPECT_EQ(
       request(Endpoint{":" + std::to_string(server.tcpPort()), ""}, "GET", "/livez", 5s).status,
       200);
+}
+
+// Idle connections beyond the cap used to fill it, and /healthz then got 503 "too many
+// connections" (the kubelet killed the pod). Eight peers hold 10 idle connections each: the
+// 64 the cap serves and 16 more in the probe lane. Probes still answer, from a peer already
+// holding connections and from a new one; anything else gets 503 naming the limit.
+TEST(AdminServerHostile, IdleConnectionsBeyondTheCapLeaveProbesAnswering) {
+  FakeHandler handler;
+  ServerOptions options = tcpOptions();
+  options.idleTimeout = 60s;  // the idle connections stay for the whole test
+  options.readTimeout = 60s;
+  options.probeLaneTimeout = 60s;
+  Server server(options, handler);
+  ASSERT_TRUE(server.start().ok());
+  ASSERT_EQ(options.maxConnections, 64u);
+  std::vector<RawSocket> idle;
+  for (int peer = 1; peer <= 8; ++peer) {
+    std::string source = "127.0.0." + std::to_string(peer);
+    for (int i = 0; i < 10; ++i) {
+      idle.push_back(RawSocket::tcpFrom(server.tcpPort(), source.c_str()));
+      ASSERT_TRUE(idle.back().connected()) << source;
+    }
+  }
+  ASSERT_TRUE(waitFor([&] { return server.connectionCount() == 80; })) << server.connectionCount();
+  expectProbesAnswer(tcpEndpoint(server));
+  auto fresh = RawSocket::tcpFrom(server.tcpPort(), "127.0.0.9");
+  fresh.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  bool eof = false;
+  std::string answer = fresh.readAll(10s, &eof);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << answer;
+  EXPECT_TRUE(eof) << "a probe beyond the cap is answered and closed";
+  auto status = request(tcpEndpoint(server), "GET", "/status", 5s);
+  EXPECT_EQ(status.status, 503);
+  EXPECT_EQ(status.body,
+            "too many connections: 64 connections are open (at most 64); only /healthz, /livez "
+            "and /readyz are answered beyond that\n");
+  // Lane connections that were closed for newer arrivals, and the served ones, are intact in
+  // number: the cap still holds.
+  EXPECT_LE(server.connectionCount(), 80u);
+}
+
+// The same over the Unix socket, where every connection comes from this one process: past the
+// per-peer limit (16) and the probe lane (16), probes still answer.
+TEST(AdminServerHostile, IdleUnixConnectionsLeaveProbesAnswering) {
+  TempDir dir;
+  FakeHandler handler;
+  ServerOptions options;
+  options.socket = (dir.path() / "admin.sock").string();
+  options.idleTimeout = 60s;
+  options.readTimeout = 60s;
+  options.probeLaneTimeout = 60s;
+  Server server(options, handler);
+  ASSERT_TRUE(server.start().ok());
+  std::vector<RawSocket> idle;
+  for (int i = 0; i < 64 + 16; ++i) {
+    idle.push_back(RawSocket::local(options.socket));
+    ASSERT_TRUE(idle.back().connected());
+  }
+  ASSERT_TRUE(waitFor([&] { return server.connectionCount() == 32; })) << server.connectionCount();
+  expectProbesAnswer(Endpoint{"", options.socket});
+  auto status = request(Endpoint{"", options.socket}, "GET", "/status", 5s);
+  EXPECT_EQ(status.status, 503);
+  EXPECT_EQ(status.body, "too many connections: 16 connections from pid " +
+                             std::to_string(::getpid()) +
+                             " are open (at most 16 per peer); only /healthz, /livez and /readyz "
+                             "are answered beyond that\n");
+}
+
+// One peer past its limit gets only probes; other peers are served in full.
+TEST(AdminServerHostile, PerPeerLimit) {
+  FakeHandler handler;
+  ServerOptions options = tcpOptions();
+  options.maxConnectionsPerPeer = 2;
+  options.idleTimeout = 60s;
+  options.readTimeout = 60s;
+  Server server(options, handler);
+  ASSERT_TRUE(server.start().ok());
+  std::vector<RawSocket> held;
+  held.push_back(RawSocket::tcpFrom(server.tcpPort(), "127.0.0.2"));
+  held.push_back(RawSocket::tcpFrom(server.tcpPort(), "127.0.0.2"));
+  ASSERT_TRUE(waitFor([&] { return server.connectionCount() == 2; }));
+  auto status = request(tcpEndpoint(server), "GET", "/status", 5s);
+  EXPECT_EQ(status.status, 200) << "another peer is served in full";
+  EXPECT_EQ(status.body, R"({"generation":1,"ready":true})");
+
+  auto third = RawSocket::tcpFrom(server.tcpPort(), "127.0.0.2");
+  third.send("GET /status HTTP/1.1\r\nHost: x\r\n\r\n");
+  bool eof = false;
+  std::string answer = third.readAll(10s, &eof);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 503", 0), 0u) << answer;
+  EXPECT_NE(answer.find("\r\n\r\ntoo many connections: 2 connections from 127.0.0.2 are open "
+                        "(at most 2 per peer); only /healthz, /livez and /readyz are answered "
+                        "beyond that\n"),
+            std::string::npos)
+      << answer;
+  EXPECT_TRUE(eof);
+
+  auto probe = RawSocket::tcpFrom(server.tcpPort(), "127.0.0.2");
+  probe.send("GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n");
+  answer = probe.readAll(10s, &eof);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << answer;
+  EXPECT_NE(answer.find("Connection: close\r\n"), std::string::npos) << answer;
+  EXPECT_TRUE(eof);
+}
+
+// A connection that sends nothing is closed after the idle timeout, long before the read
+// timeout; one that started its request may finish it within the read timeout.
+TEST(AdminServerHostile, IdleTimeout) {
+  FakeHandler handler;
+  ServerOptions options = tcpOptions();
+  options.idleTimeout = 1s;
+  options.readTimeout = 60s;
+  Server server(options, handler);
+  ASSERT_TRUE(server.start().ok());
+  auto silent = RawSocket::tcp(server.tcpPort());
+  auto started = RawSocket::tcp(server.tcpPort());
+  started.send("GET /healthz HTTP/1.1\r\n");
+  bool eof = false;
+  EXPECT_EQ(silent.readAll(30s, &eof), "");
+  EXPECT_TRUE(eof) << "the silent connection is closed by the idle timeout";
+  started.send("Host: x\r\nConnection: close\r\n\r\n");
+  std::string answer = started.readAll(30s, &eof);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << answer;
+}
+
+// A non-loopback address needs the opt-in, and the message names the address and the opt-in.
+TEST(AdminServerRemote, NonLoopbackRefusedWithoutOptIn) {
+  FakeHandler handler;
+  for (std::string address : {"0.0.0.0:0", "0.0.0.0:10251"}) {
+    ServerOptions options;
+    options.address = address;
+    Server server(options, handler);
+    Status started = server.start();
+    ASSERT_FALSE(started.ok()) << address;
+    EXPECT_EQ(started.message(),
+              "cannot listen on admin address " + address +
+                  ": not a loopback address, and the admin endpoints have no authentication; set "
+                  "remoteHealthAndMetrics = true in [admin] to serve only /healthz, /livez, "
+                  "/readyz and /metrics there, or listen on 127.0.0.1 or the admin socket");
+    EXPECT_EQ(server.tcpPort(), 0);
+  }
+  // Loopback needs nothing.
+  for (std::string address : {"127.0.0.1:0", "127.0.0.2:0", ":0"}) {
+    ServerOptions options;
+    options.address = address;
+    Server server(options, handler);
+    Status started = server.start();
+    EXPECT_TRUE(started.ok()) << address << ": " << started.message();
+  }
+}
+
+// With the opt-in, a non-loopback listener serves health, readiness and metrics only, to
+// whoever connects; the Unix socket keeps every endpoint.
+TEST(AdminServerRemote, OptInServesHealthAndMetricsOnly) {
+  TempDir dir;
+  FakeHandler handler;
+  ServerOptions options;
+  options.address = "0.0.0.0:0";
+  options.socket = (dir.path() / "admin.sock").string();
+  options.remoteHealthAndMetrics = true;
+  Server server(options, handler);
+  Status started = server.start();
+  ASSERT_TRUE(started.ok()) << started.message();
+  Endpoint remote = tcpEndpoint(server);
+  expectProbesAnswer(remote);
+  auto metrics = request(remote, "GET", "/metrics", 5s);
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_EQ(metrics.body, "# TYPE schedhost_up gauge\nschedhost_up 1\n");
+  EXPECT_EQ(request(remote, "HEAD", "/healthz", 5s).status, 200);
+  struct Refused {
+    const char* method;
+    const char* path;
+  };
+  for (Refused r :
+       {Refused{"POST", "/reload"}, Refused{"GET", "/configz"}, Refused{"GET", "/status?x=1"},
+        Refused{"GET", "/nope"}, Refused{"POST", "/healthz"}, Refused{"GET", "/reload"}}) {
+    auto response = request(remote, r.method, r.path, 5s);
+    ASSERT_TRUE(response.ok()) << response.error;
+    EXPECT_EQ(response.status, 403) << r.method << " " << r.path;
+    std::string path(r.path);
+    path = path.substr(0, path.find('?'));
+    EXPECT_EQ(response.body,
+              "forbidden: " + path +
+                  " is not served on admin address 0.0.0.0:0, which is not a loopback address: "
+                  "the admin endpoints have no authentication, so it serves only GET /healthz, "
+                  "/livez, /readyz and /metrics; use a loopback address or the admin socket\n");
+  }
+  EXPECT_EQ(handler.reloadsStarted.load(), 0);
+  expectRoutes(Endpoint{"", options.socket});
+  EXPECT_EQ(handler.reloadsStarted.load(), 1);
+}
+
+// A second server given the socket of a live one refuses to start and leaves it alone; the
+// first one, stopped, removes it.
+TEST(AdminServerSocket, LiveSocketIsNotTaken) {
+  TempDir dir;
+  std::string path = (dir.path() / "admin.sock").string();
+  FakeHandler handler;
+  ServerOptions options;
+  options.socket = path;
+  Server first(options, handler);
+  ASSERT_TRUE(first.start().ok());
+  struct stat before {};
+  ASSERT_EQ(::lstat(path.c_str(), &before), 0);
+  {
+    Server second(options, handler);
+    Status started = second.start();
+    ASSERT_FALSE(started.ok());
+    EXPECT_EQ(started.message(), "admin socket " + path + " is in use by another process");
+  }
+  struct stat after {};
+  ASSERT_EQ(::lstat(path.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino) << "the live socket was not replaced";
+  EXPECT_EQ(request(Endpoint{"", path}, "GET", "/healthz", 5s).status, 200);
+  first.stop();
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+// A server removes only the socket it bound: a path replaced meanwhile by another process's
+// socket stays.
+TEST(AdminServerSocket, StopLeavesAReplacedSocket) {
+  TempDir dir;
+  std::string path = (dir.path() / "admin.sock").string();
+  FakeHandler handler;
+  ServerOptions options;
+  options.socket = path;
+  Server server(options, handler);
+  ASSERT_TRUE(server.start().ok());
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  struct stat theirs {};
+  ASSERT_EQ(::lstat(path.c_str(), &theirs), 0);
+  server.stop();
+  struct stat after {};
+  EXPECT_EQ(::lstat(path.c_str(), &after), 0) << "the other process's socket was removed";
+  EXPECT_EQ(after.st_ino, theirs.st_ino);
+  auto client = RawSocket::local(path);
+  EXPECT_TRUE(client.connected());
+  ::close(fd);
 }
 
 }  // namespace

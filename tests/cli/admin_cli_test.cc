@@ -1,9 +1,15 @@
 // schedhost status and schedhost reload, run as a user runs them, against an admin server with
 // canned answers started by the test.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -208,6 +214,78 @@ TEST_F(AdminCli, StatusErrorAnswer) {
   CliRun result = run("status --admin-address " + address_);
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_NE(result.err.find("schedhost status: " + address_ + " answered HTTP 500"),
+            std::string::npos)
+      << result.err;
+}
+
+// `schedhost run` as a second scheduler, its admin endpoints against what already runs. A
+// cluster of one node and no pods: a run that gets past its start ends at once.
+class AdminRun : public AdminCli {
+ protected:
+  std::string cluster() {
+    auto path = dir_.path() / "cluster.json";
+    std::ofstream(path) << R"({"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1",)"
+                        << R"("kind":"Node","metadata":{"name":"node-0","uid":"u0"},"status":)"
+                        << R"({"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"}}}]})";
+    return path.string();
+  }
+};
+
+// A second scheduler given the socket of a running one used to unlink it and take the path:
+// the first one's `schedhost status` then reached the second, or nothing once it ended.
+TEST_F(AdminRun, LiveSocketIsNotTaken) {
+  struct stat before {};
+  ASSERT_EQ(::lstat(socket_.c_str(), &before), 0);
+  CliRun second = run("run --cluster " + cluster() + " --admin-socket " + socket_);
+  EXPECT_EQ(second.exitCode, 1) << second.err;
+  EXPECT_NE(second.err.find("schedhost run: admin endpoints: admin socket " + socket_ +
+                            " is in use by another process\n"),
+            std::string::npos)
+      << second.err;
+  struct stat after {};
+  ASSERT_EQ(::lstat(socket_.c_str(), &after), 0) << "the running scheduler's socket is gone";
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  CliRun status = run("status --admin-socket " + socket_);
+  EXPECT_EQ(status.exitCode, 0) << status.err;
+  EXPECT_EQ(status.out.rfind("generation 3 (ready)\n", 0), 0u) << status.out;
+}
+
+// A stale socket (nothing answers on it) is replaced, and removed again when the run ends.
+TEST_F(AdminRun, StaleSocketIsReplaced) {
+  std::string stale = (dir_.path() / "stale.sock").string();
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, stale.c_str(), sizeof addr.sun_path - 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ::close(fd);
+  CliRun result = run("run --cluster " + cluster() + " --admin-socket " + stale);
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_FALSE(std::filesystem::exists(stale)) << "the run removes the socket it bound";
+}
+
+// A non-loopback address without the opt-in: refused at start, naming the address and the
+// opt-in.
+TEST_F(AdminRun, NonLoopbackAddressNeedsTheOptIn) {
+  CliRun result = run("run --cluster " + cluster() + " --admin-address 0.0.0.0:0");
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_NE(result.err.find("schedhost run: admin endpoints: cannot listen on admin address "
+                            "0.0.0.0:0: not a loopback address, and the admin endpoints have no "
+                            "authentication; set remoteHealthAndMetrics = true in [admin] to "
+                            "serve only /healthz, /livez, /readyz and /metrics there, or listen "
+                            "on 127.0.0.1 or the admin socket\n"),
+            std::string::npos)
+      << result.err;
+}
+
+// With [admin] remoteHealthAndMetrics = true the same address starts (what it serves there is
+// in tests/admin/server_test.cc, AdminServerRemote).
+TEST_F(AdminRun, NonLoopbackAddressWithTheOptIn) {
+  auto config = dir_.path() / "schedhost.toml";
+  std::ofstream(config) << "[admin]\naddress = \"0.0.0.0:0\"\nremoteHealthAndMetrics = true\n";
+  CliRun result = run("run --cluster " + cluster() + " --config " + config.string());
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.err.find("schedhost run: admin endpoints on 0.0.0.0:0 (port "),
             std::string::npos)
       << result.err;
 }

@@ -47,7 +47,7 @@ TEST_F(RegularFileTest, ReadsARegularFileWhole) {
 TEST_F(RegularFileTest, RefusesWhatIsNotARegularFileWithoutBlocking) {
   std::string error;
   EXPECT_FALSE(readRegularFile(path("missing"), 1024, error).has_value());
-  EXPECT_EQ(error, path("missing") + ": no such file");
+  EXPECT_EQ(error, path("missing") + ": No such file or directory");
 
   EXPECT_FALSE(readRegularFile(dir_.string(), 1024, error).has_value());
   EXPECT_EQ(error, dir_.string() + ": not a regular file (a directory)");

@@ -75,7 +75,7 @@ TEST(TomlSyntaxErrorTest, MessageWithoutSnippetUsesFallback) {
 TEST(TomlReadTest, MissingFile) {
   Diagnostics diags;
   EXPECT_FALSE(parseTomlFile("/nonexistent/x.toml", diags).has_value());
-  EXPECT_EQ(diags.str(), "/nonexistent/x.toml: cannot read file: no such file\n");
+  EXPECT_EQ(diags.str(), "/nonexistent/x.toml: cannot read file: No such file or directory\n");
 }
 
 }  // namespace

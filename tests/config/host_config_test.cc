@@ -641,5 +641,26 @@ schedulerName = "a"
             "required when more than one profile is configured\n");
 }
 
+// [admin] remoteHealthAndMetrics: the opt-in for a non-loopback admin address; off by default,
+// a boolean only.
+TEST(HostConfigTest, AdminRemoteHealthAndMetrics) {
+  Diagnostics diags;
+  EXPECT_FALSE(parse("", diags).admin.remoteHealthAndMetrics);
+  const HostConfig config = parse(
+      "[admin]\naddress = \"0.0.0.0:10259\"\nsocket = \"/run/schedhost/admin.sock\"\n"
+      "remoteHealthAndMetrics = true\n",
+      diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  EXPECT_EQ(config.admin.address, "0.0.0.0:10259");
+  EXPECT_EQ(config.admin.socket, "/run/schedhost/admin.sock");
+  EXPECT_TRUE(config.admin.remoteHealthAndMetrics);
+  Diagnostics wrong;
+  const HostConfig bad = parse("[admin]\nremoteHealthAndMetrics = \"yes\"\n", wrong);
+  EXPECT_FALSE(bad.admin.remoteHealthAndMetrics);
+  EXPECT_EQ(wrong.str(),
+            "schedhost.toml:2:26: admin.remoteHealthAndMetrics: expected a boolean, got a "
+            "string\n");
+}
+
 }  // namespace
 }  // namespace sh::config

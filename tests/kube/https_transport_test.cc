@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <boost/asio.hpp>
@@ -170,18 +171,35 @@ TEST(HttpsTransportTest, TokenFileIsReReadWhenRotated) {
   std::ofstream(file) << "first\n";
   auto options = clientOptions(server);
   options.config.tokenFile = file;
-  options.tokenRefresh = std::chrono::seconds(0);  // re-read before every request
+  options.tokenRefresh = std::chrono::milliseconds(20);  // the refresher reads it this often
   auto transport = makeTransport(options);
   EXPECT_EQ(transport->get("/a").status, 200);
+  EXPECT_EQ(server.requests().back().header("authorization"), "Bearer first");
   std::ofstream(file) << "second\n";
-  EXPECT_EQ(transport->get("/b").status, 200);
-  std::filesystem::remove(file);  // unreadable now: the last token stays
+  // Read off the request path: a request soon carries the new token.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (server.requests().back().header("authorization") != "Bearer second" &&
+         std::chrono::steady_clock::now() < deadline) {
+    EXPECT_EQ(transport->get("/b").status, 200);
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  EXPECT_EQ(server.requests().back().header("authorization"), "Bearer second");
+  // Unreadable now, then a FIFO, then a token with a CR LF in it: the last good token stays,
+  // and no request waits on the FIFO.
+  std::filesystem::remove(file);
+  std::this_thread::sleep_for(milliseconds(100));
   EXPECT_EQ(transport->get("/c").status, 200);
-  auto requests = server.requests();
-  ASSERT_EQ(requests.size(), 3u);
-  EXPECT_EQ(requests[0].header("authorization"), "Bearer first");
-  EXPECT_EQ(requests[1].header("authorization"), "Bearer second");
-  EXPECT_EQ(requests[2].header("authorization"), "Bearer second");
+  EXPECT_EQ(server.requests().back().header("authorization"), "Bearer second");
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  std::this_thread::sleep_for(milliseconds(100));
+  EXPECT_EQ(transport->get("/d").status, 200);
+  EXPECT_EQ(server.requests().back().header("authorization"), "Bearer second");
+  std::filesystem::remove(file);
+  std::ofstream(file) << "third\r\nX-Injected: yes\n";
+  std::this_thread::sleep_for(milliseconds(100));
+  EXPECT_EQ(transport->get("/e").status, 200);
+  EXPECT_EQ(server.requests().back().header("authorization"), "Bearer second");
+  EXPECT_EQ(server.requests().back().header("x-injected"), "");
   std::filesystem::remove_all(dir);
 }
 
@@ -218,8 +236,21 @@ TEST(HttpsTransportTest, CreateErrors) {
   options.config.clientKeyPem.clear();
   options.config.tokenFile = "/nonexistent/token";
   EXPECT_EQ(createError(options),
-            "https://127.0.0.1:1: token file: cannot read /nonexistent/token: No such file or "
-            "directory");
+            "https://127.0.0.1:1: token file: /nonexistent/token: No such file or directory");
+
+  // A token that would end the Authorization header and inject others is refused.
+  options.config.tokenFile.clear();
+  options.config.token = "abc\r\nX-Injected: yes";
+  EXPECT_EQ(createError(options),
+            "https://127.0.0.1:1: token: the token holds a control character (CR at offset 3); "
+            "refused: it would end the Authorization header and inject what follows");
+  options.config.token.clear();
+
+  // User information in the URL never reaches a resolver, and is never echoed.
+  options.config.server = "https://admin:s3cret@127.0.0.1:1";
+  EXPECT_EQ(createError(options),
+            "server URL holds user information (user:password@host): not supported; "
+            "credentials belong in the kubeconfig's user entry");
 
   options.config.tokenFile.clear();
   options.config.server = "ftp://host";
@@ -328,7 +359,169 @@ TEST(HttpsTransportTest, RequestTimeout) {
   options.requestTimeout = milliseconds(150);
   auto response = makeTransport(options)->get("/slow");
   EXPECT_EQ(response.status, 0);
-  EXPECT_EQ(response.error, server.url() + ": timed out after 150 ms");
+  EXPECT_EQ(response.error, server.url() + ": GET /slow: timed out after 150 ms");
+}
+
+// A plain-HTTP server that answers every request with fixed bytes, then, when `endless`,
+// keeps sending `tail` until the client goes away: answers no real server gives.
+class RawServer {
+ public:
+  RawServer(std::string answer, std::string tail = "")
+      : answer_(std::move(answer)), tail_(std::move(tail)) {
+    acceptor_.open(boost::asio::ip::tcp::v4());
+    acceptor_.bind({boost::asio::ip::make_address("127.0.0.1"), 0});
+    acceptor_.listen();
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~RawServer() {
+    stop_ = true;
+    // A blocking accept() is not woken by closing the acceptor from another thread: connect.
+    boost::system::error_code ec;
+    boost::asio::io_context ioc;
+    boost::asio::ip::tcp::socket wake(ioc);
+    wake.connect(acceptor_.local_endpoint(), ec);
+    thread_.join();
+    acceptor_.close(ec);
+  }
+  std::string url() const {
+    return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port());
+  }
+
+ private:
+  void serve() {
+    while (!stop_) {
+      boost::system::error_code ec;
+      boost::asio::ip::tcp::socket socket(ioc_);
+      acceptor_.accept(socket, ec);
+      if (ec || stop_) return;
+      std::string request;
+      char buffer[4096];
+      while (request.find("\r\n\r\n") == std::string::npos) {
+        const std::size_t n = socket.read_some(boost::asio::buffer(buffer), ec);
+        if (ec) break;
+        request.append(buffer, n);
+      }
+      boost::asio::write(socket, boost::asio::buffer(answer_), ec);
+      while (!ec && !tail_.empty() && !stop_) {
+        boost::asio::write(socket, boost::asio::buffer(tail_), ec);
+      }
+    }
+  }
+
+  std::string answer_;
+  std::string tail_;
+  boost::asio::io_context ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_{ioc_};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+HttpsTransport::Options plainOptions(const std::string& url) {
+  HttpsTransport::Options options;
+  options.config.server = url;
+  options.qps = 0;
+  options.requestTimeout = milliseconds(20000);
+  return options;
+}
+
+// An answer that declares an enormous body used to crash the process (the whole body was
+// allocated up front); one that streams forever used to grow without end. Both are errors
+// naming the request, and the client goes on.
+TEST(HttpsTransportTest, AnswersLargerThanTheLimitAreErrorsNamingTheRequest) {
+  {
+    RawServer server(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        "Content-Length: 99999999999999\r\n\r\n{");
+    auto transport = makeTransport(plainOptions(server.url()));
+    const Response response = transport->get("/api/v1/pods?limit=500");
+    EXPECT_EQ(response.status, 0);
+    EXPECT_EQ(response.error, server.url() +
+                                  ": GET /api/v1/pods?limit=500: the answer is larger than the "
+                                  "limit of 256 MiB");
+  }
+  {
+    // Chunked, never ending: 1 MiB chunks until the limit is passed.
+    const std::string chunk = "100000\r\n" + std::string(1 << 20, 'x') + "\r\n";
+    RawServer server(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+        chunk);
+    auto transport = makeTransport(plainOptions(server.url()));
+    const Response response = transport->get("/api/v1/nodes");
+    EXPECT_EQ(response.status, 0);
+    EXPECT_EQ(response.error,
+              server.url() + ": GET /api/v1/nodes: the answer is larger than the limit of 256 MiB");
+  }
+  {
+    // Headers without end.
+    RawServer server("HTTP/1.1 200 OK\r\n", "X-Filler: " + std::string(1000, 'y') + "\r\n");
+    auto transport = makeTransport(plainOptions(server.url()));
+    const Response response = transport->get("/api");
+    EXPECT_EQ(response.status, 0);
+    EXPECT_EQ(response.error,
+              server.url() + ": GET /api: the answer's header is larger than the limit of 64 KiB");
+  }
+}
+
+// A redirect is not followed; the message says where it pointed.
+TEST(HttpsTransportTest, ARedirectNamesWhereItPointed) {
+  RawServer server(
+      "HTTP/1.1 302 Found\r\nLocation: https://elsewhere.example:6443/api\r\n"
+      "Content-Length: 0\r\n\r\n");
+  const Response response = makeTransport(plainOptions(server.url()))->get("/api");
+  EXPECT_EQ(response.status, 302);
+  EXPECT_EQ(describeFailure(response),
+            "302 Found: redirected to https://elsewhere.example:6443/api (not followed: the API "
+            "server's address in the configuration is the one used)");
+}
+
+// Request::timeout bounds the whole request below the transport's own timeout, Request::stop
+// cancels it, and cancelAll() ends every request in flight and fails the later ones at once.
+TEST(HttpsTransportTest, ATimeoutAStopAndCancelAllEndARequestThatGetsNoAnswer) {
+  HttpsResponder server(serverOptions(), [](const RecordedRequest& request) {
+    Reply reply = echo(request);
+    reply.delay = milliseconds(60000);  // never, as far as the test goes
+    return reply;
+  });
+  auto options = clientOptions(server);
+  options.requestTimeout = milliseconds(60000);
+  auto transport = makeTransport(options);
+
+  Request request;
+  request.path = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/schedhost";
+  request.timeout = milliseconds(200);
+  auto started = std::chrono::steady_clock::now();
+  Response response = transport->send(request);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  EXPECT_EQ(response.error, server.url() + ": GET " + request.path + ": timed out after 200 ms");
+  EXPECT_FALSE(response.cancelled);
+
+  std::stop_source stop;
+  request.timeout = milliseconds(0);
+  request.stop = stop.get_token();
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(milliseconds(200));
+    stop.request_stop();
+  });
+  response = transport->send(request);
+  stopper.join();
+  EXPECT_EQ(response.error, server.url() + ": GET " + request.path + ": cancelled");
+  EXPECT_TRUE(response.cancelled);
+  EXPECT_FALSE(response.retryable());
+
+  request.stop = std::stop_token();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(milliseconds(200));
+    transport->cancelAll();
+  });
+  started = std::chrono::steady_clock::now();
+  response = transport->send(request);
+  canceller.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  EXPECT_EQ(response.error,
+            server.url() + ": GET " + request.path + ": cancelled: the client is shutting down");
+  response = transport->get("/later");
+  EXPECT_EQ(response.error, server.url() + ": GET /later: cancelled: the client is shutting down");
+  EXPECT_TRUE(response.cancelled);
 }
 
 TEST(HttpsTransportTest, RetryAfterIsReported) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <regex>
 #include <stdexcept>
@@ -388,6 +389,86 @@ TEST_F(LeaderElectorTest, TwoElectorsOneLeaderAndFailover) {
   EXPECT_EQ(held.at("leaseTransitions"), 1);
   EXPECT_THAT(seenB.newLeaders(), ElementsAre("a", "b"));
   EXPECT_EQ(seenB.started, 1);
+}
+
+// Every request of a renewing try carries what is left of the renew deadline (client-go runs the
+// try under context.WithTimeout(ctx, RenewDeadline)) and run()'s stop token, GET and PUT alike.
+TEST_F(LeaderElectorTest, RenewRequestsCarryWhatIsLeftOfTheRenewDeadline) {
+  LeaderElector elector(transport_, options("me"));
+  Seen seen;
+  std::jthread runner([&](std::stop_token stop) { elector.run(stop, seen.callbacks()); });
+  ASSERT_TRUE(clock_.waitIdle(1));
+  transport_.answerAll(Response{0, "", "connect: Connection refused"});
+  std::size_t before = transport_.requestCount();
+  clock_.advance(2s);  // the first renewing try: the whole deadline is left
+  ASSERT_TRUE(clock_.waitIdle(1));
+  std::vector<Request> requests = transport_.requests();
+  ASSERT_GT(requests.size(), before);
+  for (std::size_t i = before; i < requests.size(); ++i) {
+    EXPECT_GT(requests[i].timeout, 9000ms) << requests[i].path;
+    EXPECT_LE(requests[i].timeout, 10000ms) << requests[i].path;
+    EXPECT_TRUE(requests[i].stop.stop_possible());
+  }
+  before = requests.size();
+  clock_.advance(2s);  // the second try, 2 s into the deadline
+  ASSERT_TRUE(clock_.waitIdle(1));
+  requests = transport_.requests();
+  ASSERT_GT(requests.size(), before);
+  for (std::size_t i = before; i < requests.size(); ++i) {
+    EXPECT_GT(requests[i].timeout, 7000ms) << requests[i].path;
+    EXPECT_LE(requests[i].timeout, 8000ms) << requests[i].path;
+  }
+  runner.request_stop();
+  runner.join();
+}
+
+// The server stops answering while this elector leads: every request hangs until its own
+// deadline. On the system clock, leadership ends at the renew deadline after the last renew,
+// reported while the renewing request may still be waiting, and before the Lease could expire
+// for another replica. Before, the renewing request waited for the transport's own timeout
+// (here: for ever) and the leader went on leading.
+TEST(LeaderElectorSystemClockTest, ALeaderWhoseRequestsHangLosesAtTheRenewDeadline) {
+  ScriptedApi api;
+  ScriptedTransport transport(api);
+  LeaderElector::Options options;
+  options.identity = "me";
+  options.leaseDuration = 60s;  // another replica could take over only after this
+  options.renewDeadline = 2s;
+  options.retryPeriod = 500ms;
+  LeaderElector elector(transport, options);
+  Seen seen;
+  std::atomic<bool> returned{false};
+  std::jthread runner([&](std::stop_token stop) {
+    elector.run(stop, seen.callbacks());
+    returned = true;
+  });
+  const auto waitFor = [](const std::function<bool()>& done, std::chrono::seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (!done() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(5ms);
+    }
+    return done();
+  };
+  ASSERT_TRUE(waitFor([&] { return seen.started == 1; }, 30s));
+  const std::size_t before = transport.requestCount();
+  transport.hang(true);
+  const auto hung = std::chrono::steady_clock::now();
+  ASSERT_TRUE(waitFor([&] { return seen.stopped == 1; }, 40s));
+  // The renew deadline (2 s) and a generous margin, well inside the lease duration; the old
+  // behaviour never got here.
+  EXPECT_LT(std::chrono::steady_clock::now() - hung, 20s);
+  EXPECT_FALSE(elector.isLeader());
+  ASSERT_TRUE(waitFor([&] { return returned.load(); }, 50s));
+  EXPECT_EQ(seen.stopped, 1);
+  EXPECT_EQ(seen.started, 1);
+  const std::vector<Request> requests = transport.requests();
+  ASSERT_GT(requests.size(), before);
+  for (std::size_t i = before; i < requests.size(); ++i) {
+    EXPECT_GT(requests[i].timeout, 0ms) << requests[i].path;
+    EXPECT_LE(requests[i].timeout, 2000ms) << requests[i].path;
+  }
+  EXPECT_EQ(transport.hangingNow(), 0u);
+  transport.hang(false);
 }
 
 }  // namespace

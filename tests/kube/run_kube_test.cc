@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -301,6 +302,102 @@ TEST_F(RunKubeTest, ALeaderThatCannotRenewStopsAtOnceWithExitCode1) {
   server_->failNext("PUT /apis/coordination.k8s.io/", 500, 1000000);
   EXPECT_EQ(run->waitExit(30s), 1) << run->err();
   EXPECT_NE(run->err().find("leaderelection lost"), std::string::npos) << run->err();
+}
+
+// The API server stops answering Lease requests while every other request still works. The
+// leader's renew used to wait 30 s (the request timeout) on a request that never returned and
+// keep binding meanwhile, while another replica took the expired Lease: two schedulers at
+// once. Each try now runs under the renew deadline and a watchdog ends the leadership at the
+// deadline itself: the process stops before the Lease could expire for anyone else.
+TEST_F(RunKubeTest, ALeaderWhoseLeaseRequestsHangStopsBeforeTheLeaseCouldExpire) {
+  server_->create("nodes", nodeJson("node-0", "8"));
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(
+      args(kubeconfig, {"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=2s",
+                        "--leader-elect-retry-period=500ms"}));
+  createPods(0, 3);
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 3; }, kDeadline)) << run->err();
+  server_->stall("GET /apis/coordination.k8s.io/");
+  server_->stall("PUT /apis/coordination.k8s.io/");
+  const auto stalled = std::chrono::steady_clock::now();
+  EXPECT_EQ(run->waitExit(30s), 1) << run->err();
+  // At most the renew deadline after the last renew, which came before the stall; the bound
+  // that matters is the lease duration, after which another replica may take the Lease.
+  EXPECT_LT(std::chrono::steady_clock::now() - stalled, 6s) << run->err();
+  EXPECT_NE(run->err().find("could not renew it within 2000 ms"), std::string::npos) << run->err();
+  EXPECT_NE(run->err().find("leaderelection lost"), std::string::npos) << run->err();
+  expectSound();
+}
+
+// SIGTERM while the API server accepts connections but answers nothing: every step of the stop
+// is bounded and the requests still waiting are cancelled, so the process ends well inside the
+// grace the unit and the Deployment give it (45 s), with the default --shutdown-grace-seconds.
+TEST_F(RunKubeTest, SigtermWithAnApiServerThatAnswersNothingEndsWithinTheGrace) {
+  server_->create("nodes", nodeJson("node-0", "8"));
+  createPods(0, 3);
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(args(kubeconfig, {}));  // leader election on, its defaults
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 3; }, kDeadline)) << run->err();
+  server_->stall("");
+  createPods(3, 6);  // their binds and status patches will wait on the silent server
+  std::this_thread::sleep_for(500ms);
+  run->signal(SIGTERM);
+  const auto signalled = std::chrono::steady_clock::now();
+  const std::optional<int> code = run->waitExit(60s);
+  ASSERT_TRUE(code.has_value()) << run->err();
+  // The stop takes at most --shutdown-grace-seconds (30 s); the unit and the Deployment allow
+  // 45 s. Exit code 0: every step ended in its time, nothing was cut short by the last resort.
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled, 35s) << run->err();
+  EXPECT_EQ(*code, 0) << run->err();
+  EXPECT_EQ(run->err().find("not done 30 s after the signal"), std::string::npos) << run->err();
+}
+
+// The same with a server that is gone (connections refused): nothing waits at all.
+TEST_F(RunKubeTest, SigtermWithAnApiServerThatIsGoneEndsPromptly) {
+  server_->create("nodes", nodeJson("node-0", "8"));
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(args(kubeconfig, {}));
+  createPods(0, 3);
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 3; }, kDeadline)) << run->err();
+  server_->stop();
+  run->signal(SIGTERM);
+  const auto signalled = std::chrono::steady_clock::now();
+  const std::optional<int> code = run->waitExit(60s);
+  ASSERT_TRUE(code.has_value()) << run->err();
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled, 30s) << run->err();
+}
+
+// A standby replica (never led) stopped by SIGTERM: its summary counts from its start, never a
+// negative time.
+TEST_F(RunKubeTest, AStandbysSummaryNeverShowsANegativeTime) {
+  server_->create("nodes", nodeJson("node-0", "8"));
+  TempDir a, b;
+  auto kubeA = writeKubeconfig(a.path(), server_->url(), tls_, {false, "token-a", "", false});
+  auto kubeB = writeKubeconfig(b.path(), server_->url(), tls_, {false, "token-b", "", false});
+  auto runA = start(args(kubeA, {}), "a");
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto lease = server_->get("leases", "kube-system", "schedhost");
+        return lease && !stringAt(*lease, {"spec", "holderIdentity"}).empty();
+      },
+      kDeadline))
+      << runA->err();
+  auto runB = start(args(kubeB, {}), "b");
+  ASSERT_TRUE(eventually([&] { return runB->err().find("waiting to lead") != std::string::npos; },
+                         kDeadline))
+      << runB->err();
+  std::this_thread::sleep_for(1s);
+  runB->signal(SIGTERM);
+  EXPECT_EQ(runB->waitExit(30s), 0) << runB->err();
+  const std::string err = runB->err();
+  const auto summary = err.find("scheduled 0, unschedulable 0, failed 0, pending ");
+  ASSERT_NE(summary, std::string::npos) << err;
+  const auto in = err.find(" in ", summary);
+  ASSERT_NE(in, std::string::npos) << err;
+  EXPECT_NE(err[in + 4], '-') << err.substr(summary, 120);
+  EXPECT_GE(std::stod(err.substr(in + 4)), 0.5) << err.substr(summary, 120);
+  runA->signal(SIGTERM);
+  EXPECT_EQ(runA->waitExit(30s), 0) << runA->err();
 }
 
 TEST_F(RunKubeTest, SigtermFinishesAndReleasesTheLease) {

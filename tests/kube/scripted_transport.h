@@ -10,7 +10,9 @@
 //                      JSON merge patch (RFC 7386) 200/404, DELETE 200/404.
 //   ScriptedTransport  one client's view of a ScriptedApi: records every request; scripted
 //                      answers (queued, or for every request) replace the API's; a hook runs
-//                      before each request (to change the API meanwhile, or to block).
+//                      before each request (to change the API meanwhile, or to block);
+//                      hang() makes requests wait unanswered until their timeout or stop, as
+//                      a server that accepts them and never answers.
 //                      Several transports may share one API (two electors, one partitioned).
 //   FakeClock          now() only moves with advance(); sleepFor() blocks until the clock
 //                      passes its deadline or stop is requested. waitIdle(n) waits until n
@@ -27,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -200,7 +203,21 @@ class ScriptedTransport : public kube::Transport {
     if (hook) {
       hook(request);
     }
+    if (std::optional<kube::Response> ended = waitWhileHanging(request)) {
+      return *ended;
+    }
     return scripted ? *scripted : api_.handle(request);
+  }
+
+  // While set, requests are recorded and then get no answer: each waits, as HttpsTransport
+  // does, until its Request::timeout passes (real time; 0: until hang(false)) or its
+  // Request::stop is requested, and ends with status 0 and the error HttpsTransport gives.
+  void hang(bool hanging) {
+    {
+      std::lock_guard lock(mutex_);
+      hanging_ = hanging;
+    }
+    changed_.notify_all();
   }
 
   kube::Response stream(const kube::Request& /*request*/, const kube::BodySink& /*sink*/,
@@ -226,6 +243,12 @@ class ScriptedTransport : public kube::Transport {
     beforeRequest_ = std::move(hook);
   }
 
+  // How many requests are waiting in hang() now.
+  std::size_t hangingNow() const {
+    std::lock_guard lock(mutex_);
+    return hangingNow_;
+  }
+
   std::vector<kube::Request> requests() const {
     std::lock_guard lock(mutex_);
     return requests_;
@@ -242,9 +265,48 @@ class ScriptedTransport : public kube::Transport {
   }
 
  private:
+  std::optional<kube::Response> waitWhileHanging(const kube::Request& request) {
+    const auto until = request.timeout.count() > 0
+                           ? std::chrono::steady_clock::now() + request.timeout
+                           : std::chrono::steady_clock::time_point::max();
+    {
+      std::lock_guard lock(mutex_);
+      if (!hanging_) {
+        return std::nullopt;
+      }
+    }
+    // Before the lock: a token already stopped runs the callback here, at once.
+    std::stop_callback wake(request.stop, [this] {
+      std::lock_guard wakeLock(mutex_);
+      changed_.notify_all();
+    });
+    std::unique_lock lock(mutex_);
+    ++hangingNow_;
+    std::optional<kube::Response> ended;
+    while (!ended && hanging_) {
+      if (request.stop.stop_requested()) {
+        ended = kube::Response{0, "", server() + ": cancelled"};
+        ended->cancelled = true;
+      } else if (std::chrono::steady_clock::now() >= until) {
+        ended = kube::Response{
+            0, "",
+            server() + ": timed out after " + std::to_string(request.timeout.count()) + " ms"};
+      } else if (until == std::chrono::steady_clock::time_point::max()) {
+        changed_.wait(lock);
+      } else {
+        changed_.wait_until(lock, until);
+      }
+    }
+    --hangingNow_;
+    changed_.notify_all();
+    return ended;
+  }
+
   ScriptedApi& api_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;
+  bool hanging_ = false;
+  std::size_t hangingNow_ = 0;
   std::vector<kube::Request> requests_;
   std::deque<kube::Response> queued_;
   std::optional<kube::Response> always_;

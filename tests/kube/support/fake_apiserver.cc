@@ -324,6 +324,10 @@ struct FakeApiServer::Impl {
   mutable std::mutex metaMu;
   std::unordered_set<std::string> tokens;
   std::vector<FailRule> failRules;
+  // Requests whose "METHOD target" starts with one of these are read and never answered; their
+  // sessions are held here until the server stops.
+  std::vector<std::string> stallPrefixes;
+  std::vector<std::shared_ptr<void>> stalled;
   std::vector<Recorded> recorded;
   std::chrono::milliseconds bindDelay{0};
 
@@ -1209,6 +1213,17 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void onRead(const ErrorCode& ec) {
     if (ec) return close();
     request_ = parser_->release();
+    {
+      const std::string key =
+          std::string(http::to_string(request_.method())) + " " + std::string(request_.target());
+      std::lock_guard lock(impl_->metaMu);
+      for (const std::string& prefix : impl_->stallPrefixes) {
+        if (key.rfind(prefix, 0) == 0) {
+          impl_->stalled.push_back(this->shared_from_this());  // no answer, ever
+          return;
+        }
+      }
+    }
     std::chrono::milliseconds delay{0};
     if (impl_->isBinding(request_)) {
       std::lock_guard lock(impl_->metaMu);
@@ -1529,6 +1544,8 @@ void FakeApiServer::stop() {
   }
   for (auto& thread : impl.threads) thread.join();
   impl.threads.clear();
+  std::lock_guard lock(impl.metaMu);
+  impl.stalled.clear();  // the sessions hold the server: no cycle left behind
 }
 
 boost::json::object FakeApiServer::create(const std::string& resource, boost::json::object object) {
@@ -1621,6 +1638,11 @@ void FakeApiServer::failNext(std::string methodAndPathPrefix, int status, int co
   if (count <= 0) return;
   std::lock_guard lock(impl_->metaMu);
   impl_->failRules.push_back({std::move(methodAndPathPrefix), status, count, retryAfterSeconds});
+}
+
+void FakeApiServer::stall(std::string methodAndPathPrefix) {
+  std::lock_guard lock(impl_->metaMu);
+  impl_->stallPrefixes.push_back(std::move(methodAndPathPrefix));
 }
 
 void FakeApiServer::setTokens(std::vector<std::string> tokens) {

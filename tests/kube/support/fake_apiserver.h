@@ -106,6 +106,10 @@ class FakeApiServer {
   // (e.g. "POST /api/v1/namespaces/") are answered `status` with a Status body (and
   // Retry-After when retryAfterSeconds > 0), after authentication.
   void failNext(std::string methodAndPathPrefix, int status, int count, int retryAfterSeconds = 0);
+  // From now on, requests whose "METHOD path?query" starts with `methodAndPathPrefix` ("" for
+  // all) are read and never answered: the connection stays open and silent, as a server that
+  // hangs. Watches already open go on.
+  void stall(std::string methodAndPathPrefix);
   void setTokens(std::vector<std::string> tokens);
   void setBindDelay(std::chrono::milliseconds delay);  // each binding waits this long first
 
