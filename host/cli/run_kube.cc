@@ -12,7 +12,8 @@
 // `shutdownGraceSeconds` (default 30, inside the unit's TimeoutStopSec and the Deployment's
 // terminationGracePeriodSeconds of 45), however the API server behaves: binding cycles get
 // half of the grace less 10 s twice (before and after the pods waiting on Permit are
-// rejected), the writes and events 2.5 s each, the Lease's release 2 s a request;
+// rejected), but binds and deletes still waiting on the API server are cancelled 5 s after
+// the signal; the writes and events 2.5 s each, the Lease's release 2 s for both requests;
 // 3 s before the end every request still in flight is cancelled, and at the end the process
 // exits (code 1, saying so) whatever is left. Losing the Lease stops at once with exit code 1,
 // as kube-scheduler does: another replica may schedule by then (leader_elector.h: the renew
@@ -22,6 +23,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -98,15 +100,30 @@ std::optional<KubeSettings> kubeSettings(const RunArgs& args, const config::Host
   return s;
 }
 
-// Runs from the stop signal on: 3 s before `grace` is over (half of it when shorter), every
+// How long after the stop signal the binds and deletes still waiting on the API server are
+// cancelled: 5 s, or a quarter of the grace when shorter. A bind to a server that answers
+// takes milliseconds; one that does not answer would otherwise hold its binding cycle (and
+// the stop) for the whole request timeout. kube-scheduler cancels them at once.
+std::chrono::milliseconds bindCancelDelay(std::chrono::seconds grace) {
+  return std::min<std::chrono::milliseconds>(std::chrono::seconds(5),
+                                             std::chrono::milliseconds(grace) / 4);
+}
+
+// Runs from the stop signal on: after bindCancelDelay(grace) the binds and deletes in flight
+// are cancelled (`cancelBinds`); 3 s before `grace` is over (half of it when shorter), every
 // request still in flight is cancelled; when it is over, the process exits with code 1. `done`
 // ends the watch: the stop finished in time.
-void watchTheStop(kube::HttpsTransport& transport, std::chrono::seconds grace,
-                  const std::stop_token& done) {
+void watchTheStop(kube::HttpsTransport& transport, const std::function<void()>& cancelBinds,
+                  std::chrono::seconds grace, const std::stop_token& done) {
   std::mutex waitMu;
   std::condition_variable_any wake;
   std::unique_lock<std::mutex> lock(waitMu);
   const auto start = std::chrono::steady_clock::now();
+  wake.wait_until(lock, done, start + bindCancelDelay(grace), [] { return false; });
+  if (done.stop_requested()) {
+    return;
+  }
+  cancelBinds();
   const auto cancelAt =
       start + grace - std::min<std::chrono::seconds>(grace / 2, std::chrono::seconds(3));
   wake.wait_until(lock, done, cancelAt, [] { return false; });
@@ -207,8 +224,10 @@ int runKube(const RunArgs& args) {
     }
     std::lock_guard<std::mutex> lock(mu);
     if (!stopWatch.joinable()) {
-      stopWatch = std::jthread(
-          [&transport, grace](std::stop_token done) { watchTheStop(*transport, grace, done); });
+      stopWatch = std::jthread([&transport, &cluster, grace](std::stop_token done) {
+        watchTheStop(
+            *transport, [&cluster] { cluster.cancelBinds(); }, grace, done);
+      });
     }
   });
   // The scheduler waits this for binding cycles, then rejects the pods waiting on Permit and

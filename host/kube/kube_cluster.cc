@@ -438,6 +438,8 @@ std::size_t KubeCluster::pending() const {
   return queue_.size();
 }
 
+void KubeCluster::cancelBinds() { stopBinds_.request_stop(); }
+
 void KubeCluster::stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stopped_ = true;
@@ -456,6 +458,7 @@ Status KubeCluster::bind(const model::Pod& pod, std::string_view nodeName) {
   request.method = Method::kPost;
   request.path = podPath(pod.namespaceName(), pod.name()) + "/binding";
   request.body = bindingBody(pod, nodeName);
+  request.stop = stopBinds_.get_token();
   Response response = sendWrite(request);
   const std::string key = podKeyOf(pod);
   if (response.ok()) {
@@ -487,6 +490,7 @@ Status KubeCluster::deletePod(const model::Pod& pod, std::string_view reason) {
   request.method = Method::kDelete;
   request.path = podPath(pod.namespaceName(), pod.name());
   request.body = deleteOptionsBody(pod);
+  request.stop = stopBinds_.get_token();
   Response response = sendWrite(request);
   std::lock_guard<std::mutex> lock(mu_);
   if (!response.ok()) {

@@ -111,6 +111,10 @@ class KubeCluster final : public connectors::Connector, private ReflectorSink {
   void activate();
   // Waits up to `timeout` for the status writers to send what is queued.
   void flushWrites(std::chrono::milliseconds timeout);
+  // Cancels the binds and deletes in flight (Request::stop) and fails every later one at once,
+  // without retries: for a stop that must not wait on an API server that does not answer.
+  // Status patches and events are not affected (flushWrites). Thread-safe; cannot be undone.
+  void cancelBinds();
 
   // Connector.
   std::optional<connectors::ClusterChange> next(std::chrono::milliseconds timeout) override;
@@ -207,6 +211,7 @@ class KubeCluster final : public connectors::Connector, private ReflectorSink {
   int writesInFlight_ = 0;
   std::vector<std::jthread> writers_;
   std::stop_source stopWrites_;
+  std::stop_source stopBinds_;  // binds and deletes carry its token (cancelBinds)
 };
 
 }  // namespace sh::kube

@@ -146,6 +146,14 @@ bool findEntry(const std::vector<KubeconfigFile>& files, const char* list, const
   return true;
 }
 
+constexpr const char* kNoCertificate = "no PEM \"-----BEGIN CERTIFICATE-----\" block";
+
+// A certificate-authority file must hold a certificate: one that does not is an error, never
+// "no CA" and the system trust store.
+bool holdsCertificate(const std::string& pem) {
+  return pem.find("-----BEGIN CERTIFICATE-----") != std::string::npos;
+}
+
 // Reads PEM text from `<field>-data` (base64) or `<field>` (a file path); data wins.
 bool pemField(const Entry& entry, const std::string& where, const char* field, std::string& out,
               std::string& error) {
@@ -177,6 +185,10 @@ bool pemField(const Entry& entry, const std::string& where, const char* field, s
     // become "no CA", the system trust store.
     if (trim(out).empty()) {
       error = prefix + field + ": " + file + " is empty";
+      return false;
+    }
+    if (std::string_view(field) == "certificate-authority" && !holdsCertificate(out)) {
+      error = prefix + field + ": " + file + " holds no certificate (" + kNoCertificate + ")";
       return false;
     }
   }
@@ -218,6 +230,9 @@ std::optional<RestConfig> inClusterConfig(const RestConfigOptions& options, cons
     return std::nullopt;
   } else if (trim(ca).empty()) {
     error = "in-cluster config: " + caFile + " is empty";
+    return std::nullopt;
+  } else if (!holdsCertificate(ca)) {
+    error = "in-cluster config: " + caFile + " holds no certificate (" + kNoCertificate + ")";
     return std::nullopt;
   } else {
     config.caPem = ca;

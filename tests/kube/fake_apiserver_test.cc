@@ -18,12 +18,15 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/json.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "host/kube/https_transport.h"
+#include "host/kube/leader_elector.h"
 #include "tests/kube/support/fake_apiserver_json.h"
 #include "tests/kube/support/test_certs.h"
 
@@ -675,6 +678,78 @@ TEST_F(FakeApiServerTest, LeasesUseOptimisticConcurrency) {
   EXPECT_EQ(stringAt(stale.json(), {"message"}),
             "Operation cannot be fulfilled on leases.coordination.k8s.io \"sched\": the object "
             "has been modified; please apply your changes to the latest version and try again");
+}
+
+// The API server stops answering Lease requests (it reads them and never answers) while every
+// other request still works. The leader's renew used to wait the transport's request timeout
+// (30 s) and lead meanwhile, past the point where another replica may take the Lease. Each try
+// now runs under the renew deadline, and leadership ends at the deadline itself: lost within
+// renewDeadline and a margin, long before the Lease could expire for anyone else.
+TEST_F(FakeApiServerTest, ALeaderWhoseLeaseRequestsGetNoAnswerLosesWithinTheRenewDeadline) {
+  using namespace std::chrono_literals;
+  startServer();
+  kube::HttpsTransport::Options to;
+  to.config.server = server_->url();
+  to.config.caPem = material().caCert;
+  to.config.token = "good-token";
+  to.qps = 0;
+  std::string error;
+  std::unique_ptr<kube::HttpsTransport> transport = kube::HttpsTransport::create(to, error);
+  ASSERT_TRUE(transport) << error;
+  kube::LeaderElector::Options eo;
+  eo.identity = "replica-a";
+  eo.leaseDuration = 60s;  // another replica could take the Lease only this long after a renew
+  eo.renewDeadline = 2s;
+  eo.retryPeriod = 500ms;
+  kube::LeaderElector elector(*transport, eo);
+  std::atomic<int> started{0};
+  std::atomic<int> stopped{0};
+  std::atomic<std::chrono::steady_clock::rep> stoppedAt{0};
+  std::atomic<bool> returned{false};
+  kube::LeaderElector::Callbacks callbacks;
+  callbacks.onStartedLeading = [&] { ++started; };
+  callbacks.onStoppedLeading = [&] {
+    stoppedAt = std::chrono::steady_clock::now().time_since_epoch().count();
+    ++stopped;
+  };
+  std::jthread runner([&](std::stop_token stop) {
+    elector.run(stop, callbacks);
+    returned = true;
+  });
+  const auto waitLong = [](const std::function<bool()>& done) {
+    const auto until = std::chrono::steady_clock::now() + 40s;
+    while (!done() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(5ms);
+    }
+    return done();
+  };
+  ASSERT_TRUE(waitLong([&] { return started == 1; }));
+  ASSERT_TRUE(waitLong([&] {
+    auto lease = server_->get("leases", "kube-system", "schedhost");
+    return lease && stringAt(*lease, {"spec", "holderIdentity"}) == "replica-a";
+  }));
+
+  server_->stall("GET /apis/coordination.k8s.io/");
+  server_->stall("PUT /apis/coordination.k8s.io/");
+  const auto stalled = std::chrono::steady_clock::now();
+  // Everything else is still answered.
+  EXPECT_EQ(transport->get("/api/v1/namespaces/default/pods").status, 200);
+  ASSERT_TRUE(waitLong([&] { return stopped == 1; }));
+  const auto lostAfter =
+      std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(stoppedAt.load())) -
+      stalled;
+  // renewDeadline (2 s) after the last renew, which came before the stall, and a generous margin
+  // for a loaded machine: far below the 30 s the renew used to wait, and the lease duration.
+  EXPECT_LT(lostAfter, 12s);
+  EXPECT_FALSE(elector.isLeader());
+  EXPECT_EQ(started, 1);
+  // run() returns by itself: the renew that got no answer ended with its try's deadline.
+  ASSERT_TRUE(waitLong([&] { return returned.load(); }));
+  EXPECT_EQ(stopped, 1);
+  // The Lease is as the last renew left it: held, not released (release needs the server).
+  auto lease = server_->get("leases", "kube-system", "schedhost");
+  ASSERT_TRUE(lease);
+  EXPECT_EQ(stringAt(*lease, {"spec", "holderIdentity"}), "replica-a");
 }
 
 TEST_F(FakeApiServerTest, EventsAreCreatedAndPatched) {

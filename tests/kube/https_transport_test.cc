@@ -462,6 +462,68 @@ TEST(HttpsTransportTest, AnswersLargerThanTheLimitAreErrorsNamingTheRequest) {
   }
 }
 
+// An error answer's body is bounded tighter (limits::kMaxErrorBodyBytes, 1 MiB): one that
+// declares more is refused at its header, one that streams more is cut there; a watch keeps
+// the first 1 MiB of an endless error answer and reads no more.
+TEST(HttpsTransportTest, ErrorAnswersLargerThanTheirLimitAreErrorsNamingTheRequest) {
+  {
+    RawServer server(
+        "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\n"
+        "Content-Length: 5000000\r\n\r\nboom");
+    const Response response = makeTransport(plainOptions(server.url()))->get("/api/v1/nodes");
+    EXPECT_EQ(response.status, 0);
+    EXPECT_EQ(response.error, server.url() +
+                                  ": GET /api/v1/nodes: the answer (500) has an error body larger "
+                                  "than the limit of 1 MiB");
+  }
+  const std::string chunk = "10000\r\n" + std::string(1 << 16, 'e') + "\r\n";
+  const std::string head =
+      "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n";
+  {
+    RawServer server(head, chunk);
+    Request request;
+    request.method = Method::kPatch;
+    request.path = "/api/v1/namespaces/default/pods/p/status";
+    request.body = "{}";
+    const Response response = makeTransport(plainOptions(server.url()))->send(request);
+    EXPECT_EQ(response.status, 0);
+    EXPECT_EQ(response.error, server.url() +
+                                  ": PATCH /api/v1/namespaces/default/pods/p/status: the answer "
+                                  "(500) has an error body larger than the limit of 1 MiB");
+  }
+  {
+    RawServer server(head, chunk);
+    Request request;
+    request.path = "/api/v1/pods?watch=true";
+    bool sinkCalled = false;
+    const Response response = makeTransport(plainOptions(server.url()))
+                                  ->stream(
+                                      request,
+                                      [&](std::string_view) {
+                                        sinkCalled = true;
+                                        return true;
+                                      },
+                                      std::stop_token());
+    EXPECT_EQ(response.status, 500);
+    EXPECT_EQ(response.body.size(), std::size_t{1} << 20);
+    EXPECT_FALSE(sinkCalled);
+  }
+  {
+    // A 200 streamed past a smaller configured bound is cut there too (the default is 256 MiB).
+    RawServer server(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+        chunk);
+    auto options = plainOptions(server.url());
+    options.maxResponseBytes = std::size_t{4} << 20;
+    const Response response = makeTransport(options)->get("/api/v1/pods?limit=500");
+    EXPECT_EQ(response.status, 0);
+    EXPECT_EQ(response.error, server.url() +
+                                  ": GET /api/v1/pods?limit=500: the answer is larger than the "
+                                  "limit of 4 MiB");
+  }
+}
+
 // A redirect is not followed; the message says where it pointed.
 TEST(HttpsTransportTest, ARedirectNamesWhereItPointed) {
   RawServer server(

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -157,7 +159,7 @@ TEST_F(RestConfigTest, ContextFlagOverridesCurrentContext) {
 }
 
 TEST_F(RestConfigTest, FilePathsAreRelativeToTheirKubeconfig) {
-  dir_.write("k/ca.crt", "CA FILE");
+  dir_.write("k/ca.crt", "-----BEGIN CERTIFICATE-----\nCA FILE\n-----END CERTIFICATE-----\n");
   dir_.write("k/certs/admin.crt", "CERT FILE");
   dir_.write("admin.key", "KEY FILE");
   dir_.write("k/token", "  file-token\n");
@@ -177,7 +179,7 @@ contexts:
   opts.kubeconfig = path;
   auto config = load(opts);
   ASSERT_TRUE(config) << error_;
-  EXPECT_EQ(config->caPem, "CA FILE");
+  EXPECT_EQ(config->caPem, "-----BEGIN CERTIFICATE-----\nCA FILE\n-----END CERTIFICATE-----\n");
   EXPECT_EQ(config->clientCertPem, "CERT FILE");
   EXPECT_EQ(config->clientKeyPem, "KEY FILE");
   EXPECT_EQ(config->tokenFile, dir_.path() + "/k/token");
@@ -286,9 +288,12 @@ contexts: [{name: x, context: {cluster: c}}]
   EXPECT_EQ(config->source, home_.path() + "/.kube/config");
 }
 
+constexpr const char* kClusterCa =
+    "-----BEGIN CERTIFICATE-----\nCLUSTER CA\n-----END CERTIFICATE-----\n";
+
 TEST_F(RestConfigTest, InClusterConfig) {
   dir_.write("sa/token", "sa-token\n");
-  dir_.write("sa/ca.crt", "CLUSTER CA");
+  dir_.write("sa/ca.crt", kClusterCa);
   dir_.write("sa/namespace", "kube-system\n");
   env_["KUBERNETES_SERVICE_HOST"] = "10.96.0.1";
   env_["KUBERNETES_SERVICE_PORT"] = "443";
@@ -299,7 +304,7 @@ TEST_F(RestConfigTest, InClusterConfig) {
   EXPECT_EQ(config->source, "in-cluster");
   EXPECT_EQ(config->token, "sa-token");
   EXPECT_EQ(config->tokenFile, dir_.path() + "/sa/token");
-  EXPECT_EQ(config->caPem, "CLUSTER CA");
+  EXPECT_EQ(config->caPem, kClusterCa);
   EXPECT_EQ(config->namespaceName, "kube-system");
 }
 
@@ -436,6 +441,133 @@ users:
       EXPECT_EQ(error, expected);
     }
   }
+}
+
+// Every file a kubeconfig names is read without blocking, regular files only, bounded; a
+// certificate-authority file that cannot serve as one is an error naming it, never a silent
+// fallback to the system trust store.
+TEST_F(RestConfigTest, ACertificateAuthorityFileThatCannotServeIsAnErrorNamingIt) {
+  const std::string config = dir_.write("ca/config", R"(
+current-context: c
+clusters: [{name: c, cluster: {server: "https://h:1", certificate-authority: ca.pem}}]
+contexts: [{name: c, context: {cluster: c}}]
+)");
+  const std::string ca = dir_.path() + "/ca/ca.pem";
+  const std::string prefix = "kubeconfig " + config + ": clusters[c].certificate-authority: ";
+  auto opts = options();
+  opts.kubeconfig = config;
+
+  dir_.write("ca/ca.pem", "");
+  EXPECT_EQ(loadError(opts), prefix + ca + " is empty");
+  dir_.write("ca/ca.pem", "  \n");
+  EXPECT_EQ(loadError(opts), prefix + ca + " is empty");
+  dir_.write("ca/ca.pem", "not a certificate\n");
+  EXPECT_EQ(loadError(opts), prefix + ca +
+                                 " holds no certificate (no PEM \"-----BEGIN CERTIFICATE-----\" "
+                                 "block)");
+  fs::remove(ca);
+  fs::create_directory(ca);
+  EXPECT_EQ(loadError(opts), prefix + "cannot read " + ca + ": not a regular file (a directory)");
+  fs::remove(ca);
+  ASSERT_EQ(::mkfifo(ca.c_str(), 0600), 0);  // no writer: opening it must not wait
+  EXPECT_EQ(loadError(opts), prefix + "cannot read " + ca + ": not a regular file (a FIFO)");
+  fs::remove(ca);
+  {
+    std::ofstream(ca) << "x";
+    fs::resize_file(ca, (std::size_t{4} << 20) + 1);  // sparse: costs nothing
+  }
+  EXPECT_EQ(loadError(opts),
+            prefix + "cannot read " + ca + ": larger than the limit of 4 MiB (4194305 bytes)");
+  fs::remove(ca);
+  if (::geteuid() != 0) {  // root reads every file
+    dir_.write("ca/ca.pem", "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n");
+    fs::permissions(ca, fs::perms::none);
+    EXPECT_EQ(loadError(opts), prefix + "cannot read " + ca + ": Permission denied");
+  }
+}
+
+TEST_F(RestConfigTest, AnInClusterCaFileThatCannotServeIsAnErrorNamingIt) {
+  dir_.write("sa/token", "t");
+  env_["KUBERNETES_SERVICE_HOST"] = "10.96.0.1";
+  env_["KUBERNETES_SERVICE_PORT"] = "443";
+  const std::string ca = dir_.path() + "/sa/ca.crt";
+  dir_.write("sa/ca.crt", "");
+  EXPECT_EQ(loadError(options()), "in-cluster config: " + ca + " is empty");
+  dir_.write("sa/ca.crt", "garbage");
+  EXPECT_EQ(loadError(options()),
+            "in-cluster config: " + ca +
+                " holds no certificate (no PEM \"-----BEGIN CERTIFICATE-----\" block)");
+  fs::remove(ca);
+  ASSERT_EQ(::mkfifo(ca.c_str(), 0600), 0);
+  EXPECT_EQ(loadError(options()),
+            "in-cluster config: cannot read " + ca + ": not a regular file (a FIFO)");
+  fs::remove(ca);
+  fs::create_directory(ca);
+  EXPECT_EQ(loadError(options()),
+            "in-cluster config: cannot read " + ca + ": not a regular file (a directory)");
+}
+
+// A token with a control character would end the Authorization header and inject what follows
+// as headers of its own: refused at load, naming where it came from, never echoing it.
+TEST_F(RestConfigTest, ATokenWithAControlCharacterIsRefused) {
+  const std::string base = R"(
+current-context: c
+clusters: [{name: c, cluster: {server: "https://h:1", insecure-skip-tls-verify: true}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+users:
+- name: u
+  user: )";
+  auto opts = options();
+  opts.kubeconfig = dir_.write("t/config", base + R"({token: "abc\r\nX-Injected: yes"})" + "\n");
+  EXPECT_EQ(loadError(opts), "kubeconfig " + opts.kubeconfig +
+                                 ": users[u].token: the token holds a control character (CR at "
+                                 "offset 3); refused: it would end the Authorization header and "
+                                 "inject what follows");
+  const std::string tokenFile = dir_.write("t/token", "abc\nX-Injected: yes\n");
+  opts.kubeconfig = dir_.write("t/config", base + "{tokenFile: token}\n");
+  EXPECT_EQ(loadError(opts), "kubeconfig " + opts.kubeconfig +
+                                 ": users[u].tokenFile: " + tokenFile +
+                                 ": the token holds a control character (LF at offset 3); "
+                                 "refused: it would end the Authorization header and inject what "
+                                 "follows");
+  EXPECT_EQ(error_.find("Injected"), std::string::npos);
+
+  dir_.write("sa/token", std::string("sa\0token", 8));
+  env_["KUBERNETES_SERVICE_HOST"] = "10.96.0.1";
+  env_["KUBERNETES_SERVICE_PORT"] = "443";
+  EXPECT_EQ(loadError(options()), "in-cluster config: " + dir_.path() +
+                                      "/sa/token: the token holds a control character (byte "
+                                      "0x00 at offset 2); refused: it would end the "
+                                      "Authorization header and inject what follows");
+}
+
+// User information in the server URL is refused before anything is resolved or sent, and the
+// message never echoes it.
+TEST_F(RestConfigTest, UserInformationInTheServerUrlIsRefused) {
+  auto opts = options();
+  opts.kubeconfig = dir_.write("u/config", R"(
+current-context: c
+clusters: [{name: c, cluster: {server: "https://admin:s3cret@h:6443/"}}]
+contexts: [{name: c, context: {cluster: c}}]
+)");
+  EXPECT_EQ(loadError(opts), "kubeconfig " + opts.kubeconfig +
+                                 ": clusters[c].server: the URL holds user information "
+                                 "(user:password@host): not supported; credentials belong in the "
+                                 "user entry (token, tokenFile, client-certificate)");
+  EXPECT_EQ(error_.find("s3cret"), std::string::npos);
+}
+
+TEST_F(RestConfigTest, AKubeconfigThatIsNotARegularFileOrTooLargeIsRefused) {
+  auto opts = options();
+  opts.kubeconfig = dir_.path() + "/fifo";
+  ASSERT_EQ(::mkfifo(opts.kubeconfig.c_str(), 0600), 0);
+  EXPECT_EQ(loadError(opts),
+            "kubeconfig " + opts.kubeconfig + ": cannot read: not a regular file (a FIFO)");
+  opts.kubeconfig = dir_.write("big", "x");
+  fs::resize_file(opts.kubeconfig, (std::size_t{16} << 20) + 1);
+  EXPECT_EQ(loadError(opts), "kubeconfig " + opts.kubeconfig +
+                                 ": cannot read: larger than the limit of 16 MiB (16777217 "
+                                 "bytes)");
 }
 
 TEST_F(RestConfigTest, ExplicitKubeconfigMissing) {

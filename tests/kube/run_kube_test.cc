@@ -345,10 +345,15 @@ TEST_F(RunKubeTest, SigtermWithAnApiServerThatAnswersNothingEndsWithinTheGrace) 
   const auto signalled = std::chrono::steady_clock::now();
   const std::optional<int> code = run->waitExit(60s);
   ASSERT_TRUE(code.has_value()) << run->err();
-  // The stop takes at most --shutdown-grace-seconds (30 s); the unit and the Deployment allow
-  // 45 s. Exit code 0: every step ended in its time, nothing was cut short by the last resort.
-  EXPECT_LT(std::chrono::steady_clock::now() - signalled, 35s) << run->err();
+  // The binds waiting on the server are cancelled 5 s after the signal, then the writes and
+  // events get 2.5 s each and the Lease's release 2 s: about 12 s, well inside
+  // --shutdown-grace-seconds (30 s), Kubernetes' default terminationGracePeriodSeconds (30 s)
+  // and the unit's TimeoutStopSec (45 s); a generous margin for a loaded machine. Exit code 0:
+  // every step ended in its time, nothing was cut short by the last resort.
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled, 22s) << run->err();
   EXPECT_EQ(*code, 0) << run->err();
+  // The binds that got no answer were cancelled, not waited on (the decision log says why).
+  EXPECT_NE(run->out().find("/binding: cancelled"), std::string::npos) << run->out();
   EXPECT_EQ(run->err().find("not done 30 s after the signal"), std::string::npos) << run->err();
 }
 
