@@ -14,6 +14,7 @@
 #include <tuple>
 #include <utility>
 
+#include "host/common/regular_file.h"
 #include "host/plugin/sha256.h"
 
 namespace sh::plugin {
@@ -57,26 +58,6 @@ std::map<ContentKey, std::string>& digests() {
   return *map;
 }
 
-// What a file that is not a regular file is, for the refusal.
-std::string fileKind(mode_t mode) {
-  if (S_ISDIR(mode)) {
-    return "a directory";
-  }
-  if (S_ISFIFO(mode)) {
-    return "a FIFO";
-  }
-  if (S_ISSOCK(mode)) {
-    return "a socket";
-  }
-  if (S_ISCHR(mode)) {
-    return "a character device";
-  }
-  if (S_ISBLK(mode)) {
-    return "a block device";
-  }
-  return "file type " + std::to_string(mode & S_IFMT);
-}
-
 }  // namespace
 
 std::string canonicalPluginPath(const std::string& path) {
@@ -115,7 +96,7 @@ PluginFile PluginFile::open(const std::string& path) {
     fail(file.path_, "cannot stat: " + std::string(std::strerror(errno)));
   }
   if (!S_ISREG(file.status_.st_mode)) {
-    fail(file.path_, "not a regular file (" + fileKind(file.status_.st_mode) + ")");
+    fail(file.path_, "not a regular file (" + fileKindName(file.status_.st_mode) + ")");
   }
   auto size = static_cast<std::uint64_t>(file.status_.st_size);
   if (size > kMaxSize) {
