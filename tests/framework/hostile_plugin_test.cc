@@ -193,6 +193,12 @@ TEST_F(HostilePluginTest, ACrashInFilterNamesThePluginAndThePoint) {
 // Several Filter workers in one crashing plugin fault at once: the report is said once, not
 // once per thread.
 TEST_F(HostilePluginTest, FaultsOnSeveralThreadsAreReportedOnce) {
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer takes SIGSEGV itself and hands it to the process's handler later; with
+  // several threads faulting at once the child spins in its runtime instead of dying. The
+  // ASan+UBSan and plain builds run this test.
+  GTEST_SKIP() << "several threads faulting at once are not run under ThreadSanitizer";
+#endif
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   auto inst = create("SegvFilter", "{}");
   auto fw = build(inst);
