@@ -99,6 +99,10 @@ KubeCluster::~KubeCluster() {
 }
 
 void KubeCluster::start() {
+  // spdlog builds its registry on first use; the reflectors' threads all log at once when a
+  // watch expires, so it is built here first, on one thread (libspdlog's own guard is not
+  // visible to ThreadSanitizer).
+  spdlog::default_logger_raw();
   for (const Resource& r : watchedResources()) {
     prepared_[std::string(r.kind)];
   }
