@@ -16,6 +16,7 @@
 #include <charconv>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -195,14 +196,20 @@ struct Cancel {
 };
 
 // Runs the connection's io_context until `done`, checking `cancel` every kStopPoll; when it
-// ends the operation, closes the socket, lets the handlers finish and says why.
-Ended runUntil(Connection& connection, const bool& done, const Cancel& cancel) {
+// ends the operation, aborts it (`abort`, else by closing the socket), lets the handlers finish
+// and says why.
+Ended runUntil(Connection& connection, const bool& done, const Cancel& cancel,
+               const std::function<void()>& abort = {}) {
   connection.ioc.restart();
   while (!done) {
     connection.ioc.run_for(kStopPoll);
     if (done) break;
     if (const Ended why = cancel.check(); why != Ended::kDone) {
-      connection.close();
+      if (abort) {
+        abort();
+      } else {
+        connection.close();
+      }
       connection.ioc.restart();
       connection.ioc.run();
       return why;
@@ -728,22 +735,14 @@ class HttpsTransport::Impl {
     if (!resolving.deadline || *resolving.deadline > resolveDeadline) {
       resolving.deadline = resolveDeadline;
     }
-    connection->ioc.restart();
-    while (!resolved) {
-      connection->ioc.run_for(kStopPoll);
-      if (resolved) break;
-      if (const Ended why = resolving.check(); why != Ended::kDone) {
-        resolver.cancel();
-        connection->ioc.restart();
-        connection->ioc.run();
-        if (why == Ended::kDeadline && cancel.check() == Ended::kDone) {
-          error = "resolve " + url_.host + ": timed out after " + formatDuration(connectTimeout);
-        } else {
-          stopped = true;
-        }
-        return nullptr;
+    if (const Ended why = runUntil(*connection, resolved, resolving, [&] { resolver.cancel(); });
+        why != Ended::kDone) {
+      if (why == Ended::kDeadline && cancel.check() == Ended::kDone) {
+        error = "resolve " + url_.host + ": timed out after " + formatDuration(connectTimeout);
+      } else {
+        stopped = true;
       }
-      connection->ioc.restart();
+      return nullptr;
     }
     if (ec) {
       error = "resolve " + url_.host + ": " + ec.message();
