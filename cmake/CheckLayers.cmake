@@ -4,10 +4,13 @@
 #   cmake -DROOT=<source tree> -DTABLE=<layer table> -P cmake/CheckLayers.cmake
 #
 # TABLE is the file schedhost_write_layer_table() writes at configure time from the
-# schedhost_host_layer() calls (cmake/SchedhostLayers.cmake): SCHEDHOST_LAYERS lists the folders
-# of host/, SCHEDHOST_LAYER_<folder> the folders it may include. The rules:
-#   - a file in host/<folder>/ includes "host/<other>/..." only if <other> is <folder> or one of
-#     its declared layers, and host/ holds no folder the table does not declare;
+# schedhost_host_layer() calls (cmake/SchedhostLayers.cmake): SCHEDHOST_LAYERS lists the layers,
+# SCHEDHOST_LAYER_<layer> the layers it may include, SCHEDHOST_LAYER_DIR_<layer> its folder
+# under host/ (connectors, connectors/kube). A file, and a header a file includes, belong to the
+# layer with the longest folder that holds them. The rules:
+#   - a file of layer L includes "host/..." only of L or of one of L's declared layers (a layer
+#     nested in another's folder is a layer of its own: neither includes the other undeclared),
+#     and host/ holds no top-level folder the table does not declare;
 #   - a file under plugins/ includes <schedhost/...>, standard and system headers, and headers of
 #     its own plugin folder only: no "host/..." (nor tests/, bench/, plugins/ paths).
 # Every violation is reported as <file>:<line>: <include>; the script fails if there is one.
@@ -52,10 +55,43 @@ macro(for_each_include file)
   list(REMOVE_DUPLICATES _paths)
 endmacro()
 
-# host/: each folder against its declared layers.
+# host/: each file against its layer's declared layers.
+# The layers by folder, longest folder first, so the first match is the innermost layer.
+set(layer_dirs)
+foreach(layer IN LISTS SCHEDHOST_LAYERS)
+  if(NOT DEFINED SCHEDHOST_LAYER_DIR_${layer})
+    set(SCHEDHOST_LAYER_DIR_${layer} ${layer})
+  endif()
+  string(LENGTH "${SCHEDHOST_LAYER_DIR_${layer}}" length)
+  math(EXPR key "1000 + ${length}")
+  list(APPEND layer_dirs "${key}|${SCHEDHOST_LAYER_DIR_${layer}}|${layer}")
+endforeach()
+list(SORT layer_dirs ORDER DESCENDING)
+
+# Sets `out` to the layer of host/... path `path`, or "" when no layer's folder holds it.
+function(layer_of path out)
+  foreach(entry IN LISTS layer_dirs)
+    string(REPLACE "|" ";" parts "${entry}")
+    list(GET parts 1 dir)
+    list(GET parts 2 layer)
+    string(LENGTH "host/${dir}/" prefix_length)
+    string(SUBSTRING "${path}" 0 ${prefix_length} prefix)
+    if(prefix STREQUAL "host/${dir}/")
+      set(${out} ${layer} PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${out} "" PARENT_SCOPE)
+endfunction()
+
+set(top_dirs)
+foreach(layer IN LISTS SCHEDHOST_LAYERS)
+  string(REGEX REPLACE "/.*" "" top "${SCHEDHOST_LAYER_DIR_${layer}}")
+  list(APPEND top_dirs ${top})
+endforeach()
 file(GLOB host_entries LIST_DIRECTORIES true RELATIVE ${ROOT}/host ${ROOT}/host/*)
 foreach(entry IN LISTS host_entries)
-  if(IS_DIRECTORY ${ROOT}/host/${entry} AND NOT entry IN_LIST SCHEDHOST_LAYERS)
+  if(IS_DIRECTORY ${ROOT}/host/${entry} AND NOT entry IN_LIST top_dirs)
     message(NOTICE "host/${entry}/: not a declared layer (add a schedhost_host_layer() call)")
     math(EXPR violations "${violations} + 1")
   endif()
@@ -65,22 +101,24 @@ file(GLOB_RECURSE host_files RELATIVE ${ROOT} ${ROOT}/host/*.h ${ROOT}/host/*.hp
      ${ROOT}/host/*.cpp ${ROOT}/host/*.c)
 list(SORT host_files)
 foreach(file IN LISTS host_files)
-  string(REGEX REPLACE "^host/([^/]+)/.*" "\\1" folder "${file}")
-  if(folder STREQUAL file)
+  layer_of(${file} layer)
+  if(NOT layer)
     continue()  # a file directly in host/
   endif()
-  set(allowed ${folder} ${SCHEDHOST_LAYER_${folder}})
-  list(JOIN SCHEDHOST_LAYER_${folder} ", " declared)
+  set(allowed ${layer} ${SCHEDHOST_LAYER_${layer}})
+  list(JOIN SCHEDHOST_LAYER_${layer} ", " declared)
   if(NOT declared)
     set(declared "none")
   endif()
   for_each_include(${file})
   foreach(path IN LISTS _paths)
     string(SUBSTRING "${path}" 1 -1 target)
-    if(target MATCHES "^host/([^/]+)/" AND NOT CMAKE_MATCH_1 IN_LIST allowed)
-      set(other ${CMAKE_MATCH_1})
-      report(${file} "${target}" "host/${folder} may not include host/${other} (declared: ${declared})")
-      math(EXPR violations "${violations} + 1")
+    if(target MATCHES "^host/")
+      layer_of(${target} other)
+      if(other AND NOT other IN_LIST allowed)
+        report(${file} "${target}" "layer ${layer} (host/${SCHEDHOST_LAYER_DIR_${layer}}) may not include layer ${other} (host/${SCHEDHOST_LAYER_DIR_${other}}) (declared: ${declared})")
+        math(EXPR violations "${violations} + 1")
+      endif()
     endif()
   endforeach()
 endforeach()

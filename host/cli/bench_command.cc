@@ -46,7 +46,7 @@ struct BenchRun {
   std::size_t bound = 0;
   double elapsed = 0;
   double plain = 0;  // measured pods / elapsed
-  connectors::LatencySummary latency;
+  cycle::LatencySummary latency;
   cycle::SchedulerStats stats;
   bool timedOut = false;
   int parallelism = 0;
@@ -122,8 +122,9 @@ std::optional<BenchRun> runOnce(const BenchArgs& args, const bench::Workload& wo
     return std::nullopt;
   }
   bench::BenchCluster cluster(workload);
-  const cycle::SchedulerOptions so =
+  cycle::SchedulerOptions so =
       schedulerOptions(args, first->set.host, withMetrics ? &metrics : nullptr);
+  so.objects = services.objectStore();
   BenchRun out;
   out.parallelism = so.parallelism;
   {
@@ -276,7 +277,8 @@ int runReloadCycles(const BenchArgs& args, const bench::Workload& workload) {
     return 1;
   }
   bench::BenchCluster cluster(workload);
-  const cycle::SchedulerOptions so = schedulerOptions(args, first->set.host, &metrics);
+  cycle::SchedulerOptions so = schedulerOptions(args, first->set.host, &metrics);
+  so.objects = services.objectStore();
   int status = 0;
   {
     cycle::Scheduler scheduler(first->set.frameworks, cluster, nullptr, so);

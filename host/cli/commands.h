@@ -63,6 +63,18 @@ int runRun(const RunArgs& args);
 // `run` against a Kubernetes API server (run_kube.cc).
 int runKube(const RunArgs& args);
 
+// `schedhost rbac`: the profiles as `run` loads them from `config` and `pluginDirs`; the Lease
+// as `run` names it, from the flags or the configuration's [leaderElection].
+struct RbacArgs {
+  std::string config;  // schedhost.toml; empty: the default profile
+  std::vector<std::string> pluginDirs;
+  std::optional<bool> leaderElect;        // --leader-elect
+  std::string leaseName, leaseNamespace;  // --leader-elect-resource-name, -namespace
+};
+// Prints the ServiceAccount, ClusterRole, Role and bindings (rbac_command.cc). 0, or 1 after
+// printing the configuration's errors.
+int runRbac(const RbacArgs& args);
+
 struct BenchArgs {
   std::string workload;
   std::string config;

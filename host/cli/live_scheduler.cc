@@ -63,7 +63,7 @@ struct LiveScheduler::State {
   std::function<void()> onStop;
   std::function<std::string()> readiness;
 
-  connectors::DecisionLog* log = nullptr;
+  cycle::DecisionLog* log = nullptr;
   std::unique_ptr<cycle::Scheduler> scheduler;
   std::atomic<reload::FileWatcher*> watching{nullptr};
   std::unique_ptr<reload::Reloader> reloader;
@@ -77,7 +77,7 @@ struct LiveScheduler::State {
 
   cycle::SchedulerStats stats;
   cycle::Scheduler::PendingOutcome outcome;
-  connectors::LatencySummary latency;
+  cycle::LatencySummary latency;
 
   ~State() { reload::SignalWatcher::restoreSignals(previousMask); }
 };
@@ -91,6 +91,8 @@ LiveScheduler::~LiveScheduler() {
     tearDown();
   }
 }
+
+metrics::Registry& LiveScheduler::metricsRegistry() { return state_->metrics.registry(); }
 
 bool LiveScheduler::configure() {
   State& s = *state_;
@@ -117,7 +119,7 @@ void LiveScheduler::setReadiness(std::function<std::string()> check) {
   state_->readiness = std::move(check);
 }
 
-bool LiveScheduler::start(connectors::Connector& connector, connectors::DecisionLog* log,
+bool LiveScheduler::start(connectors::Connector& connector, cycle::DecisionLog* log,
                           std::chrono::milliseconds stopGrace) {
   State& s = *state_;
   s.log = log;
@@ -131,6 +133,7 @@ bool LiveScheduler::start(connectors::Connector& connector, connectors::Decision
   so.queue.maxBackoff = std::chrono::seconds(s.host.podMaxBackoffSeconds);
   so.metrics = &s.metrics;
   so.stopGrace = stopGrace;
+  so.objects = s.services.objectStore();
   s.scheduler = std::make_unique<cycle::Scheduler>(s.first->set.frameworks, connector, log, so);
   s.scheduler->setDrainWarning(std::chrono::seconds(s.host.reload.drainWarningSeconds));
   if (s.host.plugins.callWarningSeconds > 0) {
@@ -154,7 +157,7 @@ bool LiveScheduler::start(connectors::Connector& connector, connectors::Decision
     s.metrics.pluginLoadFailures.only().inc(r.pluginLoadFailures);
     s.metrics.profileGeneration.only().set(static_cast<double>(r.generation));
     if (s.log != nullptr) {
-      connectors::ReloadDecision d;
+      cycle::ReloadDecision d;
       d.generation = r.generation;
       d.applied = r.applied;
       d.changed = r.changed;
@@ -266,7 +269,7 @@ void LiveScheduler::tearDown() {
   s.scheduler.reset();
 }
 
-void LiveScheduler::finish(connectors::DecisionLog& log) {
+void LiveScheduler::finish(cycle::DecisionLog& log) {
   State& s = *state_;
   if (s.scheduler != nullptr) {
     // start() without run(): a standby replica that never led. Torn down now, so the summary
@@ -275,7 +278,7 @@ void LiveScheduler::finish(connectors::DecisionLog& log) {
     tearDown();
   }
   const double elapsed = std::chrono::duration<double>(s.finished - s.started).count();
-  connectors::RunSummary summary;
+  cycle::RunSummary summary;
   summary.scheduled = s.stats.scheduled;
   summary.unschedulable = s.outcome.unschedulable;
   summary.failed = s.outcome.failed;
@@ -285,7 +288,7 @@ void LiveScheduler::finish(connectors::DecisionLog& log) {
   summary.elapsedSeconds = elapsed;
   summary.attemptLatency = s.latency;
   log.summary(summary);
-  std::cerr << connectors::summaryText(summary);
+  std::cerr << cycle::summaryText(summary);
 }
 
 }  // namespace sh::cli

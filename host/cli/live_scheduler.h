@@ -18,8 +18,9 @@
 #include "host/cli/commands.h"
 #include "host/config/host_config.h"
 #include "host/connectors/connector.h"
-#include "host/connectors/decision_log.h"
+#include "host/cycle/decision_log.h"
 #include "host/cycle/scheduler.h"
+#include "host/metrics/registry.h"
 
 namespace sh::cli {
 
@@ -45,7 +46,7 @@ class LiveScheduler {
   // the file watcher, the admin endpoints and the signal watcher. `stopGrace` bounds the wait
   // for binding cycles after a stop (SchedulerOptions::stopGrace). False (with a message)
   // when the admin endpoints cannot start.
-  bool start(connectors::Connector& connector, connectors::DecisionLog* log,
+  bool start(connectors::Connector& connector, cycle::DecisionLog* log,
              std::chrono::milliseconds stopGrace = std::chrono::milliseconds(0));
   // The loop (Scheduler::run), then everything start() started is stopped and the scheduler
   // is destroyed. Without follow it returns once the connector is exhausted and nothing is
@@ -54,9 +55,13 @@ class LiveScheduler {
   // Stops the loop as SIGTERM does (thread-safe).
   void stop();
 
+  // The process's metrics registry (the admin endpoint's /metrics): where a connector adds
+  // its own families. Valid as long as this object.
+  metrics::Registry& metricsRegistry();
+
   // The summary: a decision-log line and the text on stderr. Seconds count from start() to
   // the end of run().
-  void finish(connectors::DecisionLog& log);
+  void finish(cycle::DecisionLog& log);
 
  private:
   void tearDown();

@@ -137,6 +137,20 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
 
+  sh::cli::RbacArgs rbac;
+  auto* rbacCmd = app.add_subcommand(
+      "rbac", "print the RBAC manifests (ClusterRole, Lease Role, bindings) the profiles need");
+  rbacCmd->add_option("--config", rbac.config, "schedhost.toml (default: the default profile)");
+  rbacCmd->add_option("--plugin-dir", rbac.pluginDirs, "where plugin .so files are found");
+  bool rbacLeaderElect = true;
+  auto* rbacLeaderElectOption = rbacCmd->add_flag(
+      "--leader-elect", rbacLeaderElect,
+      "as run's: the Lease's Role is printed unless false (default: [leaderElection])");
+  rbacCmd->add_option("--leader-elect-resource-name", rbac.leaseName,
+                      "as run's: the Lease's name (default: schedhost)");
+  rbacCmd->add_option("--leader-elect-resource-namespace", rbac.leaseNamespace,
+                      "as run's: the Lease's namespace (default: kube-system)");
+
   sh::cli::BenchArgs bench;
   auto* benchCmd = app.add_subcommand("bench", "measure scheduling throughput on a workload");
   benchCmd->add_option("--workload", bench.workload, "workload JSON (bench/workloads/)")
@@ -177,7 +191,7 @@ int main(int argc, char** argv) {
 
   // Every command that loads plugins; the trust rules are on unless this flag is given.
   bool insecurePlugins = false;
-  for (CLI::App* cmd : {evaluate, testCmd, list, check, runCmd, benchCmd}) {
+  for (CLI::App* cmd : {evaluate, testCmd, list, check, runCmd, rbacCmd, benchCmd}) {
     cmd->add_flag(sh::cli::kInsecurePluginsFlag, insecurePlugins,
                   "development only: load plugin files whoever owns them, whatever their mode "
                   "and wherever their links lead (docs/plugin-loading.md)");
@@ -228,6 +242,13 @@ int main(int argc, char** argv) {
       run.kube.leaderElect = leaderElect;
     }
     return sh::cli::runRun(run);
+  }
+  if (rbacCmd->parsed()) {
+    rbac.pluginDirs = dirsOr(rbac.pluginDirs);
+    if (rbacLeaderElectOption->count() > 0) {
+      rbac.leaderElect = rbacLeaderElect;
+    }
+    return sh::cli::runRbac(rbac);
   }
   if (evaluate->parsed()) {
     ev.pluginDirs = dirsOr(ev.pluginDirs);

@@ -5,18 +5,18 @@
 
 #include <boost/json.hpp>
 
-#include "host/connectors/decision_log.h"
+#include "host/cycle/decision_log.h"
 #include "host/plugin/loader.h"
 
 namespace sh::cli {
 
 std::string reloadJson(const reload::ReloadResult& r) {
-  connectors::ReloadDecision d;
+  cycle::ReloadDecision d;
   d.generation = r.generation;
   d.applied = r.applied;
   d.changed = r.changed;
   d.error = r.error;
-  return connectors::reloadLine(d);
+  return cycle::reloadLine(d);
 }
 
 admin::ServerOptions adminServerOptions(const config::HostConfig& host,

@@ -5,8 +5,8 @@
 
 #include "host/cli/commands.h"
 #include "host/cli/live_scheduler.h"
-#include "host/connectors/decision_log.h"
-#include "host/connectors/embedded_cluster.h"
+#include "host/connectors/embedded/embedded_cluster.h"
+#include "host/cycle/decision_log.h"
 
 namespace sh::cli {
 
@@ -23,7 +23,7 @@ int runRun(const RunArgs& args) {
   if (!live.configure()) {
     return 1;
   }
-  connectors::DecisionLog log(std::cout);
+  cycle::DecisionLog log(std::cout);
   connectors::EmbeddedCluster::Options co;
   co.initialState = args.cluster;
   co.changes = args.events;

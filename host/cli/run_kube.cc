@@ -33,14 +33,15 @@
 #include <spdlog/spdlog.h>
 
 #include "host/cli/commands.h"
+#include "host/cli/kube_metrics.h"
 #include "host/cli/live_scheduler.h"
 #include "host/config/host_config.h"
-#include "host/connectors/decision_log.h"
-#include "host/kube/event_recorder.h"
-#include "host/kube/https_transport.h"
-#include "host/kube/kube_cluster.h"
-#include "host/kube/leader_elector.h"
-#include "host/kube/rest_config.h"
+#include "host/connectors/kube/event_recorder.h"
+#include "host/connectors/kube/https_transport.h"
+#include "host/connectors/kube/kube_cluster.h"
+#include "host/connectors/kube/leader_elector.h"
+#include "host/connectors/kube/rest_config.h"
+#include "host/cycle/decision_log.h"
 
 namespace sh::cli {
 namespace {
@@ -196,7 +197,7 @@ int runKube(const RunArgs& args) {
     return 1;
   }
 
-  connectors::DecisionLog log(std::cout);
+  cycle::DecisionLog log(std::cout);
   kube::EventRecorder::Options eo;
   eo.hostname = kube::hostname();
   kube::EventRecorder recorder(*transport, eo);
@@ -204,6 +205,8 @@ int runKube(const RunArgs& args) {
   co.events = &recorder;
   co.eventLog = &log;
   kube::KubeCluster cluster(*transport, co);
+  // Declared after the cluster: destroyed first, so that a late scrape never reads it.
+  KubeMetrics clusterMetrics(live.metricsRegistry(), cluster);
   // The reflectors start listing now; nothing is queued for the loop before activate().
   // Started before the admin endpoints, which ask it whether it has synced.
   cluster.start();

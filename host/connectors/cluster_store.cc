@@ -134,9 +134,18 @@ std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& obje
     return std::nullopt;
   }
   const RawKind* raw = findRawKind(c.kind);
-  if (c.kind != "Pod" && c.kind != "Node" && raw == nullptr) {
-    error = "unsupported kind \"" + c.kind + "\"";
-    return std::nullopt;
+  // Any other kind is an object of a kind plugins may declare (ObjectStore), custom resources
+  // included, known by its apiVersion and kind.
+  const bool declarable = c.kind != "Pod" && c.kind != "Node" && raw == nullptr;
+  if (declarable) {
+    const std::string_view apiVersion = stringField(o, "apiVersion");
+    if (apiVersion.empty()) {
+      error = c.kind +
+              ": apiVersion: required (an object of any kind but the built-in ones is "
+              "known by its apiVersion and kind)";
+      return std::nullopt;
+    }
+    c.apiKind = std::string(apiVersion) + "|" + c.kind;
   }
   const boost::json::value* meta = o.if_contains("metadata");
   std::string_view name;
@@ -145,7 +154,8 @@ std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& obje
     name = stringField(meta->as_object(), "name");
     ns = stringField(meta->as_object(), "namespace");
   }
-  bool namespaced = c.kind == "Pod" || (raw != nullptr && raw->namespaced);
+  bool namespaced =
+      c.kind == "Pod" || (raw != nullptr && raw->namespaced) || (declarable && !ns.empty());
   if (namespaced && ns.empty()) {
     ns = "default";  // the API server's default, as parse_pod applies it
   }
@@ -168,6 +178,13 @@ std::optional<PreparedChange> prepareChange(Type type, boost::json::value&& obje
     c.pod = model::parsePod(object, parseError, text);
   } else if (c.kind == "Node") {
     c.node = model::parseNode(object, parseError);
+  } else if (declarable) {
+    c.object = StoredObject::parse(std::move(object), parseError, text.size());
+    if (c.object == nullptr) {
+      error = describe(c.kind, c.key) + ": " + parseError;
+      return std::nullopt;
+    }
+    return c;
   } else {
     // Checked now, so a malformed object is rejected with its line and never stored.
     if (model::ClusterObjects::keeps(c.kind)) {
@@ -312,7 +329,32 @@ ClusterStore::Result ClusterStore::applyPod(PreparedChange&& c) {
   return r;
 }
 
+ClusterStore::Result ClusterStore::applyObject(PreparedChange&& c) {
+  Result r;
+  auto& objects = objects_[c.apiKind];
+  auto it = objects.find(c.key);
+  if (!checkExistence(c.type, it != objects.end(), c.kind, c.key, r)) {
+    return r;
+  }
+  ClusterChange out;
+  out.type = c.type;
+  out.kind = ClusterChange::Kind::kObject;
+  out.objectKind = ClusterChange::kByApiKind;
+  if (c.type == Type::kDeleted) {
+    out.object = it->second;
+    objects.erase(it);
+  } else {
+    out.object = c.object;
+    objects[c.key] = std::move(c.object);
+  }
+  r.change = std::move(out);
+  return r;
+}
+
 ClusterStore::Result ClusterStore::applyRaw(PreparedChange&& c) {
+  if (!c.apiKind.empty()) {
+    return applyObject(std::move(c));
+  }
   Result r;
   auto& objects = raw_[c.kind];
   auto it = objects.find(c.key);
@@ -326,6 +368,15 @@ ClusterStore::Result ClusterStore::applyRaw(PreparedChange&& c) {
   }
   ++rawGeneration_;
   return r;
+}
+
+ObjectPtr ClusterStore::object(std::string_view apiKind, std::string_view key) const {
+  auto kind = objects_.find(apiKind);
+  if (kind == objects_.end()) {
+    return nullptr;
+  }
+  auto it = kind->second.find(key);
+  return it == kind->second.end() ? nullptr : it->second;
 }
 
 std::shared_ptr<const model::Pod> ClusterStore::pod(const std::string& key) const {

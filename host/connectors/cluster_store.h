@@ -18,7 +18,9 @@
 //   taken until its pod is deleted)
 //                                 -> rejected with a warning, nothing changes
 //
-// Only nodes and pods produce a ClusterChange; the raw kinds are stored silently.
+// Nodes and pods produce a ClusterChange; so does every object of another kind than the raw
+// ones below (a kObject change known by apiVersion and kind, for the ObjectStore: custom
+// resources, PersistentVolumeClaims, ...). The raw kinds are stored silently.
 #pragma once
 
 #include <cstddef>
@@ -48,6 +50,9 @@ struct PreparedChange {
   std::shared_ptr<const model::Node> node;        // kNode, unless deleted
   std::shared_ptr<const model::Pod> pod;          // kPod, unless deleted or still to admit
   std::shared_ptr<const boost::json::value> raw;  // raw kinds, unless deleted
+  // Any other kind: "apiVersion|kind", and the object unless deleted.
+  std::string apiKind;
+  ObjectPtr object;
   // A pod without spec.priority: the manifest, which admitPod() takes through priority
   // admission and parses into `pod`.
   std::optional<boost::json::value> unadmitted;
@@ -85,6 +90,8 @@ class ClusterStore {
 
   std::shared_ptr<const model::Pod> pod(const std::string& key) const;
   std::shared_ptr<const model::Node> node(const std::string& name) const;
+  // The stored object of another kind ("apiVersion|kind", key); nullptr when none.
+  ObjectPtr object(std::string_view apiKind, std::string_view key) const;
   // Replaces a stored pod (binding, status). The pod must exist, with the same uid.
   void replacePod(const std::string& key, std::shared_ptr<const model::Pod> pod);
   // Removes a stored pod and returns it (null when there was none).
@@ -106,6 +113,7 @@ class ClusterStore {
   Result applyNode(PreparedChange&& change);
   Result applyPod(PreparedChange&& change);
   Result applyRaw(PreparedChange&& change);
+  Result applyObject(PreparedChange&& change);
 
   std::unordered_map<std::string, std::shared_ptr<const model::Node>> nodes_;
   std::unordered_map<std::string, std::shared_ptr<const model::Pod>> pods_;
@@ -120,6 +128,8 @@ class ClusterStore {
            std::less<>>
       raw_;
   uint64_t rawGeneration_ = 0;
+  // "apiVersion|kind" -> key -> object, for the kinds plugins may declare
+  std::map<std::string, std::map<std::string, ObjectPtr, std::less<>>, std::less<>> objects_;
 };
 
 // "namespace/name", the key of a pod.

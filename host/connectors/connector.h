@@ -3,8 +3,13 @@
 //   in:  list + watch — the initial objects, then a stream of changes, pulled by the
 //        scheduler's event loop with next() (one thread), so changes are applied in the
 //        order the cluster produced them;
-//   out: bind, pod status (the PodScheduled condition, nominatedNodeName), events, and
-//        (for preemption) pod deletion.
+//   out: bind, pod status (the PodScheduled condition, nominatedNodeName), events,
+//        (for preemption) pod deletion, and the writes plugins make to objects of the kinds
+//        they declared (writeObject).
+//
+// Objects of other kinds than pods and nodes go to the ObjectStore (object_store.h), the one
+// place that holds them for both implementations: the scheduler applies the kObject changes
+// a connector delivers to it.
 //
 // The embedded cluster (embedded_cluster.h) implements it over files and stdin; a
 // Kubernetes API connector implements the same interface.
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "host/common/status.h"
+#include "host/connectors/object_store.h"
 #include "host/model/cluster_objects.h"
 #include "host/model/node.h"
 #include "host/model/pod.h"
@@ -28,11 +34,19 @@ namespace sh::connectors {
 // One change of one object. For kAdded `old*` is null; for kDeleted `cur*` is null.
 struct ClusterChange {
   enum class Type { kAdded, kModified, kDeleted };
-  enum class Kind { kNode, kPod };
+  enum class Kind { kNode, kPod, kObject };
+  // kObject: the change came from the watch of this ObjectStore kind id, or, for kByApiKind,
+  // from a source that knows objects by apiVersion and kind only (ObjectStore::applyByKind).
+  static constexpr std::size_t kByApiKind = static_cast<std::size_t>(-1);
   Type type = Type::kAdded;
   Kind kind = Kind::kPod;
   std::shared_ptr<const model::Node> oldNode, curNode;
   std::shared_ptr<const model::Pod> oldPod, curPod;
+  // kObject: the object after the change (kDeleted: the last version), and its kind.
+  ObjectPtr object;
+  std::size_t objectKind = kByApiKind;
+  // kObject from a relist: the whole content of objectKind (`object` unused).
+  std::shared_ptr<const std::vector<ObjectPtr>> relist;
   std::string source;  // "FILE:LINE" the change came from, or "binding" for our own binds
 };
 
@@ -51,6 +65,15 @@ struct EventRecord {
   std::string action;  // "Binding", "Scheduling", "Preempting"
   std::string message;
   std::string podKey;  // namespace/name
+};
+
+// Where a connector copies the events it records, besides the cluster (the decision log's
+// Event lines): the connectors know nothing of who listens.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // Called from the thread that records the event; must be thread-safe.
+  virtual void event(const EventRecord& event) = 0;
 };
 
 class Connector {
@@ -107,6 +130,20 @@ class Connector {
   // Namespaces, Services and workload controllers as they are now (nullptr: none). Called
   // before each scheduling cycle; cheap when nothing changed. Thread-safe.
   virtual std::shared_ptr<const model::ClusterObjects> clusterObjects() const { return nullptr; }
+
+  // The kinds plugins declared: a connector that watches per kind (the Kubernetes API) starts
+  // a watch for each kind the store has and for each added later (ObjectStore::onKindAdded),
+  // and delivers its changes as kObject ClusterChanges with that kind id. The default does
+  // nothing: the embedded cluster delivers every object it reads, by apiVersion and kind.
+  // Called once, before the first next().
+  virtual void watchKinds(ObjectStore& store) { (void)store; }
+  // Writes to an object of `kind` on behalf of a plugin (sh_host_api.object_write). The change
+  // comes back through next() as a kObject change. An Error status carries the API's message.
+  // Thread-safe (binding cycles).
+  virtual Status writeObject(const ObjectKind& kind, const ObjectWrite& write) {
+    (void)kind;
+    return Status::error("this cluster connector does not write " + write.describe(kind));
+  }
 };
 
 }  // namespace sh::connectors

@@ -202,7 +202,7 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
                           "Successfully assigned " + podKey(pod) + " to " + host, podKey(pod)});
   latencies_.record(latencyMs);
   if (log_ != nullptr) {
-    connectors::BindingDecision d;
+    cycle::BindingDecision d;
     d.pod = podKey(pod);
     d.node = host;
     d.profile = fw->profileName();

@@ -63,13 +63,22 @@ queue::QueueProfile queueProfile(const std::shared_ptr<const Framework>& fw) {
       queue::EventPlugin entry;
       entry.name = plugin->name();
       entry.hasEventsToRegister = plugin->hasEventsToRegister();
-      entry.events = plugin->events();
+      entry.events = plugin->resolvedEvents();
       if (plugin->vtable().queueing_hint != nullptr) {
         entry.hint = [p = plugin.get()](std::size_t index, const sh_pod& pod,
                                         const sh_event_objects& objects) {
           auto fn = p->vtable().queueing_hint;
+          if (objects.old_object == nullptr && objects.new_object == nullptr) {
+            return withSerializer(*p, call_point::kQueueingHint,
+                                  [&] { return fn(p->self(), index, &pod, &objects); });
+          }
+          // An object event: the plugin knows the kind by its own index.
+          sh_event_objects local = objects;
+          const std::vector<std::size_t>& ids = p->kindIds();
+          auto it = std::find(ids.begin(), ids.end(), static_cast<std::size_t>(objects.kind));
+          local.kind = static_cast<uint32_t>(it - ids.begin());
           return withSerializer(*p, call_point::kQueueingHint,
-                                [&] { return fn(p->self(), index, &pod, &objects); });
+                                [&] { return fn(p->self(), index, &pod, &local); });
         };
       }
       out.eventPlugins.push_back(std::move(entry));

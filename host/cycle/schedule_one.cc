@@ -59,6 +59,7 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   Status st = cache_.updateSnapshot(snapshot_);
   snapshot_.objects = connector_.clusterObjects();
   cycle->snapshot = &snapshot_;
+  cycle->objects = objectSnapshot();
   cycle->framework = fw.get();
   cycle->host = this;
   // Upstream samples plugin durations in 10 % of cycles (pluginMetricsSamplePercent); every
@@ -481,7 +482,7 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
   connector_.recordFailure(failure);
   latencies_.record(static_cast<double>(nowNanos() - startNanos) / 1e6);
   if (log_ != nullptr) {
-    connectors::FailureDecision d;
+    cycle::FailureDecision d;
     d.pod = key;
     d.profile = fw.profileName();
     d.generation = fw.generation();

@@ -37,8 +37,8 @@
 #include "host/cache/cache.h"
 #include "host/cache/snapshot.h"
 #include "host/connectors/connector.h"
-#include "host/connectors/decision_log.h"
-#include "host/connectors/latency_stats.h"
+#include "host/cycle/decision_log.h"
+#include "host/cycle/latency_stats.h"
 #include "host/cycle/parallelizer.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/cycle/waiting_pods.h"
@@ -66,6 +66,9 @@ struct SchedulerOptions {
   // Where attempts, preemptions and Filter durations are recorded; nullptr: nowhere. Must
   // outlive the scheduler.
   metrics::SchedulerMetrics* metrics = nullptr;
+  // The store the frameworks' plugins declared their kinds in (SchedulerServices owns it);
+  // nullptr: a store of the scheduler's own, which no plugin reads. Must outlive the scheduler.
+  connectors::ObjectStore* objects = nullptr;
 };
 
 // When a generation was handed over, switched to, and first used (std::chrono::steady_clock
@@ -103,7 +106,7 @@ struct SchedulerStats {
 
 class Scheduler : private CycleHost {
  public:
-  Scheduler(Frameworks frameworks, connectors::Connector& connector, connectors::DecisionLog* log,
+  Scheduler(Frameworks frameworks, connectors::Connector& connector, cycle::DecisionLog* log,
             SchedulerOptions options, queue::Clock* clock = nullptr);
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
@@ -157,7 +160,7 @@ class Scheduler : private CycleHost {
   WaitingPods& waitingPods() { return waitingPods_; }
   SchedulerStats stats() const;
   // Attempt latencies (pop to bound, or pop to failure), in milliseconds.
-  const connectors::LatencyStats& latencies() const { return latencies_; }
+  const cycle::LatencyStats& latencies() const { return latencies_; }
   // Pods known to be pending (not bound), by uid.
   std::size_t pendingPodCount() const;
   // Where the pending pods stand, each in one bucket (the run summary). Call when the loop
@@ -181,6 +184,10 @@ class Scheduler : private CycleHost {
   void onPodUpdate(const std::shared_ptr<const model::Pod>& old,
                    const std::shared_ptr<const model::Pod>& cur);
   void onPodDelete(const std::shared_ptr<const model::Pod>& pod);
+  // A change of an object of a declared kind: into the ObjectStore, then the events it makes.
+  void onObjectChange(const connectors::ClusterChange& change);
+  // The objects a scheduling cycle reads: the store's snapshot, rebuilt only after a change.
+  std::shared_ptr<const connectors::ObjectSnapshot> objectSnapshot();
   bool responsibleFor(const model::Pod& pod) const;
   // A pod being deleted (or starting to be) while assumed: rejected if waiting on Permit,
   // forgotten otherwise; its room is freed for the others.
@@ -265,7 +272,7 @@ class Scheduler : private CycleHost {
   // scheduler_schedule_attempts_total and _duration_seconds for one result of one profile.
   void recordAttempt(std::string_view result, const std::string& profile, int64_t startNanos);
   connectors::Connector& connector_;
-  connectors::DecisionLog* log_;
+  cycle::DecisionLog* log_;
   SchedulerOptions options_;
   std::unique_ptr<queue::Clock> ownedClock_;
   queue::Clock* clock_;
@@ -273,6 +280,13 @@ class Scheduler : private CycleHost {
   cache::Cache cache_;
   cache::Snapshot snapshot_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
+  std::unique_ptr<connectors::ObjectStore> ownedObjects_;
+  connectors::ObjectStore* objects_ = nullptr;
+  // The kinds as last read from objects_ (for event labels), and the snapshot of the last
+  // cycle with the store generation it was taken at. Loop thread only.
+  std::vector<connectors::ObjectStore::KindInfo> kindInfo_;
+  std::shared_ptr<const connectors::ObjectSnapshot> objectSnapshot_;
+  uint64_t objectSnapshotGeneration_ = 0;
   WaitingPods waitingPods_;
   Parallelizer parallelizer_;
 
@@ -311,7 +325,7 @@ class Scheduler : private CycleHost {
   std::unordered_set<std::string> failedPods_;
   // Failed attempts of each pod since the input was over (under podsMu_; see givesUp).
   std::unordered_map<std::string, int> failuresAfterInput_;
-  connectors::LatencyStats latencies_;
+  cycle::LatencyStats latencies_;
   mutable std::mutex statsMu_;
   SchedulerStats stats_;
 };

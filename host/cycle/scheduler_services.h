@@ -6,6 +6,8 @@
 #include <atomic>
 #include <string_view>
 
+#include <spdlog/spdlog.h>
+
 #include "host/connectors/connector.h"
 #include "host/cycle/waiting_pods.h"
 #include "host/framework/host_services.h"
@@ -27,6 +29,20 @@ class SchedulerServices : public HostServices {
     }
     return c->bind(*p, nodeName);
   }
+  connectors::ObjectStore* objectStore() override { return &objects_; }
+  Status writeObject(const connectors::ObjectKind& kind, const connectors::ObjectWrite& write,
+                     std::string_view plugin, std::string_view point) override {
+    connectors::Connector* c = connector_.load();
+    if (c == nullptr) {
+      return Status(SH_ERROR, "no cluster connector to write " + write.describe(kind) + " with");
+    }
+    Status s = c->writeObject(kind, write);
+    if (!s.ok()) {
+      spdlog::debug("plugin {} ({}): {} failed: {}", plugin, point, write.describe(kind),
+                    s.message());
+    }
+    return s;
+  }
   bool allowWaitingPod(std::string_view uid, std::string_view plugin) override {
     WaitingPods* w = waiting_.load();
     auto wp = w == nullptr ? nullptr : w->get(std::string(uid));
@@ -41,6 +57,9 @@ class SchedulerServices : public HostServices {
 
  private:
   std::atomic<connectors::Connector*> connector_{nullptr};
+  // The objects of the kinds plugins declare; before the connector is attached, plugins
+  // created at profile load register their kinds here.
+  connectors::ObjectStore objects_;
   std::atomic<WaitingPods*> waiting_{nullptr};
 };
 

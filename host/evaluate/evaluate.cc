@@ -1,5 +1,11 @@
 #include "host/evaluate/evaluate.h"
 
+#include <cctype>
+#include <mutex>
+
+#include "host/connectors/object_store.h"
+#include "host/connectors/object_write.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -158,6 +164,65 @@ class EvaluateCycleHost : public CycleHost {
   std::vector<std::string> victims_;
 };
 
+// The services of an explained decision: the scenario's objects in a store of their own, and
+// writes recorded for the bindingPlan, never made.
+class EvaluateServices : public NullHostServices {
+ public:
+  connectors::ObjectStore* objectStore() override { return &store_; }
+  Status writeObject(const connectors::ObjectKind& kind, const connectors::ObjectWrite& write,
+                     std::string_view plugin, std::string_view point) override {
+    std::string at(point);
+    if (!at.empty()) {
+      at[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(at[0])));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    writes_[at][std::string(plugin)].push_back(write.describe(kind));
+    return Status();
+  }
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> takeWrites() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::move(writes_);
+  }
+
+ private:
+  connectors::ObjectStore store_;
+  std::mutex mu_;
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> writes_;
+};
+
+// Runs the binding side of the decision on `node`, recording: Reserve, Permit, then PreBind
+// when every Permit plugin allowed. Unreserve undoes Reserve at the end, as nothing binds.
+void planBinding(const Framework& fw, CycleState& cycle, const sh_pod& pod, const std::string& node,
+                 Result& result) {
+  Status reserve = fw.runReserve(cycle, pod, node);
+  if (!reserve.ok()) {
+    result.bindingFailure = std::make_pair(std::string("reserve"), toPluginStatus(reserve));
+    fw.runUnreserve(cycle, pod, node);
+    return;
+  }
+  std::vector<std::pair<std::string, int64_t>> waits;
+  Status permit = fw.runPermit(cycle, pod, node, &waits);
+  for (const auto& [plugin, timeoutMs] : waits) {
+    Result::PermitPlan plan;
+    plan.code = "Wait";
+    plan.timeoutSeconds = (timeoutMs + 999) / 1000;
+    result.permit[plugin] = std::move(plan);
+  }
+  if (!permit.ok() && permit.code() != SH_WAIT) {
+    Result::PermitPlan plan;
+    plan.code = std::string(codeName(permit.code()));
+    plan.reasons = permit.reasons();
+    result.permit[permit.plugin().empty() ? "Permit" : permit.plugin()] = std::move(plan);
+  }
+  if (permit.ok()) {
+    Status preBind = fw.runPreBind(cycle, pod, node);
+    if (!preBind.ok()) {
+      result.bindingFailure = std::make_pair(std::string("preBind"), toPluginStatus(preBind));
+    }
+  }
+  fw.runUnreserve(cycle, pod, node);
+}
+
 }  // namespace
 
 Result run(const Scenario& scenario, const Options& options) {
@@ -167,8 +232,13 @@ Result run(const Scenario& scenario, const Options& options) {
     scanned.indexDirs(options.pluginDirs, loadErrors);
   }
   plugin::PluginRegistry& registry = options.registry != nullptr ? *options.registry : scanned;
-  NullHostServices services;
+  EvaluateServices services;
   std::shared_ptr<Framework> fw = buildFramework(scenario, registry, &services);
+  // The scenario's objects reach the kinds the plugins declared, as a watch would deliver them.
+  std::vector<connectors::ObjectEvent> ignored;
+  for (const auto& object : scenario.kindObjects) {
+    services.objectStore()->applyByKind(false, object, ignored);
+  }
 
   Result result;
   const sh_pod& pod = scenario.pod->view();
@@ -179,6 +249,9 @@ Result run(const Scenario& scenario, const Options& options) {
   const std::size_t numAll = snapshot->views.size();
   CycleState cycle;
   cycle.snapshot = snapshot.get();
+  if (services.objectStore()->kindCount() > 0) {
+    cycle.objects = services.objectStore()->snapshot();
+  }
   EvaluateCycleHost host(options.seed);
   cycle.framework = fw.get();
   cycle.host = &host;
@@ -270,6 +343,7 @@ Result run(const Scenario& scenario, const Options& options) {
       result.victims = host.victims();
     }
     result.message = fitError.message();
+    result.writes = services.takeWrites();
     return result;
   }
 
@@ -306,6 +380,8 @@ Result run(const Scenario& scenario, const Options& options) {
   std::size_t chosen = cycle::selectHost(scores, options.seed);
   const sh_node* node = scores[chosen].node->node;
   result.selected = std::string(node->name.ptr, node->name.len);
+  planBinding(*fw, cycle, pod, *result.selected, result);
+  result.writes = services.takeWrites();
   return result;
 }
 
@@ -371,6 +447,38 @@ boost::json::value toJson(const Result& r) {
   out["postFilter"] = std::move(post);
   if (!r.message.empty()) {
     out["message"] = r.message;
+  }
+  // Optional, as the format says: only when the binding would do more than bind.
+  if (!r.permit.empty() || !r.writes.empty() || r.bindingFailure) {
+    boost::json::object plan;
+    if (!r.permit.empty()) {
+      boost::json::object permit;
+      for (const auto& [plugin, p] : r.permit) {
+        boost::json::object o;
+        o["code"] = p.code;
+        if (p.code == "Wait") {
+          o["timeoutSeconds"] = p.timeoutSeconds;
+        }
+        if (!p.reasons.empty()) {
+          o["reasons"] = stringArray(p.reasons);
+        }
+        permit[plugin] = std::move(o);
+      }
+      plan["permit"] = std::move(permit);
+    }
+    for (const auto& [point, byPlugin] : r.writes) {
+      boost::json::object o;
+      for (const auto& [plugin, lines] : byPlugin) {
+        o[plugin] = stringArray(lines);
+      }
+      plan[point] = std::move(o);
+    }
+    if (r.bindingFailure) {
+      boost::json::object f = statusJson(r.bindingFailure->second);
+      f["point"] = r.bindingFailure->first;
+      plan["failure"] = std::move(f);
+    }
+    out["bindingPlan"] = std::move(plan);
   }
   return out;
 }

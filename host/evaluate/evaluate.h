@@ -18,6 +18,9 @@
 namespace sh::plugin {
 class PluginRegistry;
 }
+namespace sh::connectors {
+class StoredObject;
+}
 
 namespace sh::evaluate {
 
@@ -36,6 +39,8 @@ struct Scenario {
   // namespaces, services, replicaSets, statefulSets, replicationControllers,
   // podDisruptionBudgets, priorityClasses
   std::shared_ptr<const model::ClusterObjects> objects;
+  // The objects of the kinds plugins declare (ABI 1.2): `objects` and the storage arrays.
+  std::vector<std::shared_ptr<const connectors::StoredObject>> kindObjects;
 };
 
 struct PluginStatus {
@@ -59,6 +64,19 @@ struct Result {
   std::optional<std::string> nominatedNodeName;
   std::vector<std::string> victims;
   std::string message;  // the FitError text when nothing fits ("0/3 nodes are available: ...")
+  // bindingPlan: what the binding of `selected` would do, run on it (Reserve, Permit, then
+  // PreBind when Permit allows) without writing anything.
+  struct PermitPlan {
+    std::string code;  // "Wait", "Unschedulable", ...
+    int64_t timeoutSeconds = 0;
+    std::vector<std::string> reasons;
+  };
+  std::map<std::string, PermitPlan> permit;  // plugins that did not simply allow
+  // The writes plugins would make, by point ("reserve", "permit", "preBind", "postFilter")
+  // then plugin, one line each (ObjectWrite::describe).
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> writes;
+  // A binding-cycle point that failed ("reserve", "preBind") and its status.
+  std::optional<std::pair<std::string, PluginStatus>> bindingFailure;
 };
 
 struct Options {

@@ -104,8 +104,10 @@ class Checker {
         nodes(value, actual);
       } else if (key == "postFilter") {
         postFilter(value, actual);
+      } else if (key == "bindingPlan") {
+        subset("bindingPlan", value, actual);
       } else {
-        unknown(key, "", "selected, message, preFilter, nodes, postFilter");
+        unknown(key, "", "selected, message, preFilter, nodes, postFilter, bindingPlan");
       }
     }
   }
@@ -145,6 +147,31 @@ class Checker {
       m.actual = *actual;
     }
     result.mismatches.push_back(std::move(m));
+  }
+
+  // Every member the expectation names, at any depth, as the output has it; arrays and other
+  // values compared whole (bindingPlan: {"permit": {"Coscheduling": {"code": "Wait"}}}).
+  void subset(const std::string& path, const json::value& expected, const json::value* actual) {
+    if (!expected.is_object()) {
+      leaf(path, expected,
+           hasKind(expected, Kind::kStringArray) ? Kind::kStringArray
+           : hasKind(expected, Kind::kInteger)   ? Kind::kInteger
+           : hasKind(expected, Kind::kBool)      ? Kind::kBool
+                                                 : Kind::kStringOrNull,
+           actual);
+      return;
+    }
+    if (actual == nullptr || !actual->is_object()) {
+      Mismatch m{path, expected, std::nullopt, ""};
+      if (actual != nullptr) {
+        m.actual = *actual;
+      }
+      result.mismatches.push_back(std::move(m));
+      return;
+    }
+    for (const auto& [key, value] : expected.get_object()) {
+      subset(join(path, key), value, member(actual, key));
+    }
   }
 
   // {"<plugin>": {"code": ..., "reasons": [...]}}. For Filter, an omitted plugin passed (or

@@ -2,6 +2,8 @@
 #include <boost/json.hpp>
 
 #include "host/evaluate/evaluate.h"
+
+#include "host/connectors/object_store.h"
 #include "host/model/node.h"
 #include "host/model/pod.h"
 #include "host/model/priority_admission.h"
@@ -100,6 +102,73 @@ std::optional<Scenario> parseScenario(const boost::json::value& doc, std::string
         error = std::string(field) + "[" + std::to_string(i) + "]: " + err;
         return std::nullopt;
       }
+    }
+  }
+  // Objects of the kinds plugins declare: the storage arrays, each of one kind, and `objects`,
+  // of any kind (each names its own apiVersion and kind).
+  struct Typed {
+    const char* field;
+    const char* apiVersion;
+    const char* kind;
+  };
+  static constexpr Typed kTyped[] = {
+      {"persistentVolumes", "v1", "PersistentVolume"},
+      {"persistentVolumeClaims", "v1", "PersistentVolumeClaim"},
+      {"storageClasses", "storage.k8s.io/v1", "StorageClass"},
+      {"csiNodes", "storage.k8s.io/v1", "CSINode"},
+      {"csiDrivers", "storage.k8s.io/v1", "CSIDriver"},
+      {"csiStorageCapacities", "storage.k8s.io/v1", "CSIStorageCapacity"},
+      {"volumeAttachments", "storage.k8s.io/v1", "VolumeAttachment"},
+      {"objects", nullptr, nullptr},
+  };
+  for (const Typed& t : kTyped) {
+    auto it = obj.find(t.field);
+    if (it == obj.end() || it->value().is_null()) {
+      continue;
+    }
+    if (!it->value().is_array()) {
+      error = std::string(t.field) + ": expected array";
+      return std::nullopt;
+    }
+    const auto& arr = it->value().get_array();
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string at = std::string(t.field) + "[" + std::to_string(i) + "]";
+      if (!arr[i].is_object()) {
+        error = at + ": expected object";
+        return std::nullopt;
+      }
+      boost::json::value v = arr[i];
+      boost::json::object& o = v.as_object();
+      if (t.apiVersion != nullptr) {
+        // The array names the kind; an object that says otherwise is a mistake.
+        auto check = [&](const char* key, const char* want) {
+          const boost::json::value* f = o.if_contains(key);
+          if (f == nullptr || (f->is_string() && f->as_string().empty())) {
+            o[key] = want;
+            return true;
+          }
+          return f->is_string() && f->as_string() == want;
+        };
+        if (!check("apiVersion", t.apiVersion) || !check("kind", t.kind)) {
+          error = at + ": expected apiVersion " + t.apiVersion + " and kind " + t.kind;
+          return std::nullopt;
+        }
+      } else {
+        for (const char* key : {"apiVersion", "kind"}) {
+          const boost::json::value* f = o.if_contains(key);
+          if (f == nullptr || !f->is_string() || f->as_string().empty()) {
+            error = at + "." + key + ": required";
+            return std::nullopt;
+          }
+        }
+      }
+      std::string err;
+      connectors::ObjectPtr parsed = connectors::StoredObject::parse(std::move(v), err);
+      if (parsed == nullptr) {
+        error = at + ": " + err;
+        return std::nullopt;
+      }
+      s.kindObjects.push_back(std::move(parsed));
     }
   }
   if (!parseObjects(obj, "nodes", false, *objects, nullptr, &s.nodes, error) ||

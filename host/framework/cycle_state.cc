@@ -54,6 +54,8 @@ std::unique_ptr<sh_cycle> sh_cycle::clone() const {
   c->skipScoreMask = skipScoreMask;
   c->recordPluginMetrics = recordPluginMetrics;
   c->podsToActivate_ = podsToActivate_;  // shared, as upstream PodsToActivate.Clone
+  c->objects = objects;
+  c->pins_ = pins_;
   c->entries_.reserve(entries_.size());
   for (const Entry& e : entries_) {
     // An entry without a clone function is shared; only the original frees it.
@@ -80,4 +82,9 @@ std::vector<std::string> sh_cycle::takePodsToActivate() {
   out.swap(podsToActivate_->keys);
   podsToActivate_->seen.clear();
   return out;
+}
+
+void sh_cycle::pin(std::shared_ptr<const void> owner) {
+  std::lock_guard<std::mutex> lock(pins_->mu);
+  pins_->owners.push_back(std::move(owner));
 }

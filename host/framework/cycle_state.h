@@ -29,6 +29,9 @@ namespace sh {
 class CycleHost;
 class Framework;
 class NodeToStatus;
+namespace connectors {
+struct ObjectSnapshot;
+}
 }  // namespace sh
 
 struct sh_cycle {
@@ -52,6 +55,12 @@ struct sh_cycle {
   std::vector<std::string> takePodsToActivate();
 
   const sh_snapshot* snapshot = nullptr;
+  // The objects of the declared kinds as the cycle began (ABI 1.2 object services); null when
+  // no plugin declares a kind. Shared by clones and kept by the pod's binding cycle.
+  std::shared_ptr<const sh::connectors::ObjectSnapshot> objects;
+  // Keeps `owner` alive as long as this cycle and its clones: what the object services hand a
+  // plugin from outside `objects` (an assumed version, a kind declared after the cycle began).
+  void pin(std::shared_ptr<const void> owner);
   // Filter statuses of this cycle, for PostFilter (NULL outside PostFilter).
   const sh::NodeToStatus* nodeStatuses = nullptr;
   // Set by PostFilter plugins through postfilter_nominate ("" clears the nomination).
@@ -89,7 +98,12 @@ struct sh_cycle {
     std::vector<std::string> keys;  // in the order asked, without duplicates
     std::unordered_set<std::string> seen;
   };
+  struct Pins {
+    std::mutex mu;
+    std::vector<std::shared_ptr<const void>> owners;
+  };
   void freeEntry(Entry& e);
+  std::shared_ptr<Pins> pins_ = std::make_shared<Pins>();
   std::vector<Entry> entries_;
   std::shared_ptr<PodsToActivate> podsToActivate_ = std::make_shared<PodsToActivate>();
 };

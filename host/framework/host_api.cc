@@ -21,8 +21,10 @@
 #include "host/framework/cycle_host.h"
 #include "host/framework/cycle_state.h"
 #include "host/framework/node_to_status.h"
+#include "host/framework/object_services.h"
 #include "host/framework/plugin_call.h"
 #include "host/framework/plugin_instance.h"
+#include "host/framework/service_args.h"
 #include "host/framework/simulation.h"
 #include "host/model/interner.h"
 
@@ -39,8 +41,10 @@ using config::ArgNode;
 // the thread is running (PluginInstance::failures) and in hostServiceMisuses(), and the first
 // misuse of each service by each plugin is logged as a warning (later ones at debug level: a
 // plugin doing it per node would flood the log).
-constexpr size_t kMaxArgumentBytes = size_t{1} << 20;
-constexpr size_t kMaxArgumentCount = size_t{1} << 20;
+}  // namespace
+
+namespace service {
+
 std::atomic<uint64_t> misuses{0};
 std::mutex warnedMu;
 std::set<std::pair<const char*, const char*>> warned;  // (plugin's stable name, service)
@@ -79,15 +83,32 @@ std::optional<std::string_view> text(const char* service, const char* what, cons
   return std::string_view(p, n);
 }
 
-// Whether the out-parameter `what` of `service` is there; counted when it is not.
-template <typename T>
-bool present(const char* service, const char* what, T* out) {
-  if (out == nullptr) {
-    misuse(service, std::string(what) + " NULL");
-    return false;
+// A reason of the host's own (st may be NULL: then there is nowhere to put it).
+void addReason(sh_status* st, std::string_view reason) {
+  if (st != nullptr) {
+    st->status.addReason(std::string(reason));
   }
-  return true;
 }
+
+sh_code reportStatus(const Status& s, sh_status* st) {
+  if (st != nullptr) {
+    for (const std::string& r : s.reasons()) {
+      st->status.addReason(r);
+    }
+  }
+  return s.code();
+}
+
+}  // namespace service
+
+namespace {
+
+using service::addReason;
+using service::kMaxArgumentCount;
+using service::misuse;
+using service::present;
+using service::reportStatus;
+using service::text;
 
 void apiLog(sh_host* host, int level, const char* msg, size_t len) {
   auto message = text("log", "message", msg, len);
@@ -122,13 +143,6 @@ void apiStatusAddReason(sh_status* st, const char* reason, size_t len) {
   }
   if (auto r = text("status_add_reason", "reason", reason, len)) {
     st->status.addReason(std::string(*r));
-  }
-}
-
-// A reason of the host's own (st may be NULL: then there is nowhere to put it).
-void addReason(sh_status* st, std::string_view reason) {
-  if (st != nullptr) {
-    st->status.addReason(std::string(reason));
   }
 }
 
@@ -437,15 +451,6 @@ sh_sim* apiSimBegin(sh_cycle* c, const sh_pod* pod, const sh_node_info* node) {
 const sh_node_info* apiSimNodeInfo(sh_sim* s) { return s == nullptr ? nullptr : &s->nodeInfo(); }
 sh_cycle* apiSimCycle(sh_sim* s) { return s == nullptr ? nullptr : s->state.get(); }
 
-sh_code reportStatus(const Status& s, sh_status* st) {
-  if (st != nullptr) {
-    for (const std::string& r : s.reasons()) {
-      st->status.addReason(r);
-    }
-  }
-  return s.code();
-}
-
 sh_code apiSimRemovePod(sh_sim* s, const sh_pod* other, sh_status* st) {
   if (s == nullptr || other == nullptr) {
     addReason(st, "sim_remove_pod: no sim or no pod");
@@ -579,12 +584,28 @@ const sh_host_api kApi = {
     &apiSimEnd,
     &apiPreemptVictims,
     &apiCycleActivatePod,
+    &object_services::get,
+    &object_services::list,
+    &object_services::objectJson,
+    &object_services::jsonType,
+    &object_services::jsonGet,
+    &object_services::jsonPath,
+    &object_services::jsonSize,
+    &object_services::jsonAt,
+    &object_services::jsonKeyAt,
+    &object_services::jsonInt,
+    &object_services::jsonDouble,
+    &object_services::jsonBool,
+    &object_services::jsonString,
+    &object_services::write,
+    &object_services::assume,
+    &object_services::restore,
 };
 
 }  // namespace
 
 const sh_host_api* hostApi() { return &kApi; }
 
-uint64_t hostServiceMisuses() { return misuses.load(std::memory_order_relaxed); }
+uint64_t hostServiceMisuses() { return service::misuses.load(std::memory_order_relaxed); }
 
 }  // namespace sh

@@ -11,9 +11,29 @@
 
 namespace sh {
 
+namespace connectors {
+class ObjectStore;
+struct ObjectKind;
+struct ObjectWrite;
+}  // namespace connectors
+
 class HostServices {
  public:
   virtual ~HostServices() = default;
+  // The store of the objects plugins declare (ABI 1.2); nullptr: none, and a plugin's
+  // declared kinds read as empty.
+  virtual connectors::ObjectStore* objectStore() { return nullptr; }
+  // A write `plugin` makes at `point` (a call_point name) to an object of `kind`: through the
+  // cluster connector, or recorded (evaluate). The default refuses.
+  virtual Status writeObject(const connectors::ObjectKind& kind,
+                             const connectors::ObjectWrite& write, std::string_view plugin,
+                             std::string_view point) {
+    (void)kind;
+    (void)write;
+    (void)plugin;
+    (void)point;
+    return Status::error("this host does not write objects");
+  }
   // Binds the pod to the node through the cluster connector.
   virtual Status bindPod(const sh_pod& pod, std::string_view nodeName) = 0;
   virtual bool allowWaitingPod(std::string_view uid, std::string_view plugin) = 0;

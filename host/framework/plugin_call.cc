@@ -192,6 +192,12 @@ PluginInstance* currentPlugin() {
   return slot != nullptr ? slot->instance : nullptr;
 }
 
+const char* currentPluginPoint() {
+  const PluginCallSlot* slot = detail::threadSlot;
+  return slot != nullptr && slot->instance != nullptr ? slot->point.load(std::memory_order_relaxed)
+                                                      : nullptr;
+}
+
 const char* stablePluginName(const std::string& name) {
   std::lock_guard<std::mutex> lock(namesMu);
   return names().insert(name).first->c_str();

@@ -113,6 +113,8 @@ class PluginCallScope {
 // The plugin the calling thread is running, or nullptr (host services count a plugin's
 // misuse on it).
 PluginInstance* currentPlugin();
+// The call_point the calling thread's plugin is in, or nullptr outside a plugin call.
+const char* currentPluginPoint();
 
 // A copy of `name` that lives as long as the process (what a slot points at).
 const char* stablePluginName(const std::string& name);

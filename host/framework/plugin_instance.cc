@@ -1,5 +1,9 @@
 #include "host/framework/plugin_instance.h"
 
+#include <limits>
+
+#include "host/connectors/object_store.h"
+
 #include <spdlog/spdlog.h>
 
 #include "host/framework/plugin_call.h"
@@ -15,6 +19,29 @@ std::shared_ptr<PluginInstance> PluginInstance::create(
   inst->host_ = std::make_unique<sh_host>();
   inst->host_->pluginName = inst->library_->name;
   inst->host_->services = services;
+
+  // The declared kinds first: a kind the host refuses refuses the plugin, before its code runs.
+  if (!inst->library_->kinds.empty()) {
+    connectors::ObjectStore* store = services != nullptr ? services->objectStore() : nullptr;
+    for (std::size_t i = 0; i < inst->library_->kinds.size(); ++i) {
+      const plugin::DeclaredKind& dk = inst->library_->kinds[i];
+      connectors::ObjectKind kind{dk.group,      dk.version,       dk.resource,     dk.kind,
+                                  dk.namespaced, dk.labelSelector, dk.fieldSelector};
+      if (std::string why = connectors::checkKind(kind); !why.empty()) {
+        diags.error(args.where(), args.path(),
+                    "plugin \"" + inst->library_->name + "\" declares kind " + std::to_string(i) +
+                        " " + kind.describe() + ": " + why);
+        return nullptr;
+      }
+      const std::size_t id = store != nullptr ? store->addKind(kind, dk.verbs, inst->library_->name)
+                                              : std::numeric_limits<std::size_t>::max();
+      inst->host_->kindIds.push_back(id);
+      inst->host_->kindVerbs.push_back(dk.verbs);
+      // Without a store the kind has no events: a resource nothing sends.
+      inst->host_->kindResources.push_back(store != nullptr ? connectors::eventResourceOf(kind, id)
+                                                            : std::numeric_limits<int32_t>::max());
+    }
+  }
 
   config::Diagnostics argErrors;
   inst->host_->argsErrors = &argErrors;
@@ -69,6 +96,26 @@ void PluginInstance::registerEvents() {
   }
   regs.resize(n);
   events_ = std::move(regs);
+}
+
+std::vector<sh_event_registration> PluginInstance::resolvedEvents() const {
+  std::vector<sh_event_registration> out = events_;
+  for (sh_event_registration& r : out) {
+    if (r.resource < SH_RESOURCE_DECLARED_KIND) {
+      continue;
+    }
+    const auto index = static_cast<std::size_t>(r.resource - SH_RESOURCE_DECLARED_KIND);
+    if (index < host_->kindResources.size()) {
+      r.resource = host_->kindResources[index];
+      continue;
+    }
+    spdlog::error(
+        "plugin \"{}\": an event registration names declared kind {}, but the plugin "
+        "declares {}; it is ignored",
+        name(), index, host_->kindResources.size());
+    r.actions = 0;
+  }
+  return out;
 }
 
 PluginInstance::~PluginInstance() {

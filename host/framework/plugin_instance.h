@@ -21,6 +21,11 @@ struct sh_host {
   std::string pluginName;
   sh::HostServices* services = nullptr;
   sh::config::Diagnostics* argsErrors = nullptr;  // set only while `create` runs
+  // The plugin's declared kinds (ABI 1.2), by its own index: the ObjectStore's kind id of
+  // each, and the write verbs it declared. Empty when the host has no object store.
+  std::vector<std::size_t> kindIds;
+  std::vector<uint32_t> kindVerbs;
+  std::vector<int32_t> kindResources;  // connectors::eventResourceOf each kind
 };
 
 namespace sh {
@@ -56,6 +61,14 @@ class PluginInstance {
 
   // The cluster events the plugin registered (EnqueueExtensions).
   const std::vector<sh_event_registration>& events() const { return events_; }
+  // The ObjectStore kind id of each kind the plugin declared, by its own index.
+  const std::vector<std::size_t>& kindIds() const { return host_->kindIds; }
+  // The cluster-event resource of each declared kind (connectors::eventResourceOf).
+  const std::vector<int32_t>& kindResources() const { return host_->kindResources; }
+  // events() with each registration of a declared kind (SH_RESOURCE_DECLARED_KIND + i) turned
+  // into its kind's event resource, in the same positions (the hint's index). A registration
+  // naming a kind the plugin did not declare never matches (actions 0); it is logged once.
+  std::vector<sh_event_registration> resolvedEvents() const;
   bool hasEventsToRegister() const { return library_->vtable->events_to_register != nullptr; }
 
   // Run-time failures of this plugin (errors, exceptions, invalid answers).

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -339,6 +340,68 @@ void checkDescriptor(const std::string& path, const sh_plugin_descriptor* d,
   checkVtableCoherence(path, *d->vtable);
 }
 
+// Step 5, ABI 1.2: the declared kinds, copied out of the descriptor with every pointer
+// checked, so that nothing later reads the plugin's data again.
+std::vector<DeclaredKind> declaredKinds(const std::string& path, const sh_plugin_descriptor& d) {
+  std::vector<DeclaredKind> out;
+  if (d.abi_minor < 2 || d.struct_size < offsetof(sh_plugin_descriptor, reserved2_)) {
+    return out;
+  }
+  if (d.kind_count == 0) {
+    return out;
+  }
+  if (d.kind_count > SH_MAX_DECLARED_KINDS) {
+    refuse(path, "descriptor declares " + std::to_string(d.kind_count) + " kinds (at most " +
+                     std::to_string(SH_MAX_DECLARED_KINDS) + ")");
+  }
+  if (d.kinds == nullptr) {
+    refuse(path,
+           "descriptor declares " + std::to_string(d.kind_count) + " kinds with a NULL kinds");
+  }
+  auto text = [&](const char* s, std::size_t i, const char* field) -> std::string {
+    if (s == nullptr) {
+      refuse(path, "kinds[" + std::to_string(i) + "]." + field + " is NULL");
+    }
+    std::string_view v(s, strnlen(s, 1024));
+    if (v.size() == 1024) {
+      refuse(path, "kinds[" + std::to_string(i) + "]." + field + " is longer than 1023 bytes");
+    }
+    return std::string(v);
+  };
+  for (uint32_t i = 0; i < d.kind_count; ++i) {
+    const sh_object_kind& k = d.kinds[i];
+    if (k.struct_size < sizeof(sh_object_kind)) {
+      refuse(path, "kinds[" + std::to_string(i) + "].struct_size is " +
+                       std::to_string(k.struct_size) + ", expected at least " +
+                       std::to_string(sizeof(sh_object_kind)));
+    }
+    DeclaredKind dk;
+    dk.group = text(k.group, i, "group");
+    dk.version = text(k.version, i, "version");
+    dk.resource = text(k.resource, i, "resource");
+    dk.kind = text(k.kind, i, "kind");
+    dk.namespaced = k.namespaced != 0;
+    if ((k.verbs & ~SH_VERB_ALL) != 0) {
+      refuse(path, "kinds[" + std::to_string(i) + "].verbs has unknown bits " +
+                       std::to_string(k.verbs & ~SH_VERB_ALL));
+    }
+    dk.verbs = k.verbs;
+    dk.labelSelector =
+        k.label_selector != nullptr ? text(k.label_selector, i, "label_selector") : "";
+    dk.fieldSelector =
+        k.field_selector != nullptr ? text(k.field_selector, i, "field_selector") : "";
+    for (const DeclaredKind& other : out) {
+      if (other.group == dk.group && other.version == dk.version && other.resource == dk.resource &&
+          other.labelSelector == dk.labelSelector && other.fieldSelector == dk.fieldSelector) {
+        refuse(path, "kinds[" + std::to_string(i) + "] (" + dk.resource + "." + dk.version +
+                         (dk.group.empty() ? "" : "." + dk.group) + ") is declared twice");
+      }
+    }
+    out.push_back(std::move(dk));
+  }
+  return out;
+}
+
 }  // namespace
 
 PluginCandidate checkPlugin(const std::string& path, const LoadOptions& opts) {
@@ -388,6 +451,7 @@ std::shared_ptr<const LoadedPlugin> loadPlugin(const std::string& path, const Lo
   plugin->points = pointsFromVtable(*descriptor->vtable);
   plugin->sha256 = file.sha256();
   plugin->library = resident;
+  plugin->kinds = declaredKinds(file.path(), *descriptor);
   plugin->warnings = metadataWarnings(meta, *plugin);
   for (const std::string& warning : plugin->warnings) {
     spdlog::warn("plugin [{}]: {}", plugin->path, warning);

@@ -63,6 +63,16 @@ inline constexpr std::uint32_t kVtableV1Size =
     offsetof(sh_plugin_vtable, queueing_hint) + sizeof(sh_plugin_vtable::queueing_hint);
 
 // Shared and immutable once loaded.
+// A kind of object the plugin declares it reads (sh_object_kind, ABI 1.2), copied out of the
+// descriptor. The loader checks only its shape; the framework checks the names when it
+// registers the kind (connectors::checkKind).
+struct DeclaredKind {
+  std::string group, version, resource, kind;
+  bool namespaced = false;
+  uint32_t verbs = 0;  // SH_VERB_*
+  std::string labelSelector, fieldSelector;
+};
+
 struct LoadedPlugin {
   std::string path;  // absolute, canonical
   std::string name, version;
@@ -76,6 +86,9 @@ struct LoadedPlugin {
   std::shared_ptr<void> library;  // keeps the boost::dll::shared_library alive (type-erased)
   // Disagreements between .shmeta and the descriptor that do not prevent loading.
   std::vector<std::string> warnings;
+  // The kinds of its descriptor (ABI >= 1.2; none before), in descriptor order: kind i of the
+  // ABI's object services is kinds[i].
+  std::vector<DeclaredKind> kinds;
 };
 
 struct LoadOptions {

@@ -135,7 +135,7 @@ bool mentionsClaimStatuses(const std::string& json) {
 
 }  // namespace
 
-std::string_view resourceName(sh_event_resource r) {
+std::string_view resourceName(EventResource r) {
   switch (r) {
     case SH_RESOURCE_POD:
       return "Pod";
@@ -221,8 +221,8 @@ bool matches(const ClusterEvent& registered, const ClusterEvent& incoming) {
   if (registered.isWildcard()) {
     return true;
   }
-  const sh_event_resource r = registered.resource;
-  const sh_event_resource in = incoming.resource;
+  const EventResource r = registered.resource;
+  const EventResource in = incoming.resource;
   bool resourceMatches = r == SH_RESOURCE_WILDCARD || r == in ||
                          (r == SH_RESOURCE_POD &&
                           (in == SH_RESOURCE_ASSIGNED_POD || in == SH_RESOURCE_UNSCHEDULED_POD));
@@ -253,7 +253,7 @@ ClusterEvent eventAssignedPodDelete() { return {SH_RESOURCE_ASSIGNED_POD, SH_ACT
 std::vector<ClusterEvent> podUpdateEvents(const model::Pod& old, const model::Pod& cur) {
   const sh_pod& o = old.view();
   const sh_pod& c = cur.view();
-  const sh_event_resource r =
+  const EventResource r =
       c.node_name.len != 0 ? SH_RESOURCE_ASSIGNED_POD : SH_RESOURCE_UNSCHEDULED_POD;
   std::vector<ClusterEvent> out;
   auto emit = [&](uint32_t action) { out.push_back(ClusterEvent{r, action, {}}); };
@@ -329,6 +329,12 @@ sh_event_objects toAbi(const ClusterEvent& event, const EventObject& oldObj,
   out.new_pod = newObj.pod() != nullptr ? &newObj.pod()->view() : nullptr;
   out.old_node = oldObj.node() != nullptr ? &oldObj.node()->view() : nullptr;
   out.new_node = newObj.node() != nullptr ? &newObj.node()->view() : nullptr;
+  out.old_object = oldObj.object();
+  out.new_object = newObj.object();
+  if (out.old_object != nullptr || out.new_object != nullptr) {
+    out.kind = static_cast<uint32_t>(out.old_object != nullptr ? oldObj.objectKind()
+                                                               : newObj.objectKind());
+  }
   return out;
 }
 

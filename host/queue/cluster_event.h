@@ -27,8 +27,13 @@ using NodePtr = std::shared_ptr<const model::Node>;
 
 inline constexpr uint32_t kActionNone = 0;
 
+// An event's resource: an sh_event_resource, or a host-wide id above them for an object kind
+// that plugins declared (connectors::eventResourceOf). An int, not the enum: the declared-kind
+// ids lie outside the enum's range.
+using EventResource = int32_t;
+
 struct ClusterEvent {
-  sh_event_resource resource = SH_RESOURCE_WILDCARD;
+  EventResource resource = SH_RESOURCE_WILDCARD;
   uint32_t actions = kActionNone;
   // Replaces the derived label in logs and metrics (special events only).
   std::string customLabel;
@@ -42,7 +47,7 @@ struct ClusterEvent {
 };
 
 // "Pod", "Node", "storage.k8s.io/CSINode", "*", "AssignedPod", "UnschedulablePod", ...
-std::string_view resourceName(sh_event_resource r);
+std::string_view resourceName(EventResource r);
 // "Add", "UpdateNodeTaint", "Update", "All"; "" for None and for other combinations.
 std::string_view actionName(uint32_t actions);
 
@@ -101,16 +106,28 @@ class EventObject {
   EventObject(PodPtr pod) : pod_(std::move(pod)) {}      // NOLINT
   EventObject(NodePtr node) : node_(std::move(node)) {}  // NOLINT
 
+  // An object of a declared kind (ABI 1.2): `owner` keeps `view` alive; `kind` is its
+  // ObjectStore kind id.
+  EventObject(std::shared_ptr<const void> owner, const sh_object* view, std::size_t kind)
+      : object_(std::move(owner)), objectView_(view), objectKind_(kind) {}
+
   const model::Pod* pod() const { return pod_.get(); }
   const model::Node* node() const { return node_.get(); }
-  bool empty() const { return !pod_ && !node_; }
+  const sh_object* object() const { return objectView_; }
+  std::size_t objectKind() const { return objectKind_; }
+  bool empty() const { return !pod_ && !node_ && !object_; }
 
  private:
   PodPtr pod_;
   NodePtr node_;
+  std::shared_ptr<const void> object_;
+  const sh_object* objectView_ = nullptr;
+  std::size_t objectKind_ = 0;
 };
 
-// The ABI view handed to queueing_hint. Valid while the EventObjects live.
+// The ABI view handed to queueing_hint. Valid while the EventObjects live. For an object
+// event, `kind` holds the ObjectStore kind id; the framework turns it into the receiving
+// plugin's own index.
 sh_event_objects toAbi(const ClusterEvent& event, const EventObject& oldObj,
                        const EventObject& newObj);
 

@@ -110,7 +110,7 @@ void SchedulingQueue::buildHints() {
       const auto& regs = plugin->events;
       for (std::size_t i = 0; i < regs.size(); ++i) {
         const sh_event_registration& reg = regs[i];
-        auto resource = static_cast<sh_event_resource>(reg.resource);
+        const EventResource resource = reg.resource;
         if (resource == SH_RESOURCE_NODE) {
           nodeAdd = nodeAdd || (reg.actions & SH_ACTION_ADD) != 0;
           nodeTaint = nodeTaint || (reg.actions & SH_ACTION_UPDATE_NODE_TAINT) != 0;

@@ -49,8 +49,8 @@
 #include <boost/json.hpp>
 
 #include "host/config/diagnostics.h"
-#include "host/connectors/decision_log.h"
-#include "host/connectors/embedded_cluster.h"
+#include "host/connectors/embedded/embedded_cluster.h"
+#include "host/cycle/decision_log.h"
 #include "host/cycle/scheduler.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/profile/profile_set.h"
@@ -402,7 +402,7 @@ bindError = 0.01
 
   DecisionCounter decisions;
   std::ostream decisionStream(&decisions);
-  connectors::DecisionLog log(decisionStream);
+  cycle::DecisionLog log(decisionStream);
 
   cycle::SchedulerOptions so;
   so.parallelism = 2;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "host/common/limits.h"
-#include "host/connectors/embedded_cluster.h"
+#include "host/connectors/embedded/embedded_cluster.h"
 #include "tests/connectors/test_support.h"
 
 namespace sh::connectors {

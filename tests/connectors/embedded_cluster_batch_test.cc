@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "host/connectors/embedded_cluster.h"
+#include "host/connectors/embedded/embedded_cluster.h"
 #include "tests/connectors/test_support.h"
 
 namespace sh::connectors {

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "host/connectors/embedded_cluster.h"
+#include "host/connectors/embedded/embedded_cluster.h"
 #include "host/connectors/pod_patch.h"
 #include "tests/connectors/test_support.h"
 #include "tests/model/pod_view_text.h"

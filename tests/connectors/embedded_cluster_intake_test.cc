@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "host/connectors/embedded_cluster.h"
+#include "host/connectors/embedded/embedded_cluster.h"
 #include "host/connectors/object_file.h"
 #include "tests/connectors/test_support.h"
 

@@ -1,7 +1,7 @@
 // EmbeddedCluster: the initial state, the change stream and its bad input. Binding, deletion
 // and status are in embedded_cluster_write_test.cc; follow mode and stdin in
 // change_stream_test.cc; concurrency in embedded_cluster_concurrency_test.cc.
-#include "host/connectors/embedded_cluster.h"
+#include "host/connectors/embedded/embedded_cluster.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -141,7 +141,7 @@ TEST(EmbeddedClusterTest, InitialStateProblemsAreWarnedAndSkipped) {
       "state.jsonl",
       text(nodeJson("n1")) + "\n" +                                                 // 1
           "{\"kind\": \"Pod\", \n" +                                                // 2
-          R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}})" "\n"  // 3
+          R"({"kind":"ConfigMap","metadata":{"name":"c"}})" "\n"                   // 3
           + text(badPriority) + "\n" +                                              // 4
           text(podJson("ns", "lost", "n9")) + "\n" +                                // 5
           text(podJson("ns", "ok")) + "\n" +                                        // 6
@@ -160,7 +160,9 @@ TEST(EmbeddedClusterTest, InitialStateProblemsAreWarnedAndSkipped) {
   ASSERT_EQ(warnings.size(), 7u);
   // Reading and parsing problems come in line order, then what the store refused.
   EXPECT_THAT(warnings[0], StartsWith(path + ":2: invalid JSON: "));
-  EXPECT_EQ(warnings[1], path + ":3: unsupported kind \"ConfigMap\"");
+  EXPECT_EQ(warnings[1], path +
+                             ":3: ConfigMap: apiVersion: required (an object of any kind "
+                             "but the built-in ones is known by its apiVersion and kind)");
   EXPECT_EQ(warnings[2], path + ":4: pod ns/bad: spec.priority: expected integer, got string");
   EXPECT_EQ(warnings[3], path + ":8: object has no kind");
   EXPECT_EQ(warnings[4], path + ":9: expected an object");
@@ -273,6 +275,8 @@ TEST(EmbeddedClusterTest, EveryBadLineIsWarnedAndTheNextOneApplies) {
   badPriority.as_object()["spec"].as_object()["priority"] = "high";
   auto noKind = nodeJson("x");
   noKind.as_object().erase("kind");
+  auto noApiVersion = withKind(nodeJson("c"), "ConfigMap");
+  noApiVersion.as_object().erase("apiVersion");
   auto noName = podJson("ns", "x");
   noName.as_object()["metadata"].as_object().erase("name");
   const std::string status = R"json({"kind":"Status","code":410,"reason":"Expired",)json"
@@ -288,7 +292,7 @@ TEST(EmbeddedClusterTest, EveryBadLineIsWarnedAndTheNextOneApplies) {
        R"(expected a watch event {"type": "ADDED|MODIFIED|DELETED", "object": {...}})"},
       {R"({"type":"UPSERT","object":{}})" "\n", "unknown event type \"UPSERT\""},
       {R"({"type":"ADDED","object":[]})" "\n", "object: expected an object"},
-      {event("ADDED", withKind(nodeJson("c"), "ConfigMap")), "unsupported kind \"ConfigMap\""},
+      {event("ADDED", noApiVersion), "*ConfigMap: apiVersion: required"},
       {event("ADDED", noKind), "object has no kind"},
       {event("ADDED", noName), "pod: metadata.name: required"},
       {event("ADDED", badPriority), "pod ns/bad: spec.priority: expected integer, got string"},

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <string>
 
-#include "host/connectors/decision_log.h"
-#include "host/connectors/embedded_cluster.h"
+#include "host/connectors/embedded/embedded_cluster.h"
+#include "host/cycle/decision_log.h"
 #include "tests/connectors/test_support.h"
 
 namespace sh::connectors {
@@ -56,7 +56,7 @@ class WriteTest : public ::testing::Test {
 
   TempDir dir_;
   std::ostringstream logText_;
-  DecisionLog log_{logText_};
+  cycle::DecisionLog log_{logText_};
   std::unique_ptr<EmbeddedCluster> cluster_;
 };
 

@@ -1,6 +1,6 @@
 // LineReader: lines of a file, a line over the limit skipped in bounded memory, each byte
 // examined once.
-#include "host/connectors/line_reader.h"
+#include "host/connectors/embedded/line_reader.h"
 
 #include <gtest/gtest.h>
 

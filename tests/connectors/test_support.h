@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "host/connectors/embedded_cluster.h"
+#include "host/connectors/embedded/embedded_cluster.h"
 #include "host/model/testing/wrappers.h"
 
 namespace sh::connectors::testing {

@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "host/config/diagnostics.h"
-#include "host/connectors/decision_log.h"
-#include "host/connectors/embedded_cluster.h"
+#include "host/connectors/embedded/embedded_cluster.h"
+#include "host/cycle/decision_log.h"
 #include "host/cycle/scheduler.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/model/testing/wrappers.h"
@@ -229,6 +229,9 @@ class SchedulerHarness {
 #ifdef SCHEDHOST_SCRIPTED_PLUGIN_DIR  // the scripted plugins, where the suite builds them
            << ", \"" << SCHEDHOST_SCRIPTED_PLUGIN_DIR << "\""
 #endif
+#ifdef SCHEDHOST_EXAMPLE_PLUGIN_DIR  // the examples' plugins (tests/examples)
+           << ", \"" << SCHEDHOST_EXAMPLE_PLUGIN_DIR << "\""
+#endif
            << "]\n"
            << options_.profiles << "\n";
     std::ofstream(path("schedhost.toml")) << config.str();
@@ -251,7 +254,7 @@ class SchedulerHarness {
     ASSERT_TRUE(started.ok()) << started.message();
 
     decisionFile_ = std::make_unique<std::ofstream>(path("decisions.jsonl"));
-    log_ = std::make_unique<connectors::DecisionLog>(*decisionFile_);
+    log_ = std::make_unique<cycle::DecisionLog>(*decisionFile_);
 
     SchedulerOptions so;
     so.parallelism = options_.parallelism;
@@ -260,6 +263,7 @@ class SchedulerHarness {
     so.maxConcurrentBindings = options_.maxConcurrentBindings;
     so.queue.initialBackoff = options_.initialBackoff;
     so.queue.maxBackoff = options_.maxBackoff;
+    so.objects = services_.objectStore();
     Frameworks frameworks(set_.frameworks.begin(), set_.frameworks.end());
     scheduler_ = std::make_unique<Scheduler>(std::move(frameworks), *cluster_, log_.get(), so,
                                              options_.clock);
@@ -299,6 +303,8 @@ class SchedulerHarness {
   }
 
   connectors::EmbeddedCluster& cluster() { return *cluster_; }
+  // The objects of the kinds the profiles' plugins declared.
+  connectors::ObjectStore& objects() { return *services_.objectStore(); }
   Scheduler& scheduler() { return *scheduler_; }
   // What the plugins of later generations must be created with (bindings go through it).
   SchedulerServices& services() { return services_; }
@@ -345,7 +351,7 @@ class SchedulerHarness {
   SchedulerServices services_;
   profile::ProfileSet set_;
   std::unique_ptr<std::ofstream> decisionFile_;
-  std::unique_ptr<connectors::DecisionLog> log_;
+  std::unique_ptr<cycle::DecisionLog> log_;
   std::unique_ptr<connectors::EmbeddedCluster> cluster_;
   std::unique_ptr<Scheduler> scheduler_;
   std::thread runner_;

@@ -127,7 +127,7 @@ TEST(ExpectationsTest, UnknownKeysAreErrorsNamingThePath) {
   EXPECT_EQ(c.errors,
             (std::vector<std::string>{
                 "expect.selectd: unknown key (expected one of: selected, message, preFilter, "
-                "nodes, postFilter)",
+                "nodes, postFilter, bindingPlan)",
                 "expect.nodes.n1.fesible: unknown key (expected one of: feasible, filter, scores, "
                 "total)",
                 "expect.nodes.n1.filter.NodeResourcesFit.cod: unknown key (expected one of: code, "

@@ -10,7 +10,7 @@
 
 #include <stdlib.h>  // mkdtemp
 
-#include "host/kube/rest_config.h"
+#include "host/connectors/kube/rest_config.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "host/connectors/cluster_store.h"
-#include "host/kube/reflector.h"
-#include "host/kube/resources.h"
-#include "host/kube/transport.h"
+#include "host/connectors/kube/reflector.h"
+#include "host/connectors/kube/resources.h"
+#include "host/connectors/kube/transport.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

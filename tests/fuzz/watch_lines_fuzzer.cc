@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "host/kube/watch_lines.h"
+#include "host/connectors/kube/watch_lines.h"
 #include "tests/fuzz/fuzz_support.h"
 
 // NOLINTNEXTLINE(readability-identifier-naming): libFuzzer's name

@@ -1,6 +1,6 @@
 // EventRecorder over a scripted API and a fake clock: the Event's fields, aggregation into
 // series, the refresh and finish timers, retries and drops.
-#include "host/kube/event_recorder.h"
+#include "host/connectors/kube/event_recorder.h"
 
 #include <atomic>
 #include <boost/json.hpp>

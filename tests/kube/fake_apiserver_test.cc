@@ -25,8 +25,8 @@
 #include <thread>
 #include <vector>
 
-#include "host/kube/https_transport.h"
-#include "host/kube/leader_elector.h"
+#include "host/connectors/kube/https_transport.h"
+#include "host/connectors/kube/leader_elector.h"
 #include "tests/kube/support/fake_apiserver_json.h"
 #include "tests/kube/support/test_certs.h"
 
@@ -617,16 +617,137 @@ TEST_F(FakeApiServerTest, StrategicMergePatchMergesConditionsByTypeAndDropsNulls
   EXPECT_EQ(stored.at("metadata").as_object().at("labels").as_object().count("drop"), 0u);
   EXPECT_EQ(stringAt(stored, {"metadata", "labels", "keep"}), "1");
   EXPECT_EQ(stored.at("status").as_object().count("nominatedNodeName"), 0u);
-  EXPECT_EQ(client
-                .send(http::verb::patch, "/api/v1/namespaces/default/pods/p", "{}",
-                      "application/json-patch+json")
-                .status,
-            415);
+  EXPECT_EQ(
+      client.send(http::verb::patch, "/api/v1/namespaces/default/pods/p", "{}", "application/yaml")
+          .status,
+      415);
   EXPECT_EQ(client
                 .send(http::verb::patch, "/api/v1/namespaces/default/pods/none/status", "{}",
                       "application/merge-patch+json")
                 .status,
             404);
+}
+
+FakeApiServer::CustomResource podGroups() {
+  FakeApiServer::CustomResource r;
+  r.group = "scheduling.x-k8s.io";
+  r.version = "v1alpha1";
+  r.resource = "podgroups";
+  r.kind = "PodGroup";
+  return r;
+}
+
+TEST_F(FakeApiServerTest, ACustomResourceIsNotFoundUntilAddedThenListedWatchedAndWritten) {
+  startServer();
+  auto client = connect();
+  const std::string collection = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups";
+  const std::string base = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups";
+  // As a CRD not installed: the group is not served.
+  auto missing = client.send(http::verb::get, collection + "?limit=500");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(stringAt(missing.json(), {"message"}),
+            "the server could not find the requested resource");
+  server_->addCustomResource(podGroups());
+  auto list = client.send(http::verb::get, collection + "?limit=500");
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(stringAt(list.json(), {"kind"}), "PodGroupList");
+  EXPECT_EQ(stringAt(list.json(), {"apiVersion"}), "scheduling.x-k8s.io/v1alpha1");
+  auto stream = watch(collection + "?watch=1&resourceVersion=" +
+                      stringAt(list.json(), {"metadata", "resourceVersion"}));
+  // Another version of the group is not served.
+  EXPECT_EQ(client.send(http::verb::get, "/apis/scheduling.x-k8s.io/v1/podgroups").status, 404);
+
+  // A create cannot set the status; generation starts at 1.
+  auto created = client.send(
+      http::verb::post, base,
+      R"({"metadata":{"name":"pg-1"},"spec":{"minMember":3},"status":{"phase":"Running"}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(stringAt(created.json(), {"kind"}), "PodGroup");
+  EXPECT_EQ(stringAt(created.json(), {"metadata", "namespace"}), "default");
+  EXPECT_EQ(created.json().count("status"), 0u);
+  EXPECT_EQ(created.json().at("metadata").at("generation"), 1);
+  auto added = stream.nextEvent();
+  EXPECT_EQ(stringAt(added, {"type"}), "ADDED");
+  EXPECT_EQ(stringAt(added, {"object", "kind"}), "PodGroup");
+
+  // A merge patch of the spec is a new generation.
+  auto spec = client.send(http::verb::patch, base + "/pg-1", R"({"spec":{"minMember":4}})",
+                          "application/merge-patch+json");
+  ASSERT_EQ(spec.status, 200) << spec.body;
+  EXPECT_EQ(spec.json().at("metadata").at("generation"), 2);
+  EXPECT_EQ(stringAt(stream.nextEvent(), {"type"}), "MODIFIED");
+  // The status subresource: a merge patch, then a JSON patch; neither touches the spec.
+  auto status = client.send(http::verb::patch, base + "/pg-1/status",
+                            R"({"spec":{"minMember":9},"status":{"phase":"Pending"}})",
+                            "application/merge-patch+json");
+  ASSERT_EQ(status.status, 200) << status.body;
+  auto jsonPatch = client.send(http::verb::patch, base + "/pg-1/status",
+                               R"([{"op":"replace","path":"/status/phase","value":"Scheduled"},)"
+                               R"({"op":"add","path":"/status/scheduled","value":3}])",
+                               "application/json-patch+json");
+  ASSERT_EQ(jsonPatch.status, 200) << jsonPatch.body;
+  auto stored = *server_->get("podgroups", "default", "pg-1");
+  EXPECT_EQ(stringAt(stored, {"status", "phase"}), "Scheduled");
+  EXPECT_EQ(stored.at("status").at("scheduled"), 3);
+  EXPECT_EQ(stored.at("spec").at("minMember"), 4);
+  EXPECT_EQ(stored.at("metadata").at("generation"), 2);
+  // A JSON patch whose test fails changes nothing.
+  auto failedTest = client.send(http::verb::patch, base + "/pg-1",
+                                R"([{"op":"test","path":"/spec/minMember","value":5},)"
+                                R"({"op":"replace","path":"/spec/minMember","value":6}])",
+                                "application/json-patch+json");
+  EXPECT_EQ(failedTest.status, 422) << failedTest.body;
+  // No strategic merge patch for a custom resource.
+  auto strategic = client.send(http::verb::patch, base + "/pg-1", R"({"spec":{}})",
+                               "application/strategic-merge-patch+json");
+  EXPECT_EQ(strategic.status, 415);
+  EXPECT_THAT(stringAt(strategic.json(), {"message"}),
+              HasSubstr("the body of the request was in an unknown format"));
+  // A PUT of the object keeps the stored status.
+  auto put = stored;
+  put["status"] = json::object{{"phase", "Failed"}};
+  put["spec"].as_object()["minMember"] = 5;
+  auto updated = client.send(http::verb::put, base + "/pg-1", json::serialize(put));
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(stringAt(updated.json(), {"status", "phase"}), "Scheduled");
+  EXPECT_EQ(updated.json().at("metadata").at("generation"), 3);
+
+  // The qualified name in errors, as kube-apiserver gives it.
+  auto absent =
+      client.send(http::verb::patch, base + "/pg-2/status", "{}", "application/merge-patch+json");
+  EXPECT_EQ(absent.status, 404);
+  EXPECT_EQ(stringAt(absent.json(), {"message"}),
+            "podgroups.scheduling.x-k8s.io \"pg-2\" not found");
+  ASSERT_EQ(client.send(http::verb::delete_, base + "/pg-1").status, 200);
+  std::vector<std::string> types;
+  while (types.size() < 4) types.push_back(stringAt(stream.nextEvent(), {"type"}));
+  EXPECT_EQ(types, (std::vector<std::string>{"MODIFIED", "MODIFIED", "MODIFIED", "DELETED"}));
+  // Discovery lists the group.
+  EXPECT_THAT(client.send(http::verb::get, "/apis").body,
+              HasSubstr(R"("groupVersion":"scheduling.x-k8s.io/v1alpha1")"));
+}
+
+TEST_F(FakeApiServerTest, ACustomResourceWithoutAStatusSubresourceIsWrittenWhole) {
+  startServer();
+  auto r = podGroups();
+  r.resource = "elasticquotas";
+  r.kind = "ElasticQuota";
+  r.namespaced = false;
+  r.statusSubresource = false;
+  server_->addCustomResource(r);
+  EXPECT_THROW(server_->addCustomResource(r), std::runtime_error);
+  auto client = connect();
+  const std::string base = "/apis/scheduling.x-k8s.io/v1alpha1/elasticquotas";
+  auto created = client.send(http::verb::post, base,
+                             R"({"metadata":{"name":"q","namespace":"x"},"status":{"used":1}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(created.json().at("metadata").as_object().count("namespace"), 0u);
+  EXPECT_EQ(created.json().at("status").at("used"), 1);
+  EXPECT_EQ(client.send(http::verb::patch, base + "/q/status", "{}", "application/merge-patch+json")
+                .status,
+            404);
+  // By its qualified name too.
+  EXPECT_TRUE(server_->get("elasticquotas.scheduling.x-k8s.io", "", "q").has_value());
 }
 
 TEST_F(FakeApiServerTest, DeleteChecksPreconditionsAndSendsDeleted) {

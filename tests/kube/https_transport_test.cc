@@ -3,7 +3,7 @@
 // (reuse, concurrency, the server closing idle connections), streams (pieces in order, stop,
 // idle timeout, non-2xx), timeouts, refused connections, the rate limiter, and a throughput
 // figure printed for information.
-#include "host/kube/https_transport.h"
+#include "host/connectors/kube/https_transport.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -37,8 +37,8 @@
 
 #include <boost/json.hpp>
 
-#include "host/kube/https_transport.h"
-#include "host/kube/kube_cluster.h"
+#include "host/connectors/kube/https_transport.h"
+#include "host/connectors/kube/kube_cluster.h"
 #include "tests/kube/support/fake_apiserver.h"
 #include "tests/kube/support/kube_fixture.h"
 #include "tests/kube/support/test_certs.h"

@@ -1,7 +1,7 @@
 // KubeCluster in-process over loopback HTTPS against the test API server: the initial list
 // as the scheduler's first changes, relists that reconcile what changed meanwhile, and the
 // writes (binds and their conflicts, status patches, preemption, retries).
-#include "host/kube/kube_cluster.h"
+#include "host/connectors/kube/kube_cluster.h"
 
 #include <chrono>
 #include <memory>
@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
-#include "host/kube/event_recorder.h"
-#include "host/kube/https_transport.h"
+#include "host/connectors/kube/event_recorder.h"
+#include "host/connectors/kube/https_transport.h"
 #include "tests/kube/support/fake_apiserver.h"
 #include "tests/kube/support/kube_fixture.h"
 #include "tests/kube/support/schedhost_process.h"

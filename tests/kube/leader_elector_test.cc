@@ -1,7 +1,7 @@
 // LeaderElector over a scripted API and a fake clock: acquiring, waiting, taking over an
 // expired Lease, renewing, losing it, the 409 race, releasing, validation, and two electors
 // on one Lease.
-#include "host/kube/leader_elector.h"
+#include "host/connectors/kube/leader_elector.h"
 
 #include <atomic>
 #include <boost/json.hpp>

@@ -1,6 +1,6 @@
 // RateLimiter: the token bucket on virtual time (burst, refill, the cap at burst, waiters'
 // reservations, stop), and on real time from several threads.
-#include "host/kube/rate_limiter.h"
+#include "host/connectors/kube/rate_limiter.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,8 @@
 // The reflector against a scripted API: each list page and each watch is answered by the next
 // step of a script, and every request is recorded.
-#include "host/kube/reflector.h"
+#include "host/connectors/kube/reflector.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -410,6 +411,127 @@ TEST(ReflectorTest, AFailedListIsRetriedAndReported) {
   EXPECT_EQ(
       warnings[0],
       "list pods: 403 Forbidden: pods is forbidden: User \"x\" cannot list resource \"pods\"");
+}
+
+// A sink for a kind plugins declare: it takes a 404 as the kind not served.
+class DeclaredKindSink final : public ReflectorSink {
+ public:
+  void replace(const Resource&, std::vector<boost::json::value>&& items) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string names;
+    for (const auto& i : items) {
+      names += (names.empty() ? "" : ",") + std::string(i.at("metadata").at("name").as_string());
+      EXPECT_EQ(i.at("kind"), "PodGroup");
+      EXPECT_EQ(i.at("apiVersion"), "scheduling.x-k8s.io/v1alpha1");
+    }
+    log_.push_back("replace " + names);
+  }
+  void apply(const Resource&, WatchEventType, boost::json::value&&, std::string_view) override {}
+  bool notServed(const Resource&, const std::string& why) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    log_.push_back("not served: " + why);
+    return true;
+  }
+  std::vector<std::string> log() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return log_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> log_;
+};
+
+Resource podGroups() {
+  Resource r;
+  r.kind = "PodGroup";
+  r.apiVersion = "scheduling.x-k8s.io/v1alpha1";
+  r.path = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups";
+  r.labelSelector = "team in (a,b)";
+  r.fieldSelector = "metadata.namespace!=kube-system";
+  return r;
+}
+
+ScriptedApi::ListStep notFound() {
+  return [](const Request&) {
+    return Response{
+        404,
+        R"({"kind":"Status","code":404,"message":"the server could not find the requested resource"})",
+        ""};
+  };
+}
+
+TEST(ReflectorTest, AKindNotServedIsSyncedWithoutAWarningAndListedAgainUntilItIsServed) {
+  ScriptedApi api;
+  DeclaredKindSink sink;
+  api.onList(notFound());
+  api.onList(notFound());
+  api.onList(page("7", "", {item("pg-1", "5")}));
+  const Resource resource = podGroups();
+  std::vector<std::string> warnings;
+  std::mutex mu;
+  Reflector::Options o = fastOptions();
+  o.notServedRetry = 2ms;
+  o.warn = [&](const std::string& w) {
+    std::lock_guard<std::mutex> lock(mu);
+    warnings.push_back(w);
+  };
+  Reflector reflector(api, resource, sink, o);
+  reflector.start();
+  ASSERT_TRUE(api.waitForRequests(4));  // three lists, then the watch
+  reflector.stop();
+  const std::string why =
+      "not served: list podgroups: 404 Not Found: the server could not find the requested "
+      "resource";
+  EXPECT_EQ(sink.log(), (std::vector<std::string>{why, why, "replace pg-1"}));
+  EXPECT_EQ(reflector.stats().notServed, 2u);
+  EXPECT_EQ(reflector.stats().errors, 0u);
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_TRUE(warnings.empty());
+  // The selectors go with every request, lists and watch.
+  const std::string selectors =
+      "&labelSelector=team%20in%20%28a%2Cb%29&fieldSelector=metadata.namespace%21%3Dkube-system";
+  const auto paths = api.paths();
+  EXPECT_EQ(paths[0],
+            "/apis/scheduling.x-k8s.io/v1alpha1/podgroups?limit=2&resourceVersion=0" + selectors);
+  EXPECT_NE(paths[3].find(selectors), std::string::npos) << paths[3];
+}
+
+TEST(ReflectorTest, AKindNotServedCountsAsSyncedWhileItWaitsToListAgain) {
+  ScriptedApi api;
+  DeclaredKindSink sink;
+  api.onList(notFound());
+  const Resource resource = podGroups();
+  Reflector::Options o = fastOptions();
+  o.notServedRetry = std::chrono::hours(1);
+  Reflector reflector(api, resource, sink, o);
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.synced(); }));
+  EXPECT_EQ(sink.log().size(), 1u);
+  EXPECT_NE(reflector.lastError().find("404 Not Found"), std::string::npos);
+  // The long wait ends with stop().
+  const auto stopping = std::chrono::steady_clock::now();
+  reflector.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - stopping, 2s);
+  EXPECT_EQ(api.paths().size(), 1u);
+}
+
+TEST(ReflectorTest, ToASinkThatDoesNotTakeItA404IsAFailedList) {
+  ScriptedApi api;
+  RecordingSink sink;
+  api.onList(notFound());
+  api.onList(page("10", "", {}));
+  const Resource resource = pods();
+  std::atomic<int> warnings{0};
+  Reflector::Options o = fastOptions();
+  o.warn = [&](const std::string&) { ++warnings; };
+  Reflector reflector(api, resource, sink, o);
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.synced(); }));
+  reflector.stop();
+  EXPECT_EQ(warnings.load(), 1);
+  EXPECT_EQ(reflector.stats().notServed, 0u);
+  EXPECT_EQ(reflector.stats().errors, 1u);
 }
 
 }  // namespace

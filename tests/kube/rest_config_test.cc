@@ -1,6 +1,6 @@
 // loadRestConfig: every kubeconfig field, paths relative to their file, $KUBECONFIG merging,
 // --context, ~/.kube/config, the in-cluster configuration, and every error message.
-#include "host/kube/rest_config.h"
+#include "host/connectors/kube/rest_config.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

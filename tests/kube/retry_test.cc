@@ -1,6 +1,6 @@
 // sendWithRetry over a scripted transport: which answers are retried, the backoff and its
 // jitter, Retry-After, the attempt limit and stop.
-#include "host/kube/retry.h"
+#include "host/connectors/kube/retry.h"
 
 #include <gtest/gtest.h>
 

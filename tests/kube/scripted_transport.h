@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "host/kube/kube_time.h"
-#include "host/kube/transport.h"
+#include "host/connectors/kube/kube_time.h"
+#include "host/connectors/kube/transport.h"
 
 namespace sh::kubetest {
 

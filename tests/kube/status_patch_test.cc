@@ -1,4 +1,4 @@
-#include "host/kube/status_patch.h"
+#include "host/connectors/kube/status_patch.h"
 
 #include <gtest/gtest.h>
 #include <boost/json.hpp>

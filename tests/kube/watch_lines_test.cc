@@ -1,4 +1,4 @@
-#include "host/kube/watch_lines.h"
+#include "host/connectors/kube/watch_lines.h"
 
 #include <algorithm>
 #include <random>

@@ -42,7 +42,7 @@ TEST(InspectTest, ReportsAGoodPlugin) {
   EXPECT_EQ(report.name, "LoaderGood");
   EXPECT_EQ(report.version, "1.2.3");
   EXPECT_EQ(report.abiMajor, 1);
-  EXPECT_EQ(report.abiMinor, 1);
+  EXPECT_EQ(report.abiMinor, SH_ABI_MINOR);
   EXPECT_EQ(report.points, SH_POINT_PRE_FILTER | SH_POINT_FILTER | SH_POINT_SCORE);
   EXPECT_EQ(report.exports, std::vector<std::string>{"schedhost_plugin_v1"});
   EXPECT_FALSE(report.hasTls);
@@ -115,7 +115,7 @@ TEST(InspectTest, Text) {
   std::string text = toText(report);
   EXPECT_THAT(text, HasSubstr("plugin    " + fixture("libgood.so") + "\n"));
   EXPECT_THAT(text, HasSubstr("name      LoaderGood\n"));
-  EXPECT_THAT(text, HasSubstr("abi       1.1\n"));
+  EXPECT_THAT(text, HasSubstr("abi       1.2\n"));
   EXPECT_THAT(text, HasSubstr("points    PreFilter,Filter,Score\n"));
   EXPECT_THAT(text, HasSubstr("flags     (none)\n"));
   EXPECT_THAT(text, HasSubstr("exports   schedhost_plugin_v1\n"));

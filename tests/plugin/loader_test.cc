@@ -48,7 +48,7 @@ TEST(LoaderTest, LoadsAMinimalCPlugin) {
   EXPECT_EQ(plugin->name, "LoaderGood");
   EXPECT_EQ(plugin->version, "1.2.3");
   EXPECT_EQ(plugin->abiMajor, 1);
-  EXPECT_EQ(plugin->abiMinor, 1);
+  EXPECT_EQ(plugin->abiMinor, SH_ABI_MINOR);
   EXPECT_EQ(plugin->points, SH_POINT_PRE_FILTER | SH_POINT_FILTER | SH_POINT_SCORE);
   EXPECT_EQ(plugin->flags, 0u);
   EXPECT_EQ(plugin->sha256, fileSha256(path));
@@ -131,7 +131,7 @@ TEST(LoaderTest, RefusesBrokenPlugins) {
       {"libno_entry.so", ": no entry point [schedhost_plugin_v1]"},
       {"libmeta_wrong_major.so", ": built for ABI 2; host supports 1"},
       {"libwrong_major.so", ": built for ABI 2; host supports 1"},
-      {"libnewer_minor.so", ": built for ABI 1.99; host supports up to 1.1"},
+      {"libnewer_minor.so", ": built for ABI 1.99; host supports up to 1.2"},
       {"libnull_entry.so", ": entry point [schedhost_plugin_v1] returned NULL"},
       {"libsmall_descriptor.so", ": descriptor too small: 8 bytes, expected at least 64"},
       {"libnull_vtable.so", ": descriptor has no vtable"},

@@ -309,14 +309,14 @@ TEST_F(SchedulingQueueHintsTest, DefaultRegistrationsForPluginsWithoutEventsToRe
   make({{Point::kFilter, scripted("QueueNoEvents")}});
   // Upstream's UnrollWildCardResource: ten resources, each with All.
   auto regs = q_->registeredEventsForTest("default-scheduler");
-  std::vector<sh_event_resource> resources;
+  std::vector<EventResource> resources;
   for (const auto& [plugin, event] : regs) {
     EXPECT_EQ(plugin, "QueueNoEvents");
     EXPECT_EQ(event.actions, SH_ACTION_ALL);
     resources.push_back(event.resource);
   }
   EXPECT_EQ(resources,
-            (std::vector<sh_event_resource>{
+            (std::vector<EventResource>{
                 SH_RESOURCE_POD, SH_RESOURCE_NODE, SH_RESOURCE_PERSISTENT_VOLUME,
                 SH_RESOURCE_PERSISTENT_VOLUME_CLAIM, SH_RESOURCE_CSI_NODE, SH_RESOURCE_CSI_DRIVER,
                 SH_RESOURCE_CSI_STORAGE_CAPACITY, SH_RESOURCE_STORAGE_CLASS,

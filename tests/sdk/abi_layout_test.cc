@@ -186,6 +186,20 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_pdb, disrupted_pods, 48)
     SH_FIELD(sh_pdb, disrupted_pod_count, 56)
     SH_FIELD(sh_pdb, reserved_, 60)
+    SH_SIZE(sh_object, 136, 8)
+    SH_FIELD(sh_object, struct_size, 0)
+    SH_FIELD(sh_object, label_count, 4)
+    SH_FIELD(sh_object, api_version, 8)
+    SH_FIELD(sh_object, kind, 24)
+    SH_FIELD(sh_object, namespace_, 40)
+    SH_FIELD(sh_object, name, 56)
+    SH_FIELD(sh_object, uid, 72)
+    SH_FIELD(sh_object, resource_version, 88)
+    SH_FIELD(sh_object, labels, 104)
+    SH_FIELD(sh_object, root, 112)
+    SH_FIELD(sh_object, creation_unix_nanos, 120)
+    SH_FIELD(sh_object, deleting, 128)
+    SH_FIELD(sh_object, assumed, 132)
     SH_SIZE(sh_image, 16, 8)
     SH_FIELD(sh_image, name, 0)
     SH_FIELD(sh_image, reserved_, 4)
@@ -236,7 +250,7 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_event_registration, actions, 4)
     SH_FIELD(sh_event_registration, has_hint, 8)
     SH_FIELD(sh_event_registration, reserved_, 12)
-    SH_SIZE(sh_event_objects, 48, 8)
+    SH_SIZE(sh_event_objects, 72, 8)
     SH_FIELD(sh_event_objects, struct_size, 0)
     SH_FIELD(sh_event_objects, resource, 4)
     SH_FIELD(sh_event_objects, actions, 8)
@@ -245,6 +259,10 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_event_objects, new_pod, 24)
     SH_FIELD(sh_event_objects, old_node, 32)
     SH_FIELD(sh_event_objects, new_node, 40)
+    SH_FIELD(sh_event_objects, old_object, 48)
+    SH_FIELD(sh_event_objects, new_object, 56)
+    SH_FIELD(sh_event_objects, kind, 64)
+    SH_FIELD(sh_event_objects, reserved2_, 68)
     SH_SIZE(sh_plugin_vtable, 152, 8)
     SH_FIELD(sh_plugin_vtable, struct_size, 0)
     SH_FIELD(sh_plugin_vtable, reserved_, 4)
@@ -266,10 +284,18 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_plugin_vtable, post_bind, 128)
     SH_FIELD(sh_plugin_vtable, events_to_register, 136)
     SH_FIELD(sh_plugin_vtable, queueing_hint, 144)
+    SH_SIZE(sh_object_write, 64, 8)
+    SH_FIELD(sh_object_write, struct_size, 0)
+    SH_FIELD(sh_object_write, verb, 4)
+    SH_FIELD(sh_object_write, kind, 8)
+    SH_FIELD(sh_object_write, patch_type, 12)
+    SH_FIELD(sh_object_write, namespace_, 16)
+    SH_FIELD(sh_object_write, name, 32)
+    SH_FIELD(sh_object_write, body, 48)
     SH_SIZE(sh_state_ops, 16, 8)
     SH_FIELD(sh_state_ops, clone, 0)
     SH_FIELD(sh_state_ops, free, 8)
-    SH_SIZE(sh_host_api, 392, 8)
+    SH_SIZE(sh_host_api, 520, 8)
     SH_FIELD(sh_host_api, struct_size, 0)
     SH_FIELD(sh_host_api, abi_major, 4)
     SH_FIELD(sh_host_api, abi_minor, 6)
@@ -321,7 +347,34 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_host_api, sim_end, 368)
     SH_FIELD(sh_host_api, preempt_victims, 376)
     SH_FIELD(sh_host_api, cycle_activate_pod, 384)
-    SH_SIZE(sh_plugin_descriptor, 64, 8)
+    SH_FIELD(sh_host_api, object_get, 392)
+    SH_FIELD(sh_host_api, object_list, 400)
+    SH_FIELD(sh_host_api, object_json, 408)
+    SH_FIELD(sh_host_api, json_type, 416)
+    SH_FIELD(sh_host_api, json_get, 424)
+    SH_FIELD(sh_host_api, json_path, 432)
+    SH_FIELD(sh_host_api, json_size, 440)
+    SH_FIELD(sh_host_api, json_at, 448)
+    SH_FIELD(sh_host_api, json_key_at, 456)
+    SH_FIELD(sh_host_api, json_int, 464)
+    SH_FIELD(sh_host_api, json_double, 472)
+    SH_FIELD(sh_host_api, json_bool, 480)
+    SH_FIELD(sh_host_api, json_string, 488)
+    SH_FIELD(sh_host_api, object_write, 496)
+    SH_FIELD(sh_host_api, object_assume, 504)
+    SH_FIELD(sh_host_api, object_restore, 512)
+    SH_SIZE(sh_object_kind, 64, 8)
+    SH_FIELD(sh_object_kind, struct_size, 0)
+    SH_FIELD(sh_object_kind, verbs, 4)
+    SH_FIELD(sh_object_kind, group, 8)
+    SH_FIELD(sh_object_kind, version, 16)
+    SH_FIELD(sh_object_kind, resource, 24)
+    SH_FIELD(sh_object_kind, kind, 32)
+    SH_FIELD(sh_object_kind, namespaced, 40)
+    SH_FIELD(sh_object_kind, reserved_, 44)
+    SH_FIELD(sh_object_kind, label_selector, 48)
+    SH_FIELD(sh_object_kind, field_selector, 56)
+    SH_SIZE(sh_plugin_descriptor, 80, 8)
     SH_FIELD(sh_plugin_descriptor, struct_size, 0)
     SH_FIELD(sh_plugin_descriptor, abi_major, 4)
     SH_FIELD(sh_plugin_descriptor, abi_minor, 6)
@@ -333,6 +386,9 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_plugin_descriptor, create, 40)
     SH_FIELD(sh_plugin_descriptor, destroy, 48)
     SH_FIELD(sh_plugin_descriptor, vtable, 56)
+    SH_FIELD(sh_plugin_descriptor, kinds, 64)
+    SH_FIELD(sh_plugin_descriptor, kind_count, 72)
+    SH_FIELD(sh_plugin_descriptor, reserved2_, 76)
     SH_SIZE(sh_plugin_metadata, 120, 4)
     SH_FIELD(sh_plugin_metadata, magic, 0)
     SH_FIELD(sh_plugin_metadata, struct_size, 8)
@@ -349,7 +405,7 @@ constexpr Pin kLayout[] = {
 // clang-format off
 constexpr Pin kConstants[] = {
     SH_CONST(SH_ABI_MAJOR, 1)
-    SH_CONST(SH_ABI_MINOR, 1)
+    SH_CONST(SH_ABI_MINOR, 2)
     SH_CONST(SH_ID_NONE, 0)
     SH_CONST(SH_ID_CPU, 1)
     SH_CONST(SH_ID_MEMORY, 2)
@@ -412,6 +468,8 @@ constexpr Pin kConstants[] = {
     SH_CONST(SH_RESOURCE_WILDCARD, 12)
     SH_CONST(SH_RESOURCE_ASSIGNED_POD, 13)
     SH_CONST(SH_RESOURCE_UNSCHEDULED_POD, 14)
+    SH_CONST(SH_RESOURCE_DECLARED_KIND, 0x10000)
+    SH_CONST(SH_MAX_DECLARED_KINDS, 64)
     SH_CONST(SH_ACTION_ADD, 1)
     SH_CONST(SH_ACTION_DELETE, 2)
     SH_CONST(SH_ACTION_UPDATE_NODE_ALLOCATABLE, 4)
@@ -439,6 +497,16 @@ constexpr Pin kConstants[] = {
     SH_CONST(SH_ARGS_STRING, 4)
     SH_CONST(SH_ARGS_ARRAY, 5)
     SH_CONST(SH_ARGS_OBJECT, 6)
+    SH_CONST(SH_VERB_CREATE, 1)
+    SH_CONST(SH_VERB_UPDATE, 2)
+    SH_CONST(SH_VERB_PATCH, 4)
+    SH_CONST(SH_VERB_UPDATE_STATUS, 8)
+    SH_CONST(SH_VERB_DELETE, 16)
+    SH_CONST(SH_VERB_ALL, 31)
+    SH_CONST(SH_PATCH_NONE, 0)
+    SH_CONST(SH_PATCH_MERGE, 1)
+    SH_CONST(SH_PATCH_STRATEGIC_MERGE, 2)
+    SH_CONST(SH_PATCH_JSON, 3)
     SH_CONST(SH_PLUGIN_SERIALIZE, 1)
     SH_CONST(SH_POINT_PRE_ENQUEUE, 1)
     SH_CONST(SH_POINT_QUEUE_SORT, 2)
@@ -618,6 +686,20 @@ SH_PIN_OFFSET(sh_pdb, selector, 40);
 SH_PIN_OFFSET(sh_pdb, disrupted_pods, 48);
 SH_PIN_OFFSET(sh_pdb, disrupted_pod_count, 56);
 SH_PIN_OFFSET(sh_pdb, reserved_, 60);
+SH_PIN_SIZE(sh_object, 136, 8);
+SH_PIN_OFFSET(sh_object, struct_size, 0);
+SH_PIN_OFFSET(sh_object, label_count, 4);
+SH_PIN_OFFSET(sh_object, api_version, 8);
+SH_PIN_OFFSET(sh_object, kind, 24);
+SH_PIN_OFFSET(sh_object, namespace_, 40);
+SH_PIN_OFFSET(sh_object, name, 56);
+SH_PIN_OFFSET(sh_object, uid, 72);
+SH_PIN_OFFSET(sh_object, resource_version, 88);
+SH_PIN_OFFSET(sh_object, labels, 104);
+SH_PIN_OFFSET(sh_object, root, 112);
+SH_PIN_OFFSET(sh_object, creation_unix_nanos, 120);
+SH_PIN_OFFSET(sh_object, deleting, 128);
+SH_PIN_OFFSET(sh_object, assumed, 132);
 SH_PIN_SIZE(sh_image, 16, 8);
 SH_PIN_OFFSET(sh_image, name, 0);
 SH_PIN_OFFSET(sh_image, reserved_, 4);
@@ -668,7 +750,7 @@ SH_PIN_OFFSET(sh_event_registration, resource, 0);
 SH_PIN_OFFSET(sh_event_registration, actions, 4);
 SH_PIN_OFFSET(sh_event_registration, has_hint, 8);
 SH_PIN_OFFSET(sh_event_registration, reserved_, 12);
-SH_PIN_SIZE(sh_event_objects, 48, 8);
+SH_PIN_SIZE(sh_event_objects, 72, 8);
 SH_PIN_OFFSET(sh_event_objects, struct_size, 0);
 SH_PIN_OFFSET(sh_event_objects, resource, 4);
 SH_PIN_OFFSET(sh_event_objects, actions, 8);
@@ -677,6 +759,10 @@ SH_PIN_OFFSET(sh_event_objects, old_pod, 16);
 SH_PIN_OFFSET(sh_event_objects, new_pod, 24);
 SH_PIN_OFFSET(sh_event_objects, old_node, 32);
 SH_PIN_OFFSET(sh_event_objects, new_node, 40);
+SH_PIN_OFFSET(sh_event_objects, old_object, 48);
+SH_PIN_OFFSET(sh_event_objects, new_object, 56);
+SH_PIN_OFFSET(sh_event_objects, kind, 64);
+SH_PIN_OFFSET(sh_event_objects, reserved2_, 68);
 SH_PIN_SIZE(sh_plugin_vtable, 152, 8);
 SH_PIN_OFFSET(sh_plugin_vtable, struct_size, 0);
 SH_PIN_OFFSET(sh_plugin_vtable, reserved_, 4);
@@ -698,10 +784,18 @@ SH_PIN_OFFSET(sh_plugin_vtable, bind, 120);
 SH_PIN_OFFSET(sh_plugin_vtable, post_bind, 128);
 SH_PIN_OFFSET(sh_plugin_vtable, events_to_register, 136);
 SH_PIN_OFFSET(sh_plugin_vtable, queueing_hint, 144);
+SH_PIN_SIZE(sh_object_write, 64, 8);
+SH_PIN_OFFSET(sh_object_write, struct_size, 0);
+SH_PIN_OFFSET(sh_object_write, verb, 4);
+SH_PIN_OFFSET(sh_object_write, kind, 8);
+SH_PIN_OFFSET(sh_object_write, patch_type, 12);
+SH_PIN_OFFSET(sh_object_write, namespace_, 16);
+SH_PIN_OFFSET(sh_object_write, name, 32);
+SH_PIN_OFFSET(sh_object_write, body, 48);
 SH_PIN_SIZE(sh_state_ops, 16, 8);
 SH_PIN_OFFSET(sh_state_ops, clone, 0);
 SH_PIN_OFFSET(sh_state_ops, free, 8);
-SH_PIN_SIZE(sh_host_api, 392, 8);
+SH_PIN_SIZE(sh_host_api, 520, 8);
 SH_PIN_OFFSET(sh_host_api, struct_size, 0);
 SH_PIN_OFFSET(sh_host_api, abi_major, 4);
 SH_PIN_OFFSET(sh_host_api, abi_minor, 6);
@@ -753,7 +847,34 @@ SH_PIN_OFFSET(sh_host_api, sim_filter, 360);
 SH_PIN_OFFSET(sh_host_api, sim_end, 368);
 SH_PIN_OFFSET(sh_host_api, preempt_victims, 376);
 SH_PIN_OFFSET(sh_host_api, cycle_activate_pod, 384);
-SH_PIN_SIZE(sh_plugin_descriptor, 64, 8);
+SH_PIN_OFFSET(sh_host_api, object_get, 392);
+SH_PIN_OFFSET(sh_host_api, object_list, 400);
+SH_PIN_OFFSET(sh_host_api, object_json, 408);
+SH_PIN_OFFSET(sh_host_api, json_type, 416);
+SH_PIN_OFFSET(sh_host_api, json_get, 424);
+SH_PIN_OFFSET(sh_host_api, json_path, 432);
+SH_PIN_OFFSET(sh_host_api, json_size, 440);
+SH_PIN_OFFSET(sh_host_api, json_at, 448);
+SH_PIN_OFFSET(sh_host_api, json_key_at, 456);
+SH_PIN_OFFSET(sh_host_api, json_int, 464);
+SH_PIN_OFFSET(sh_host_api, json_double, 472);
+SH_PIN_OFFSET(sh_host_api, json_bool, 480);
+SH_PIN_OFFSET(sh_host_api, json_string, 488);
+SH_PIN_OFFSET(sh_host_api, object_write, 496);
+SH_PIN_OFFSET(sh_host_api, object_assume, 504);
+SH_PIN_OFFSET(sh_host_api, object_restore, 512);
+SH_PIN_SIZE(sh_object_kind, 64, 8);
+SH_PIN_OFFSET(sh_object_kind, struct_size, 0);
+SH_PIN_OFFSET(sh_object_kind, verbs, 4);
+SH_PIN_OFFSET(sh_object_kind, group, 8);
+SH_PIN_OFFSET(sh_object_kind, version, 16);
+SH_PIN_OFFSET(sh_object_kind, resource, 24);
+SH_PIN_OFFSET(sh_object_kind, kind, 32);
+SH_PIN_OFFSET(sh_object_kind, namespaced, 40);
+SH_PIN_OFFSET(sh_object_kind, reserved_, 44);
+SH_PIN_OFFSET(sh_object_kind, label_selector, 48);
+SH_PIN_OFFSET(sh_object_kind, field_selector, 56);
+SH_PIN_SIZE(sh_plugin_descriptor, 80, 8);
 SH_PIN_OFFSET(sh_plugin_descriptor, struct_size, 0);
 SH_PIN_OFFSET(sh_plugin_descriptor, abi_major, 4);
 SH_PIN_OFFSET(sh_plugin_descriptor, abi_minor, 6);
@@ -765,6 +886,9 @@ SH_PIN_OFFSET(sh_plugin_descriptor, reserved_, 36);
 SH_PIN_OFFSET(sh_plugin_descriptor, create, 40);
 SH_PIN_OFFSET(sh_plugin_descriptor, destroy, 48);
 SH_PIN_OFFSET(sh_plugin_descriptor, vtable, 56);
+SH_PIN_OFFSET(sh_plugin_descriptor, kinds, 64);
+SH_PIN_OFFSET(sh_plugin_descriptor, kind_count, 72);
+SH_PIN_OFFSET(sh_plugin_descriptor, reserved2_, 76);
 SH_PIN_SIZE(sh_plugin_metadata, 120, 4);
 SH_PIN_OFFSET(sh_plugin_metadata, magic, 0);
 SH_PIN_OFFSET(sh_plugin_metadata, struct_size, 8);

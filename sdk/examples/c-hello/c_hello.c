@@ -113,7 +113,10 @@ static const sh_plugin_descriptor kDescriptor = {sizeof(sh_plugin_descriptor),
                                                  0u,
                                                  chello_create,
                                                  chello_destroy,
-                                                 &kVtable};
+                                                 &kVtable,
+                                                 NULL, /* kinds: reads no objects (ABI 1.2) */
+                                                 0u,
+                                                 0u};
 
 /* What `schedhost plugin inspect` reads without running the plugin. */
 SH_PLUGIN_METADATA(chello_metadata, CHELLO_NAME, CHELLO_VERSION, SH_POINT_FILTER | SH_POINT_SCORE,

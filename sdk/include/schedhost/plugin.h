@@ -83,7 +83,7 @@ extern "C" {
  *     by its size_t `capacity`.
  */
 #define SH_ABI_MAJOR 1
-#define SH_ABI_MINOR 1
+#define SH_ABI_MINOR 2
 
 #define SH_ENTRY_SYMBOL "schedhost_plugin_v1"
 
@@ -99,6 +99,7 @@ typedef struct sh_snapshot sh_snapshot;   /* the cluster snapshot of one cycle  
 typedef struct sh_args sh_args;           /* a node of the plugin's args tree       */
 typedef struct sh_prefilter_result sh_prefilter_result; /* a PreFilter node set     */
 typedef struct sh_sim sh_sim;             /* a dry run on one node (preemption)     */
+typedef struct sh_json sh_json;           /* a node of a cluster object's JSON; since 1.2 */
 
 /* Interned string id. The host interns label keys, label values, resource names,
  * taint keys and values, topology keys and image names into integers that stay
@@ -479,6 +480,36 @@ typedef struct sh_pdb {
   uint32_t reserved_;
 } sh_pdb;
 
+/*
+ * Objects of any kind (since 1.2). A plugin declares the kinds it reads in its descriptor
+ * (sh_object_kind, section 7): built-in kinds (PersistentVolumeClaim, StorageClass,
+ * ResourceSlice, ...) and custom resources alike. The host watches each declared kind once,
+ * however many plugins and profiles declare it, and keeps every object parsed once in an
+ * index by namespace and name. A plugin reads them through the object_* services (section 6)
+ * and, for the fields the view below does not carry, through the read-only JSON tree of the
+ * object (json_* services), which is never copied or re-parsed per call.
+ *
+ * Within one scheduling cycle every plugin sees the same version of every kind, as with nodes
+ * and pods. An object view stays valid for the whole cycle it was read in (for the binding
+ * cycle of that pod, until PostBind returns), and views read outside a cycle until the
+ * calling function returns.
+ */
+typedef struct sh_object {
+  uint32_t struct_size;
+  uint32_t label_count;
+  sh_str api_version;       /* "scheduling.x-k8s.io/v1alpha1", "v1"                     */
+  sh_str kind;              /* "PodGroup"                                                */
+  sh_str namespace_;        /* empty for a cluster-scoped kind                           */
+  sh_str name;
+  sh_str uid;               /* metadata.uid; empty in a scenario that leaves it out      */
+  sh_str resource_version;  /* metadata.resourceVersion, as the API server wrote it      */
+  const sh_label* labels;   /* metadata.labels, sorted by key id                         */
+  const sh_json* root;      /* the whole object                                          */
+  int64_t creation_unix_nanos; /* metadata.creationTimestamp; 0 when unset               */
+  int32_t deleting;         /* 1 when metadata.deletionTimestamp is set                  */
+  int32_t assumed;          /* 1 when this is a version assumed in memory (object_assume) */
+} sh_object;
+
 /* A queued pod, as QueueSort sees it. */
 typedef struct sh_queued_pod {
   uint32_t struct_size;
@@ -516,6 +547,14 @@ typedef enum sh_event_resource {
   SH_RESOURCE_UNSCHEDULED_POD = 14      /* incoming events only */
 } sh_event_resource;
 
+/* Events on the plugin's own declared kinds (since 1.2): the resource of a registration is
+ * SH_RESOURCE_DECLARED_KIND + i for kind i of the plugin's descriptor (its index in
+ * `kinds`). Add, Delete and Update (SH_ACTION_UPDATE: any change of the object) apply. A
+ * declared kind that is one of the resources above (core/v1 persistentvolumes, ...) also
+ * matches registrations of that resource, and events on it carry that resource. */
+#define SH_RESOURCE_DECLARED_KIND 0x10000
+#define SH_MAX_DECLARED_KINDS 64
+
 /* ActionType bits, as upstream. */
 #define SH_ACTION_ADD 1u
 #define SH_ACTION_DELETE 2u
@@ -543,7 +582,7 @@ typedef struct sh_event_registration {
   int32_t reserved_;
 } sh_event_registration;
 
-/* The objects of an event, for queueing hints. Exactly one of the pod or node
+/* The objects of an event, for queueing hints. Exactly one of the pod, node or object
  * pairs is used, according to the event's resource; `old_*` is NULL for Add and
  * `new_*` is NULL for Delete. */
 typedef struct sh_event_objects {
@@ -555,6 +594,12 @@ typedef struct sh_event_objects {
   const sh_pod* new_pod;
   const sh_node* old_node;
   const sh_node* new_node;
+  /* An event on a declared kind: the object before and after (NULL for Add and Delete as
+   * above), and the index of the kind in the receiving plugin's descriptor. */
+  const sh_object* old_object; /* since 1.2 */
+  const sh_object* new_object; /* since 1.2 */
+  uint32_t kind;               /* since 1.2 */
+  uint32_t reserved2_;         /* since 1.2 */
 } sh_event_objects;
 
 /*
@@ -668,6 +713,34 @@ typedef enum sh_args_type {
   SH_ARGS_NULL = 0, SH_ARGS_BOOL = 1, SH_ARGS_INT = 2, SH_ARGS_DOUBLE = 3,
   SH_ARGS_STRING = 4, SH_ARGS_ARRAY = 5, SH_ARGS_OBJECT = 6
 } sh_args_type;
+
+/* What a plugin asks the host to write (object_write, since 1.2). One verb per write; the
+ * plugin declares in its descriptor which verbs it uses on each kind (sh_object_kind.verbs),
+ * and a write with a verb it did not declare is refused. */
+#define SH_VERB_CREATE 1u         /* POST the object in `body`                               */
+#define SH_VERB_UPDATE 2u         /* PUT the object in `body` (its resourceVersion is checked) */
+#define SH_VERB_PATCH 4u          /* PATCH `name` with `body`, of type `patch_type`          */
+#define SH_VERB_UPDATE_STATUS 8u  /* PUT `body` to the status subresource, or PATCH it with  */
+                                  /*   `body` when patch_type is not SH_PATCH_NONE           */
+#define SH_VERB_DELETE 16u        /* DELETE `name`                                           */
+#define SH_VERB_ALL 31u
+
+typedef enum sh_patch_type {
+  SH_PATCH_NONE = 0,
+  SH_PATCH_MERGE = 1,           /* application/merge-patch+json (RFC 7386)              */
+  SH_PATCH_STRATEGIC_MERGE = 2, /* application/strategic-merge-patch+json (built-in kinds) */
+  SH_PATCH_JSON = 3             /* application/json-patch+json (RFC 6902)               */
+} sh_patch_type;
+
+typedef struct sh_object_write {
+  uint32_t struct_size;
+  uint32_t verb;        /* one SH_VERB_* bit                                             */
+  uint32_t kind;        /* index of the kind in the plugin's descriptor                  */
+  int32_t patch_type;   /* sh_patch_type; PATCH and a status patch                       */
+  sh_str namespace_;    /* for a namespaced kind; CREATE may leave it to body's metadata */
+  sh_str name;          /* PATCH, DELETE; the others read it from body's metadata        */
+  sh_str body;          /* JSON: the object (CREATE, UPDATE, UPDATE_STATUS) or the patch */
+} sh_object_write;
 
 /* How the host copies and frees a plugin's cycle-state entry (for preemption
  * dry runs and nominated-pod evaluation). Both are called by the host only. */
@@ -852,11 +925,98 @@ typedef struct sh_host_api {
    * ignored. A NULL cycle, or a NULL or empty ns or name, is ignored; refused: ignored. A pod
    * asked for more than once before an activation is activated once. Thread-safe. Only when abi_minor >= 1. */
   void (*cycle_activate_pod)(sh_cycle* cycle, const char* ns, size_t ns_len, const char* name, size_t name_len); /* since 1.1 */
+
+  /* -- Objects of declared kinds (since 1.2; only when abi_minor >= 2) -----------------
+   * `kind` is the index of the kind in the calling plugin's descriptor. `cycle` is the
+   * sh_cycle of the call (any extension point that has one): reads then see the version of
+   * the cycle, the same for every plugin. NULL reads the latest version (PreEnqueue,
+   * queueing hints, a thread of the plugin's own). An assumed object (object_assume) hides
+   * the stored one in both. An unknown kind index, or a kind the cluster does not serve
+   * (its CustomResourceDefinition is not installed: the host says so once at startup),
+   * reads as empty. */
+
+  /* The object `ns`/`name` (ns empty for a cluster-scoped kind); NULL when there is none.
+   * Refused: NULL. */
+  const sh_object* (*object_get)(sh_host* host, sh_cycle* cycle, uint32_t kind,
+                                 const char* ns, size_t ns_len, const char* name, size_t name_len); /* since 1.2 */
+  /* The objects of the kind in namespace `ns` (empty: every namespace) whose labels match
+   * `selector`, a label selector in kubectl's syntax ("app=web,tier in (a,b),!canary"; empty:
+   * all), ordered by namespace then name. Returns the count; *out is valid until the same
+   * thread calls object_list again, or the views' own lifetime ends, whichever comes first.
+   * A selector that does not parse matches nothing and is counted as a failure of the
+   * plugin. Refused (a NULL out): 0. */
+  size_t (*object_list)(sh_host* host, sh_cycle* cycle, uint32_t kind, const char* ns,
+                        size_t ns_len, const char* selector, size_t selector_len,
+                        const sh_object* const** out); /* since 1.2 */
+  /* The object's JSON text as the host holds it; as pod_json. NULL object: 0. */
+  size_t (*object_json)(const sh_object* object, char* buf, size_t capacity); /* since 1.2 */
+
+  /* The read-only JSON tree of an object; nodes live as long as their sh_object. Types are
+   * sh_args_type; a NULL node is SH_ARGS_NULL, and every accessor answers a NULL node or a
+   * node of another type with NULL, 0, 0.0 or {"", 0}. */
+  int (*json_type)(const sh_json* node); /* since 1.2 */
+  /* The member `key` of an object node; NULL when absent. */
+  const sh_json* (*json_get)(const sh_json* node, const char* key, size_t len); /* since 1.2 */
+  /* Follows a dotted path of member names and array indexes from `node`: "spec.minMember",
+   * "status.conditions.0.type". NULL when any step is missing. */
+  const sh_json* (*json_path)(const sh_json* node, const char* path, size_t len); /* since 1.2 */
+  size_t (*json_size)(const sh_json* node);                        /* since 1.2 */
+  const sh_json* (*json_at)(const sh_json* node, size_t index);    /* since 1.2 */
+  sh_str (*json_key_at)(const sh_json* node, size_t index);        /* since 1.2 */
+  int64_t (*json_int)(const sh_json* node);   /* integers, and doubles that are whole; since 1.2 */
+  double (*json_double)(const sh_json* node); /* integers convert; since 1.2 */
+  int (*json_bool)(const sh_json* node);      /* since 1.2 */
+  sh_str (*json_string)(const sh_json* node); /* since 1.2 */
+
+  /* Write through the host's client: the API server's rate limiter, retries and error
+   * handling are the binding cycle's. Only from PostFilter, Reserve, Permit, PreBind, Bind
+   * and PostBind; blocks until the API server answered. Returns SH_SUCCESS, or SH_ERROR with
+   * the API's message as the reason (a verb the plugin did not declare on the kind, a call
+   * from another point and a malformed body are refused the same way, with a reason that
+   * names the plugin, the kind and the cause). The change reaches reads when the watch
+   * delivers it; object_assume makes it visible before. Under `schedhost evaluate` and
+   * `test` nothing is written: the write is reported in the output's bindingPlan. */
+  sh_code (*object_write)(sh_host* host, sh_cycle* cycle, const sh_object_write* write,
+                          sh_status* status); /* since 1.2 */
+  /* Assume (upstream's assume cache): `json` is a changed version of a stored object of the
+   * kind, with the same namespace and name and the resourceVersion it was derived from.
+   * Reads return it in place of the stored one (sh_object.assumed is 1) until the watch
+   * delivers a newer resourceVersion or the plugin calls object_restore. Refused with
+   * SH_ERROR and a reason: no such stored object, a stored version newer than the assumed
+   * one, a body that does not parse. Thread-safe. */
+  sh_code (*object_assume)(sh_host* host, uint32_t kind, const char* json, size_t len,
+                           sh_status* status); /* since 1.2 */
+  /* Drops the assumed version of `ns`/`name`; reads see the stored one again. */
+  void (*object_restore)(sh_host* host, uint32_t kind, const char* ns, size_t ns_len,
+                         const char* name, size_t name_len); /* since 1.2 */
 } sh_host_api;
 
 /* ======================================================================== */
 /* 7. Entry point                                                           */
 /* ======================================================================== */
+
+/*
+ * A kind of object the plugin reads (since 1.2), as the API server serves it:
+ * /api/v1/<resource> for the core group, /apis/<group>/<version>/<resource> otherwise.
+ * `verbs` lists the writes the plugin makes (SH_VERB_*; 0: read only); reading is always
+ * allowed. `label_selector` and `field_selector` (NULL or "": none) narrow what the host
+ * watches, in the API's syntax; an object outside them is not there for the plugin. The
+ * host refuses the plugin, naming it and the kind, when a name is empty or not a valid DNS
+ * name (the group: a DNS subdomain, the resource: lower-case), a selector does not parse,
+ * two kinds of the plugin are the same, or there are more than SH_MAX_DECLARED_KINDS.
+ */
+typedef struct sh_object_kind {
+  uint32_t struct_size;
+  uint32_t verbs;           /* SH_VERB_* bits                                        */
+  const char* group;        /* "" for the core group, "scheduling.x-k8s.io"          */
+  const char* version;      /* "v1", "v1alpha1"                                      */
+  const char* resource;     /* the plural the API serves: "podgroups"                */
+  const char* kind;         /* "PodGroup": the objects' kind                         */
+  int32_t namespaced;       /* 1 for a namespaced kind                               */
+  int32_t reserved_;
+  const char* label_selector;
+  const char* field_selector;
+} sh_object_kind;
 
 /* Descriptor flags. */
 #define SH_PLUGIN_SERIALIZE 1u /* the host never calls this plugin concurrently */
@@ -896,6 +1056,9 @@ typedef struct sh_plugin_descriptor {
   void* (*create)(const sh_host_api* api, sh_host* host, const sh_args* args);
   void (*destroy)(void* self);
   const sh_plugin_vtable* vtable;
+  const sh_object_kind* kinds; /* the kinds it reads and writes; NULL: none. since 1.2 */
+  uint32_t kind_count;         /* since 1.2 */
+  uint32_t reserved2_;         /* since 1.2 */
 } sh_plugin_descriptor;
 
 /* The only symbol a plugin exports. */

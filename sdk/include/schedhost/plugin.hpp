@@ -20,9 +20,16 @@
 //
 // This file holds what a plugin author writes against: Status, Args, the wrappers of the
 // host services (Host, Cycle, Snapshot, Sim, Preemption), the extension-point tags and
-// SCHEDHOST_PLUGIN. The machinery behind them (trampolines, vtable and metadata) is in
-// schedhost/detail/, which is not part of the interface. Matching helpers with
-// kube-scheduler's semantics are in schedhost/helpers.hpp.
+// SCHEDHOST_PLUGIN. Objects of declared kinds (ABI 1.2: Object, Json, ObjectList, ObjectWrite,
+// ObjectEvent, objectKind) are in schedhost/objects.hpp, included here; a plugin declares its
+// kinds with a static member kKinds (see there) and reads and writes them through Host. The
+// machinery behind them (trampolines, vtable and metadata) is in schedhost/detail/, which is
+// not part of the interface. Matching helpers with kube-scheduler's semantics are in
+// schedhost/helpers.hpp.
+//
+// Services added after ABI 1.0 check the host's abi_minor (and its table's size) before they
+// call it, and degrade on an older host: activatePod answers false, object reads are empty,
+// object writes and assumes answer an Error status saying why.
 //
 // Requires C++17. The same source links statically into a host test when
 // SCHEDHOST_PLUGIN_STATIC_ENTRY is defined to a function name: the entry point then
@@ -32,6 +39,7 @@
 
 #include <schedhost/plugin.h>
 #include <schedhost/detail/services.hpp>
+#include <schedhost/objects.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -218,7 +226,36 @@ class Host {
                                     msg.data(), msg.size()) != 0;
   }
 
+  // -- Objects of declared kinds (ABI 1.2; plugin.h, section 6) ------------------------------
+  // `kind` is the index in the plugin's kKinds. With the call's Cycle, reads see the cycle's
+  // version of every kind, the same for every plugin; without one (PreEnqueue, queueing hints,
+  // a thread of the plugin's own), the latest. On a host older than 1.2 reads are empty and
+  // writes answer an Error status. Defined after Cycle, below.
+  bool servesObjects() const noexcept { return detail::servesObjects(api_); }
+  // The object ns/name (ns empty for a cluster-scoped kind), or a null Object.
+  Object objectGet(const Cycle& cycle, uint32_t kind, std::string_view ns,
+                   std::string_view name) const noexcept;
+  Object objectGet(uint32_t kind, std::string_view ns, std::string_view name) const noexcept;
+  // The objects of namespace `ns` (empty: all) whose labels match `selector` (kubectl's
+  // syntax, "app=web,tier in (a,b)"; empty: all), ordered by namespace then name. A selector
+  // that does not parse matches nothing and counts as a failure of the plugin.
+  ObjectList objectList(const Cycle& cycle, uint32_t kind, std::string_view ns = {},
+                        std::string_view selector = {}) const noexcept;
+  ObjectList objectList(uint32_t kind, std::string_view ns = {},
+                        std::string_view selector = {}) const noexcept;
+  // The object's JSON text as the host holds it; "" for a null Object.
+  std::string objectJson(const Object& object) const;
+  // Writes through the host's client; only from PostFilter, Reserve, Permit, PreBind, Bind and
+  // PostBind. Success, or Error with the API's (or the host's refusal's) message.
+  Status objectWrite(const Cycle& cycle, const ObjectWrite& write) const;
+  // Makes `json`, a changed version of a stored object of `kind`, what every read returns until
+  // the watch delivers a newer resourceVersion or objectRestore drops it.
+  Status objectAssume(uint32_t kind, std::string_view json) const;
+  // Drops the assumed version of ns/name. False on a host older than 1.2.
+  bool objectRestore(uint32_t kind, std::string_view ns, std::string_view name) const noexcept;
+
  private:
+  Status olderHost(std::string_view service) const;
   const sh_host_api* api_;
   sh_host* host_;
 };
@@ -384,6 +421,81 @@ inline Status Host::bindPod(const Cycle& cycle, const sh_pod& pod, std::string_v
   return Status(api_->bind_pod(host_, &pod, node.data(), node.size(), cycle.callStatus()));
 }
 
+// -- Host: objects of declared kinds -------------------------------------------------------
+inline Status Host::olderHost(std::string_view service) const {
+  return Status::error(std::string(service) + ": the host's ABI is 1." +
+                       std::to_string(api_ == nullptr ? 0 : api_->abi_minor) +
+                       "; objects of declared kinds need 1.2");
+}
+
+inline Object Host::objectGet(const Cycle& cycle, uint32_t kind, std::string_view ns,
+                              std::string_view name) const noexcept {
+  if (!servesObjects()) {
+    return Object();
+  }
+  return Object(api_, api_->object_get(host_, cycle.handle(), kind, ns.data(), ns.size(),
+                                       name.data(), name.size()));
+}
+
+inline Object Host::objectGet(uint32_t kind, std::string_view ns,
+                              std::string_view name) const noexcept {
+  return objectGet(Cycle(api_, nullptr), kind, ns, name);
+}
+
+inline ObjectList Host::objectList(const Cycle& cycle, uint32_t kind, std::string_view ns,
+                                   std::string_view selector) const noexcept {
+  if (!servesObjects()) {
+    return ObjectList();
+  }
+  const sh_object* const* out = nullptr;
+  std::size_t n = api_->object_list(host_, cycle.handle(), kind, ns.data(), ns.size(),
+                                    selector.data(), selector.size(), &out);
+  return ObjectList(api_, out, n);
+}
+
+inline ObjectList Host::objectList(uint32_t kind, std::string_view ns,
+                                   std::string_view selector) const noexcept {
+  return objectList(Cycle(api_, nullptr), kind, ns, selector);
+}
+
+inline std::string Host::objectJson(const Object& object) const {
+  if (!servesObjects() || !object.present()) {
+    return std::string();
+  }
+  std::string text(api_->object_json(object.raw(), nullptr, 0), '\0');
+  if (!text.empty()) {
+    text.resize(api_->object_json(object.raw(), text.data(), text.size()));
+  }
+  return text;
+}
+
+inline Status Host::objectWrite(const Cycle& cycle, const ObjectWrite& write) const {
+  if (!servesObjects()) {
+    return olderHost("object_write");
+  }
+  return detail::collectStatus<Status>(api_, [&](sh_status* st) {
+    return api_->object_write(host_, cycle.handle(), &write.raw(), st);
+  });
+}
+
+inline Status Host::objectAssume(uint32_t kind, std::string_view json) const {
+  if (!servesObjects()) {
+    return olderHost("object_assume");
+  }
+  return detail::collectStatus<Status>(api_, [&](sh_status* st) {
+    return api_->object_assume(host_, kind, json.data(), json.size(), st);
+  });
+}
+
+inline bool Host::objectRestore(uint32_t kind, std::string_view ns,
+                                std::string_view name) const noexcept {
+  if (!servesObjects()) {
+    return false;
+  }
+  api_->object_restore(host_, kind, ns.data(), ns.size(), name.data(), name.size());
+  return true;
+}
+
 class PreFilterResult {
  public:
   PreFilterResult(const sh_host_api* api, sh_prefilter_result* r) noexcept : api_(api), r_(r) {}
@@ -397,9 +509,19 @@ class PreFilterResult {
 };
 
 struct EventRegistration {
-  sh_event_resource resource;
-  uint32_t actions;
+  static constexpr uint32_t kNoDeclaredKind = UINT32_MAX;
+
+  sh_event_resource resource;  // ignored when declaredKind is set
+  uint32_t actions;            // SH_ACTION_* bits
   bool hasHint;
+  // Since 1.2: the registration is for the events of kind `declaredKind` of the plugin's kKinds
+  // (SH_RESOURCE_DECLARED_KIND + declaredKind on the wire); made by onDeclaredKind. A separate
+  // field because that wire value is no sh_event_resource enumerator.
+  uint32_t declaredKind = kNoDeclaredKind;
+
+  static EventRegistration onDeclaredKind(uint32_t kind, uint32_t actions, bool hasHint) noexcept {
+    return EventRegistration{SH_RESOURCE_WILDCARD, actions, hasHint, kind};
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -438,7 +560,8 @@ struct BindPlugin {};
 struct PostBindPlugin {};
 // std::vector<EventRegistration> eventsToRegister();
 // sh_queueing_hint queueingHint(std::size_t index, const sh_pod&, const sh_event_objects&);
-//   (queueingHint is required only when a registration sets hasHint)
+//   (queueingHint is required only when a registration sets hasHint; for an event on a
+//   declared kind, ObjectEvent(host.api(), event) reads its objects)
 struct EnqueueExtensions {};
 
 }  // namespace schedhost
@@ -447,7 +570,9 @@ struct EnqueueExtensions {};
 #include <schedhost/detail/trampolines.hpp>
 
 // Registers `Class` as plugin `Name`. Use once, at the bottom of the plugin's file. `Name` and
-// `Version` are string literals or `constexpr const char*` constants.
+// `Version` are string literals or `constexpr const char*` constants. The kinds of objects the
+// plugin reads and writes (ABI 1.2) are its static member `kKinds`, when it has one (see
+// schedhost/objects.hpp).
 #define SCHEDHOST_PLUGIN(Class, Name, Version)                                                 \
   SH_META_ATTR constexpr sh_plugin_metadata kSchedhostPluginMetadata =                         \
       ::schedhost::detail::makeMetadata(Name, Version, ::schedhost::detail::pointsOf<Class>(), \
@@ -466,7 +591,10 @@ struct EnqueueExtensions {};
         0u,                                                                                    \
         &::schedhost::detail::create<Class>,                                                   \
         &::schedhost::detail::destroy<Class>,                                                  \
-        &kVtable};                                                                             \
+        &kVtable,                                                                              \
+        ::schedhost::detail::Kinds<Class>::data(),                                             \
+        ::schedhost::detail::Kinds<Class>::kCount,                                             \
+        0u};                                                                                   \
     return &kDescriptor;                                                                       \
   }
 

@@ -3,10 +3,10 @@
 use std::any::TypeId;
 use std::cell::Cell;
 use std::ffi::CString;
-use std::fmt::Write as _;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_void};
 
+use crate::json;
 use crate::status::{Code, Status};
 use crate::sys;
 use crate::views::{self, Id, Node, NodeInfo, Pod};
@@ -45,8 +45,10 @@ unsafe impl Sync for Host {}
 impl Host {
     /// # Safety
     /// `api` and `host` must be what the host passed to `create`, and the Host must not be
-    /// used after the plugin's `destroy`.
+    /// used after the plugin's `destroy`. A table of ABI 1.2 or newer also becomes the one
+    /// object views read their JSON trees through (see `Json`).
     pub unsafe fn from_raw(api: *const sys::sh_host_api, host: *mut sys::sh_host) -> Host {
+        json::remember_table(api);
         Host { api, host }
     }
     pub fn api(&self) -> &sys::sh_host_api {
@@ -139,7 +141,7 @@ impl Host {
 }
 
 /// Fills a buffer through a "write up to capacity, return the full length" service.
-fn read_json(mut fill: impl FnMut(*mut c_char, usize) -> usize) -> String {
+pub(crate) fn read_json(mut fill: impl FnMut(*mut c_char, usize) -> usize) -> String {
     let mut buf: Vec<u8> = Vec::new();
     loop {
         let n = fill(buf.as_mut_ptr() as *mut c_char, buf.len());
@@ -311,72 +313,36 @@ impl<'a> Args<'a> {
     /// of its own.
     pub fn to_json(&self) -> String {
         let mut out = String::new();
-        self.write_json(&mut out);
+        json::write_json(self, &mut out);
         out
-    }
-    fn write_json(&self, out: &mut String) {
-        match self.kind() {
-            ArgsType::Null => out.push_str("null"),
-            ArgsType::Bool => out.push_str(if self.as_bool() == Some(true) {
-                "true"
-            } else {
-                "false"
-            }),
-            ArgsType::Int => {
-                let _ = write!(out, "{}", self.as_i64().unwrap_or(0));
-            }
-            ArgsType::Double => {
-                let v = self.as_f64().unwrap_or(0.0);
-                if v.is_finite() {
-                    let _ = write!(out, "{:?}", v);
-                } else {
-                    out.push_str("null");
-                }
-            }
-            ArgsType::String => json_string(out, self.as_str().unwrap_or("")),
-            ArgsType::Array => {
-                out.push('[');
-                for i in 0..self.len() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    self.at(i).write_json(out);
-                }
-                out.push(']');
-            }
-            ArgsType::Object => {
-                out.push('{');
-                for i in 0..self.len() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    json_string(out, self.key_at(i));
-                    out.push(':');
-                    self.at(i).write_json(out);
-                }
-                out.push('}');
-            }
-        }
     }
 }
 
-/// Appends `s` as a JSON string literal.
-pub(crate) fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
+impl<'a> json::Tree for Args<'a> {
+    fn kind(&self) -> ArgsType {
+        Args::kind(self)
     }
-    out.push('"');
+    fn len(&self) -> usize {
+        Args::len(self)
+    }
+    fn at(&self, index: usize) -> Self {
+        Args::at(self, index)
+    }
+    fn key_at(&self, index: usize) -> &str {
+        Args::key_at(self, index)
+    }
+    fn as_bool(&self) -> Option<bool> {
+        Args::as_bool(self)
+    }
+    fn as_i64(&self) -> Option<i64> {
+        Args::as_i64(self)
+    }
+    fn as_f64(&self) -> Option<f64> {
+        Args::as_f64(self)
+    }
+    fn as_str(&self) -> Option<&str> {
+        Args::as_str(self)
+    }
 }
 
 /// The CycleState of one scheduling cycle, and the services bound to it.
@@ -489,7 +455,7 @@ impl<'a> Cycle<'a> {
     pub fn activate_pod(&self, ns: &str, name: &str) -> bool {
         // cycle_activate_pod is the last slot of the 1.1 table.
         let has_slot = self.api.abi_minor >= 1
-            && self.api.struct_size as usize >= std::mem::size_of::<sys::sh_host_api>();
+            && self.api.struct_size as usize >= end_of!(sys::sh_host_api, cycle_activate_pod);
         if ns.is_empty() || name.is_empty() || !has_slot {
             return false;
         }
@@ -561,17 +527,5 @@ impl<'a> PreFilterResult<'a> {
             "prefilter_result_add_node",
         );
         unsafe { f(self.result, name.as_ptr() as *const c_char, name.len()) }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::json_string;
-
-    #[test]
-    fn json_strings_are_escaped() {
-        let mut out = String::new();
-        json_string(&mut out, "a\"b\\c\nd\u{1}é");
-        assert_eq!(out, "\"a\\\"b\\\\c\\nd\\u0001é\"");
     }
 }

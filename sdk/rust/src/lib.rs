@@ -24,12 +24,37 @@
 //! export_plugin!(plugin: NoGpu, name: "NoGpu", version: "1.0.0", points: [Filter]);
 //! ```
 //!
+//! A plugin that reads cluster objects beyond pods and nodes (a PodGroup, a
+//! PersistentVolumeClaim, any custom resource) declares their kinds with [`object_kind!`] in
+//! `export_plugin!`'s `kinds`, and reads them by index ([`Kind`]) with [`Host::object_get`]
+//! and [`Host::object_list`]; an [`Object`] view gives its metadata and its JSON tree
+//! ([`Json`]). Writes go through the host's client ([`Host::object_write`], [`ObjectWrite`]),
+//! and [`Host::object_assume`] makes a change visible before the watch delivers it. These need
+//! a host of ABI 1.2; on an older host reads answer nothing and writes an Error status.
+//!
 //! A panic in plugin code never crosses into the host: it becomes an Error status carrying
 //! the panic's message. Standard library only; builds with Rust 1.63.
 
 pub mod sys;
 
+/// The offset just past `field` of `T`: what a struct_size must cover before the field is read.
+macro_rules! end_of {
+    ($t:ty, $field:ident) => {{
+        let value = ::std::mem::MaybeUninit::<$t>::uninit();
+        let base = value.as_ptr();
+        // addr_of! takes the field's address without reading the uninitialised value.
+        let field = unsafe { ::std::ptr::addr_of!((*base).$field) };
+        fn size_of_pointee<F>(_: *const F) -> usize {
+            ::std::mem::size_of::<F>()
+        }
+        field as usize - base as usize + size_of_pointee(field)
+    }};
+}
+
 mod host;
+mod json;
+mod object;
+mod object_services;
 mod plugin;
 mod status;
 mod views;
@@ -38,6 +63,10 @@ mod views;
 pub mod export;
 
 pub use host::{Args, ArgsType, Cycle, Host, LogLevel, PreFilterResult, Snapshot};
+pub use json::{Json, JsonType};
+#[doc(hidden)]
+pub use object::declare as __declare_kind;
+pub use object::{Kind, Object, ObjectKind, ObjectWrite, PatchType, Verb};
 pub use plugin::{
     Bind, EnqueueExtensions, EventRegistration, Filter, NormalizeScore, Permit, Plugin, PostBind,
     PostFilter, PreBind, PreEnqueue, PreFilter, PreFilterExtensions, PreScore, QueueSort,
@@ -62,6 +91,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 ///     points: [PreFilter, Filter, Score],
 ///     default_args: r#"{"weight": 1}"#,   // optional: JSON the profile's args merge over
 ///     flags: schedhost_sdk::sys::SH_PLUGIN_SERIALIZE, // optional
+///     kinds: [POD_GROUPS, CLAIMS],         // optional: ObjectKind constants (object_kind!)
 /// );
 /// ```
 ///
@@ -70,6 +100,10 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Unreserve), Permit, PreBind, Bind, PostBind and EnqueueExtensions. Naming a trait the type
 /// does not implement is a compile error. PreFilterExtensions implies PreFilter and
 /// NormalizeScore implies Score.
+///
+/// `kinds` lists the kinds of objects the plugin reads and writes, each an [`ObjectKind`]
+/// (from [`object_kind!`]); a kind's position in the list is its [`Kind`] index. More than
+/// `sys::SH_MAX_DECLARED_KINDS` (64) does not compile.
 #[macro_export]
 macro_rules! export_plugin {
     (
@@ -79,6 +113,7 @@ macro_rules! export_plugin {
         points: [$($point:ident),* $(,)?]
         $(, default_args: $args:literal)?
         $(, flags: $flags:expr)?
+        $(, kinds: [$($kind:expr),* $(,)?])?
         $(,)?
     ) => {
         /// The schedhost plugin entry point (plugin.h, section 7).
@@ -90,6 +125,12 @@ macro_rules! export_plugin {
             #[link_section = ".shmeta"]
             static METADATA: $crate::export::MetadataRecord =
                 $crate::export::metadata($name, $version, POINTS, FLAGS);
+            const KIND_COUNT: usize = 0 $($(+ $crate::__one!($kind))*)?;
+            const _: () = assert!(
+                KIND_COUNT <= $crate::sys::SH_MAX_DECLARED_KINDS as usize,
+                "export_plugin!: more than SH_MAX_DECLARED_KINDS (64) kinds"
+            );
+            static KINDS: [$crate::ObjectKind; KIND_COUNT] = [$($($kind),*)?];
             static VTABLE: $crate::sys::sh_plugin_vtable = {
                 #[allow(unused_mut)]
                 let mut v = $crate::sys::sh_plugin_vtable::EMPTY;
@@ -110,9 +151,84 @@ macro_rules! export_plugin {
                     create: Some($crate::export::create::<$ty>),
                     destroy: Some($crate::export::destroy::<$ty>),
                     vtable: &VTABLE,
+                    kinds: if KIND_COUNT == 0 {
+                        ::std::ptr::null()
+                    } else {
+                        // ObjectKind is a repr(transparent) sh_object_kind.
+                        &KINDS as *const _ as *const $crate::sys::sh_object_kind
+                    },
+                    kind_count: KIND_COUNT as u32,
+                    reserved2_: 0,
                 });
             &DESCRIPTOR.0
         }
+    };
+}
+
+/// Declares a kind of object the plugin reads, as the API server serves it
+/// (`/api/v1/<resource>` for the core group, `/apis/<group>/<version>/<resource>` otherwise):
+/// an [`ObjectKind`] constant for `export_plugin!`'s `kinds`.
+///
+/// ```
+/// use schedhost_sdk::{object_kind, Kind, ObjectKind};
+///
+/// const POD_GROUPS: ObjectKind = object_kind! {
+///     group: "scheduling.x-k8s.io",   // "" for the core group
+///     version: "v1alpha1",
+///     resource: "podgroups",          // the plural the API serves
+///     kind: "PodGroup",
+///     namespaced: true,
+///     verbs: [UpdateStatus],          // optional: the writes the plugin makes (Verb names)
+///     label_selector: "team=batch",   // optional: narrows what the host watches
+///     field_selector: "",             // optional, the same
+/// };
+/// // Its index, when POD_GROUPS is first in `kinds`.
+/// const POD_GROUP: Kind = Kind(0);
+/// assert_eq!(POD_GROUPS.resource(), "podgroups");
+/// ```
+///
+/// The strings are literals; an empty version, resource or kind, an upper-case resource or a
+/// NUL byte does not compile:
+///
+/// ```compile_fail
+/// const BAD: schedhost_sdk::ObjectKind = schedhost_sdk::object_kind! {
+///     group: "", version: "v1", resource: "PersistentVolumeClaims",
+///     kind: "PersistentVolumeClaim", namespaced: true,
+/// };
+/// ```
+#[macro_export]
+macro_rules! object_kind {
+    (
+        group: $group:literal,
+        version: $version:literal,
+        resource: $resource:literal,
+        kind: $kind:literal,
+        namespaced: $namespaced:expr
+        $(, verbs: [$($verb:ident),* $(,)?])?
+        $(, label_selector: $label_selector:literal)?
+        $(, field_selector: $field_selector:literal)?
+        $(,)?
+    ) => {{
+        // A constant, so that the checks run at compile time wherever the macro is used.
+        const KIND: $crate::ObjectKind = $crate::__declare_kind(
+            concat!($group, "\0"),
+            concat!($version, "\0"),
+            concat!($resource, "\0"),
+            concat!($kind, "\0"),
+            $namespaced,
+            0 $($(| $crate::Verb::$verb.bit())*)?,
+            concat!($($label_selector,)? "\0"),
+            concat!($($field_selector,)? "\0"),
+        );
+        KIND
+    }};
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __one {
+    ($x:expr) => {
+        1usize
     };
 }
 

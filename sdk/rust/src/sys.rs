@@ -1,4 +1,4 @@
-//! The C ABI of `schedhost/plugin.h` (ABI 1.1), declared for Rust.
+//! The C ABI of `schedhost/plugin.h` (ABI 1.2), declared for Rust.
 //!
 //! Every struct is `#[repr(C)]` with the fields of the C struct, in order, under the same
 //! names; `tests/layout.rs` compares sizes, alignments and offsets with what the C compiler
@@ -11,7 +11,7 @@ use std::os::raw::{c_char, c_int, c_void};
 
 // --- 1. Version --------------------------------------------------------------------------
 pub const SH_ABI_MAJOR: u16 = 1;
-pub const SH_ABI_MINOR: u16 = 1;
+pub const SH_ABI_MINOR: u16 = 2;
 /// The name of the one symbol a plugin exports (without the C string's NUL).
 pub const SH_ENTRY_SYMBOL: &str = "schedhost_plugin_v1";
 
@@ -32,7 +32,8 @@ opaque!(
     sh_snapshot,
     sh_args,
     sh_prefilter_result,
-    sh_sim
+    sh_sim,
+    sh_json
 );
 
 pub type sh_id = u32;
@@ -383,6 +384,25 @@ pub struct sh_pdb {
     pub reserved_: u32,
 }
 
+/// An object of a declared kind (since 1.2).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sh_object {
+    pub struct_size: u32,
+    pub label_count: u32,
+    pub api_version: sh_str,
+    pub kind: sh_str,
+    pub namespace_: sh_str,
+    pub name: sh_str,
+    pub uid: sh_str,
+    pub resource_version: sh_str,
+    pub labels: *const sh_label,
+    pub root: *const sh_json,
+    pub creation_unix_nanos: i64,
+    pub deleting: i32,
+    pub assumed: i32,
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct sh_queued_pod {
@@ -415,6 +435,9 @@ pub const SH_RESOURCE_DEVICE_CLASS: i32 = 11;
 pub const SH_RESOURCE_WILDCARD: i32 = 12;
 pub const SH_RESOURCE_ASSIGNED_POD: i32 = 13;
 pub const SH_RESOURCE_UNSCHEDULED_POD: i32 = 14;
+/// Since 1.2: the resource of kind i of the plugin's descriptor is this + i.
+pub const SH_RESOURCE_DECLARED_KIND: i32 = 0x10000;
+pub const SH_MAX_DECLARED_KINDS: u32 = 64;
 
 pub const SH_ACTION_ADD: u32 = 1;
 pub const SH_ACTION_DELETE: u32 = 2;
@@ -452,6 +475,11 @@ pub struct sh_event_objects {
     pub new_pod: *const sh_pod,
     pub old_node: *const sh_node,
     pub new_node: *const sh_node,
+    /// Since 1.2, like the three below: check `struct_size` before reading them.
+    pub old_object: *const sh_object,
+    pub new_object: *const sh_object,
+    pub kind: u32,
+    pub reserved2_: u32,
 }
 
 #[repr(C)]
@@ -605,6 +633,32 @@ pub const SH_ARGS_STRING: c_int = 4;
 pub const SH_ARGS_ARRAY: c_int = 5;
 pub const SH_ARGS_OBJECT: c_int = 6;
 
+pub const SH_VERB_CREATE: u32 = 1;
+pub const SH_VERB_UPDATE: u32 = 2;
+pub const SH_VERB_PATCH: u32 = 4;
+pub const SH_VERB_UPDATE_STATUS: u32 = 8;
+pub const SH_VERB_DELETE: u32 = 16;
+pub const SH_VERB_ALL: u32 = 31;
+
+pub type sh_patch_type = i32;
+pub const SH_PATCH_NONE: sh_patch_type = 0;
+pub const SH_PATCH_MERGE: sh_patch_type = 1;
+pub const SH_PATCH_STRATEGIC_MERGE: sh_patch_type = 2;
+pub const SH_PATCH_JSON: sh_patch_type = 3;
+
+/// What a plugin asks the host to write (since 1.2).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sh_object_write {
+    pub struct_size: u32,
+    pub verb: u32,
+    pub kind: u32,
+    pub patch_type: sh_patch_type,
+    pub namespace_: sh_str,
+    pub name: sh_str,
+    pub body: sh_str,
+}
+
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct sh_state_ops {
@@ -726,9 +780,79 @@ pub struct sh_host_api {
     /// Since 1.1: check `abi_minor >= 1` and `struct_size` before calling.
     pub cycle_activate_pod:
         Option<unsafe extern "C" fn(*mut sh_cycle, *const c_char, usize, *const c_char, usize)>,
+    /// Since 1.2, like every slot below: check `abi_minor >= 2` and `struct_size` before
+    /// calling.
+    pub object_get: Option<
+        unsafe extern "C" fn(
+            *mut sh_host,
+            *mut sh_cycle,
+            u32,
+            *const c_char,
+            usize,
+            *const c_char,
+            usize,
+        ) -> *const sh_object,
+    >,
+    pub object_list: Option<
+        unsafe extern "C" fn(
+            *mut sh_host,
+            *mut sh_cycle,
+            u32,
+            *const c_char,
+            usize,
+            *const c_char,
+            usize,
+            *mut *const *const sh_object,
+        ) -> usize,
+    >,
+    pub object_json: Option<unsafe extern "C" fn(*const sh_object, *mut c_char, usize) -> usize>,
+    pub json_type: Option<unsafe extern "C" fn(*const sh_json) -> c_int>,
+    pub json_get:
+        Option<unsafe extern "C" fn(*const sh_json, *const c_char, usize) -> *const sh_json>,
+    pub json_path:
+        Option<unsafe extern "C" fn(*const sh_json, *const c_char, usize) -> *const sh_json>,
+    pub json_size: Option<unsafe extern "C" fn(*const sh_json) -> usize>,
+    pub json_at: Option<unsafe extern "C" fn(*const sh_json, usize) -> *const sh_json>,
+    pub json_key_at: Option<unsafe extern "C" fn(*const sh_json, usize) -> sh_str>,
+    pub json_int: Option<unsafe extern "C" fn(*const sh_json) -> i64>,
+    pub json_double: Option<unsafe extern "C" fn(*const sh_json) -> f64>,
+    pub json_bool: Option<unsafe extern "C" fn(*const sh_json) -> c_int>,
+    pub json_string: Option<unsafe extern "C" fn(*const sh_json) -> sh_str>,
+    pub object_write: Option<
+        unsafe extern "C" fn(
+            *mut sh_host,
+            *mut sh_cycle,
+            *const sh_object_write,
+            *mut sh_status,
+        ) -> sh_code,
+    >,
+    pub object_assume: Option<
+        unsafe extern "C" fn(*mut sh_host, u32, *const c_char, usize, *mut sh_status) -> sh_code,
+    >,
+    pub object_restore:
+        Option<unsafe extern "C" fn(*mut sh_host, u32, *const c_char, usize, *const c_char, usize)>,
 }
 
 // --- 7. Entry point ----------------------------------------------------------------------
+/// A kind of object the plugin reads (since 1.2). Its strings are NUL-terminated static data.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sh_object_kind {
+    pub struct_size: u32,
+    pub verbs: u32,
+    pub group: *const c_char,
+    pub version: *const c_char,
+    pub resource: *const c_char,
+    pub kind: *const c_char,
+    pub namespaced: i32,
+    pub reserved_: i32,
+    pub label_selector: *const c_char,
+    pub field_selector: *const c_char,
+}
+
+/// Kinds are static data of the plugin the host only reads, like the descriptor.
+unsafe impl Sync for sh_object_kind {}
+
 pub const SH_PLUGIN_SERIALIZE: u32 = 1;
 
 pub const SH_POINT_PRE_ENQUEUE: u32 = 1 << 0;
@@ -759,6 +883,10 @@ pub struct sh_plugin_descriptor {
     >,
     pub destroy: Option<unsafe extern "C" fn(*mut c_void)>,
     pub vtable: *const sh_plugin_vtable,
+    /// Since 1.2, like the two below.
+    pub kinds: *const sh_object_kind,
+    pub kind_count: u32,
+    pub reserved2_: u32,
 }
 
 /// The descriptor is static data the host only reads; its pointers lead to static data too.

@@ -3,6 +3,7 @@
 //! Each view is a `#[repr(transparent)]` wrapper of the C struct, handed out by reference
 //! with the lifetime of the call it came with (plugin.h, section 4): the host owns the data,
 //! nothing is copied. `raw()` gives the C struct for the fields these views do not cover.
+use crate::object::{Kind, Object};
 use crate::sys;
 
 /// The elements of a C array, or an empty slice for a NULL pointer or a zero count.
@@ -66,7 +67,7 @@ pub struct Labels<'a>(&'a [Label]);
 impl<'a> Labels<'a> {
     /// # Safety
     /// `ptr` must point to `count` labels that outlive `'a`.
-    unsafe fn new(ptr: *const sys::sh_label, count: u32) -> Labels<'a> {
+    pub(crate) unsafe fn new(ptr: *const sys::sh_label, count: u32) -> Labels<'a> {
         Labels(slice(ptr as *const Label, count as usize))
     }
     pub fn len(&self) -> usize {
@@ -366,5 +367,32 @@ impl EventObjects {
     }
     pub fn new_node(&self) -> Option<&Node> {
         unsafe { self.0.new_node.as_ref().map(|n| Node::from_raw(n)) }
+    }
+    /// The host's struct carries the 1.2 fields (a 1.1 host's does not: they read as None).
+    fn has_objects(&self) -> bool {
+        self.0.struct_size as usize >= end_of!(sys::sh_event_objects, reserved2_)
+    }
+    /// An event on a declared kind: the object before (None for Add).
+    pub fn old_object(&self) -> Option<&Object> {
+        if !self.has_objects() {
+            return None;
+        }
+        unsafe { self.0.old_object.as_ref().map(|o| Object::from_raw(o)) }
+    }
+    /// An event on a declared kind: the object after (None for Delete).
+    pub fn new_object(&self) -> Option<&Object> {
+        if !self.has_objects() {
+            return None;
+        }
+        unsafe { self.0.new_object.as_ref().map(|o| Object::from_raw(o)) }
+    }
+    /// The kind of an event on a declared kind, as the index in this plugin's `kinds`; None
+    /// for an event on pods or nodes. The resource is `kind.event_resource()`, or a built-in
+    /// resource (`SH_RESOURCE_PERSISTENT_VOLUME`, ...) when the declared kind is one.
+    pub fn kind(&self) -> Option<Kind> {
+        if self.old_object().is_none() && self.new_object().is_none() {
+            return None;
+        }
+        Some(Kind(self.0.kind))
     }
 }

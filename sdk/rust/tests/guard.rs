@@ -4,7 +4,9 @@ use std::os::raw::{c_char, c_void};
 use std::sync::Mutex;
 
 use schedhost_sdk::sys::*;
-use schedhost_sdk::{export, Args, Cycle, Filter, Host, NodeInfo, Plugin, Pod, Score, Status};
+use schedhost_sdk::{
+    export, export_plugin, Args, Cycle, Filter, Host, NodeInfo, Plugin, Pod, Score, Status,
+};
 
 // What the fake host received, in order. The tests share it, so they take TEST_LOCK.
 static RECORDED: Mutex<Vec<String>> = Mutex::new(Vec::new());
@@ -186,7 +188,7 @@ fn metadata_carries_name_version_and_points() {
         b"SHMETA01".to_vec()
     );
     assert_eq!(m.struct_size, 120);
-    assert_eq!((m.abi_major, m.abi_minor), (1, 1));
+    assert_eq!((m.abi_major, m.abi_minor), (1, 2));
     // Filter is bit 3 and Score bit 6: 8 + 64 = 72.
     assert_eq!(m.points, 72);
     let name: Vec<u8> = m
@@ -203,4 +205,19 @@ fn metadata_carries_name_version_and_points() {
         .map(|&c| c as u8)
         .collect();
     assert_eq!(version, b"2.3.4".to_vec());
+}
+
+export_plugin!(plugin: Touchy, name: "Touchy", version: "2.3.4", points: [Filter, Score]);
+
+#[test]
+fn a_descriptor_without_kinds_declares_none() {
+    let d = unsafe { &*schedhost_plugin_v1() };
+    assert_eq!(
+        d.struct_size as usize,
+        std::mem::size_of::<sh_plugin_descriptor>()
+    );
+    assert_eq!((d.abi_major, d.abi_minor), (1, 2));
+    assert!(d.kinds.is_null());
+    assert_eq!((d.kind_count, d.reserved2_), (0, 0));
+    assert!(!d.vtable.is_null() && d.create.is_some() && d.destroy.is_some());
 }

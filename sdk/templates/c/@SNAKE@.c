@@ -91,7 +91,10 @@ static const sh_plugin_descriptor kDescriptor = {sizeof(sh_plugin_descriptor),
                                                  0u,
                                                  @SNAKE@_create,
                                                  @SNAKE@_destroy,
-                                                 &kVtable};
+                                                 &kVtable,
+                                                 NULL, /* kinds: reads no objects (ABI 1.2) */
+                                                 0u,
+                                                 0u};
 
 /* What `schedhost plugin inspect` reads without running the plugin. */
 SH_PLUGIN_METADATA(@SNAKE@_metadata, PLUGIN_NAME, PLUGIN_VERSION, SH_POINT_FILTER, 0u);

@@ -30,6 +30,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "host/connectors/json_patch.h"
 #include "tests/kube/support/fake_apiserver_json.h"
 
 namespace sh::kubetest {
@@ -58,49 +59,50 @@ constexpr std::string_view kContinueTooOld =
     "the time the first chunk was returned and now may show up in the list.";
 
 struct ResourceInfo {
-  std::string_view name, kind, group, version;
-  bool namespaced;
+  std::string name, kind, group, version;
+  bool namespaced = true;
+  bool custom = false;            // served for a CustomResourceDefinition
+  bool statusSubresource = true;  // custom: spec.versions[].subresources.status
 };
 
-constexpr ResourceInfo kResources[] = {
-    {"pods", "Pod", "", "v1", true},
-    {"nodes", "Node", "", "v1", false},
-    {"namespaces", "Namespace", "", "v1", false},
-    {"services", "Service", "", "v1", true},
-    {"replicationcontrollers", "ReplicationController", "", "v1", true},
-    {"replicasets", "ReplicaSet", "apps", "v1", true},
-    {"statefulsets", "StatefulSet", "apps", "v1", true},
-    {"poddisruptionbudgets", "PodDisruptionBudget", "policy", "v1", true},
-    {"priorityclasses", "PriorityClass", "scheduling.k8s.io", "v1", false},
-    {"leases", "Lease", "coordination.k8s.io", "v1", true},
-    {"events", "Event", "events.k8s.io", "v1", true},
-};
-constexpr int kResourceCount = static_cast<int>(std::size(kResources));
+// The built-in kinds; custom resources are added after them (addCustomResource).
+std::deque<ResourceInfo> builtinResources() {
+  return {
+      {"pods", "Pod", "", "v1", true},
+      {"nodes", "Node", "", "v1", false},
+      {"namespaces", "Namespace", "", "v1", false},
+      {"services", "Service", "", "v1", true},
+      {"replicationcontrollers", "ReplicationController", "", "v1", true},
+      {"replicasets", "ReplicaSet", "apps", "v1", true},
+      {"statefulsets", "StatefulSet", "apps", "v1", true},
+      {"poddisruptionbudgets", "PodDisruptionBudget", "policy", "v1", true},
+      {"priorityclasses", "PriorityClass", "scheduling.k8s.io", "v1", false},
+      {"leases", "Lease", "coordination.k8s.io", "v1", true},
+      {"events", "Event", "events.k8s.io", "v1", true},
+  };
+}
 constexpr int kPods = 0;
 
-int resourceIndex(std::string_view group, std::string_view name) {
-  for (int i = 0; i < kResourceCount; ++i) {
-    if (kResources[i].name == name && kResources[i].group == group) return i;
-  }
-  return -1;
-}
-
-int resourceIndex(std::string_view name) {
-  for (int i = 0; i < kResourceCount; ++i) {
-    if (kResources[i].name == name) return i;
-  }
-  return -1;
-}
-
 std::string apiVersionOf(const ResourceInfo& info) {
-  return info.group.empty() ? std::string(info.version)
-                            : std::string(info.group) + "/" + std::string(info.version);
+  return info.group.empty() ? info.version : info.group + "/" + info.version;
 }
 
 // "pods", "leases.coordination.k8s.io": how kube-apiserver names a resource in messages.
 std::string qualified(const ResourceInfo& info) {
-  return info.group.empty() ? std::string(info.name)
-                            : std::string(info.name) + "." + std::string(info.group);
+  return info.group.empty() ? info.name : info.name + "." + info.group;
+}
+
+// Everything of an object but its metadata and status: what metadata.generation counts.
+bool sameSpec(const json::object& a, const json::object& b) {
+  auto rest = [](const json::object& o) {
+    json::object out = o;
+    out.erase("metadata");
+    out.erase("status");
+    out.erase("kind");
+    out.erase("apiVersion");
+    return out;
+  };
+  return rest(a) == rest(b);
 }
 
 std::string nowRfc3339() {
@@ -300,8 +302,8 @@ struct FakeApiServer::Impl {
       : options(std::move(opts)),
         rng(options.seed),
         tokens(options.tokens.begin(), options.tokens.end()) {
-    objects.resize(kResourceCount);
-    watchers.resize(kResourceCount);
+    objects.resize(resources.size());
+    watchers.resize(resources.size());
   }
 
   Options options;
@@ -311,9 +313,11 @@ struct FakeApiServer::Impl {
   uint64_t rv = 0;
   uint64_t compactedRv = 0;  // events after it are all in history
   uint64_t epoch = 0;        // bumped by compact(): older continue tokens expire
-  std::vector<std::map<std::pair<std::string, std::string>, Stored>> objects;
+  // By resource index; deques, so that a custom resource added keeps references valid.
+  std::deque<ResourceInfo> resources = builtinResources();
+  std::deque<std::map<std::pair<std::string, std::string>, Stored>> objects;
   std::deque<HistoryEvent> history;
-  std::vector<std::vector<std::shared_ptr<Watcher>>> watchers;
+  std::deque<std::vector<std::shared_ptr<Watcher>>> watchers;
   std::unordered_map<std::string, ContinueSnapshot> continues;
   std::deque<std::string> continueOrder;
   uint64_t continueCounter = 0;
@@ -348,6 +352,26 @@ struct FakeApiServer::Impl {
   std::vector<std::thread> threads;
 
   // ---- store (callers hold mu) ----
+
+  int resourceIndex(std::string_view group, std::string_view version, std::string_view name) const {
+    for (std::size_t i = 0; i < resources.size(); ++i) {
+      const ResourceInfo& r = resources[i];
+      if (r.name == name && r.group == group && r.version == version) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+
+  // By plural name ("pods") or qualified name ("podgroups.scheduling.x-k8s.io").
+  int resourceIndex(std::string_view name) const {
+    for (std::size_t i = 0; i < resources.size(); ++i) {
+      if (resources[i].name == name || qualified(resources[i]) == name) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
 
   struct Outcome {
     int code = 200;
@@ -441,7 +465,7 @@ struct FakeApiServer::Impl {
   }
 
   Outcome createLocked(int resource, const std::string& pathNs, json::object object) {
-    const auto& info = kResources[resource];
+    const auto& info = resources[resource];
     auto& metadata = metadataOf(object);
     std::string name = stringAt(object, {"metadata", "name"});
     if (name.empty()) {
@@ -479,6 +503,12 @@ struct FakeApiServer::Impl {
     if (stringAt(object, {"metadata", "creationTimestamp"}).empty()) {
       metadata["creationTimestamp"] = nowRfc3339();
     }
+    if (info.custom) {
+      // apiextensions-apiserver's PrepareForCreate: a create cannot set the status of a kind
+      // with a status subresource; generation starts at 1.
+      if (info.statusSubresource) object.erase("status");
+      metadata["generation"] = 1;
+    }
     if (resource == kPods) {
       auto& status = object["status"];
       if (!status.is_object()) status = json::object{};
@@ -495,7 +525,7 @@ struct FakeApiServer::Impl {
   // Replaces the stored object by `object` (statusOnly: only its status), keeping identity.
   Outcome replaceLocked(int resource, const std::string& pathNs, const std::string& pathName,
                         json::object object, bool statusOnly, bool checkVersion) {
-    const auto& info = kResources[resource];
+    const auto& info = resources[resource];
     std::string name = pathName.empty() ? stringAt(object, {"metadata", "name"}) : pathName;
     std::string bodyName = stringAt(object, {"metadata", "name"});
     if (!bodyName.empty() && bodyName != name) {
@@ -535,6 +565,23 @@ struct FakeApiServer::Impl {
       for (const char* kept : {"uid", "creationTimestamp"}) {
         if (const auto* value = oldMeta.if_contains(kept)) metadata[kept] = *value;
       }
+      if (info.custom) {
+        // PrepareForUpdate: the main resource does not change the status (the status
+        // subresource does), and a change of anything but metadata and status is a new
+        // generation.
+        if (info.statusSubresource) {
+          if (const auto* status = old.if_contains("status")) {
+            next["status"] = *status;
+          } else {
+            next.erase("status");
+          }
+        }
+        int64_t generation = 1;
+        if (const auto* g = oldMeta.if_contains("generation"); g != nullptr && g->is_int64()) {
+          generation = g->as_int64();
+        }
+        metadata["generation"] = sameSpec(old, next) ? generation : generation + 1;
+      }
     }
     ++rv;
     stamp(next, info);
@@ -547,24 +594,33 @@ struct FakeApiServer::Impl {
 
   Outcome patchLocked(int resource, const std::string& ns, const std::string& name,
                       std::string_view body, std::string_view contentType, bool statusOnly) {
-    const auto& info = kResources[resource];
+    const auto& info = resources[resource];
     auto type = contentType.substr(0, contentType.find(';'));
     bool strategic = type == "application/strategic-merge-patch+json";
-    if (!strategic && type != "application/merge-patch+json") {
-      return failure(415,
-                     "the body of the request was in an unknown format - accepted media "
-                     "types include: application/merge-patch+json, "
-                     "application/strategic-merge-patch+json");
+    bool jsonPatch = type == "application/json-patch+json";
+    // Custom resources have no patch strategies: no strategic merge patch for them.
+    if ((strategic && info.custom) ||
+        (!strategic && !jsonPatch && type != "application/merge-patch+json")) {
+      return failure(415, std::string("the body of the request was in an unknown format - accepted "
+                                      "media types include: application/json-patch+json, "
+                                      "application/merge-patch+json, ") +
+                              (info.custom ? "application/apply-patch+yaml"
+                                           : "application/apply-patch+yaml, "
+                                             "application/strategic-merge-patch+json"));
     }
     ErrorCode ec;
     json::value patch = json::parse(body, ec);
-    if (ec || !patch.is_object()) {
-      return failure(400, "error decoding patch: " + (ec ? ec.message() : "not a JSON object"));
+    if (ec || (jsonPatch ? !patch.is_array() : !patch.is_object())) {
+      return failure(400,
+                     "error decoding patch: " +
+                         (ec ? ec.message()
+                             : std::string(jsonPatch ? "not a JSON array" : "not a JSON object")));
     }
     auto& table = objects[resource];
     auto found = table.find({info.namespaced ? ns : std::string(), name});
     if (found == table.end()) return notFound(info, name);
-    std::string patchRv = stringAt(patch.as_object(), {"metadata", "resourceVersion"});
+    std::string patchRv =
+        jsonPatch ? std::string() : stringAt(patch.as_object(), {"metadata", "resourceVersion"});
     if (!patchRv.empty() &&
         patchRv != stringAt(*found->second.object, {"metadata", "resourceVersion"})) {
       return conflict(info, name,
@@ -572,7 +628,17 @@ struct FakeApiServer::Impl {
                       "version and try again");
     }
     json::value base = *found->second.object;
-    json::value merged = strategic ? strategicMergePatch(base, patch) : mergePatch(base, patch);
+    json::value merged;
+    if (jsonPatch) {
+      // RFC 6902, as apimachinery's jsonpatch applies it: all operations or none.
+      std::string error;
+      merged = base;
+      if (!connectors::applyJsonPatch(merged, patch, error)) {
+        return failure(422, error);
+      }
+    } else {
+      merged = strategic ? strategicMergePatch(base, patch) : mergePatch(base, patch);
+    }
     if (!merged.is_object()) return failure(422, "the patch result is not an object");
     auto& metadata = metadataOf(merged.as_object());
     metadata.erase("resourceVersion");
@@ -581,7 +647,7 @@ struct FakeApiServer::Impl {
 
   Outcome deleteLocked(int resource, const std::string& ns, const std::string& name,
                        std::string_view body) {
-    const auto& info = kResources[resource];
+    const auto& info = resources[resource];
     auto& table = objects[resource];
     auto found = table.find({info.namespaced ? ns : std::string(), name});
     if (found == table.end()) return notFound(info, name);
@@ -628,7 +694,7 @@ struct FakeApiServer::Impl {
     }
     auto& table = objects[kPods];
     auto found = table.find({ns, name});
-    if (found == table.end()) return notFound(kResources[kPods], name);
+    if (found == table.end()) return notFound(resources[kPods], name);
     const json::object& pod = *found->second.object;
     std::string wantUid = stringAt(binding, {"metadata", "uid"});
     std::string haveUid = stringAt(pod, {"metadata", "uid"});
@@ -668,7 +734,7 @@ struct FakeApiServer::Impl {
       *same = std::move(scheduled);
     }
     ++rv;
-    stamp(next, kResources[kPods]);
+    stamp(next, resources[kPods]);
     ObjPtr prev = found->second.object;
     found->second = storedOf(std::move(next));
     Stored stored = found->second;
@@ -693,7 +759,6 @@ struct FakeApiServer::Impl {
   }
 
   Reply listReply(const Route& route, const std::unordered_map<std::string, std::string>& query) {
-    const auto& info = kResources[route.resource];
     auto param = [&](const char* key) -> std::string {
       auto it = query.find(key);
       return it == query.end() ? std::string() : it->second;
@@ -703,6 +768,7 @@ struct FakeApiServer::Impl {
       return errorReply(400, "invalid limit: " + param("limit"));
     }
     std::lock_guard lock(mu);
+    const auto& info = resources[route.resource];
     ContinueSnapshot snap;
     std::string token = param("continue");
     if (!token.empty()) {
@@ -844,7 +910,7 @@ struct FakeApiServer::Impl {
 
   void bookmark(const std::shared_ptr<Watcher>& watcher) {
     std::lock_guard lock(mu);
-    const auto& info = kResources[watcher->resource];
+    const auto& info = resources[watcher->resource];
     std::string line = "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"" + std::string(info.kind) +
                        "\",\"apiVersion\":\"" + apiVersionOf(info) +
                        "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"}}}\n";
@@ -859,8 +925,10 @@ struct FakeApiServer::Impl {
 
   // ---- routing ----
 
-  static Route route(http::verb method, std::string_view path,
-                     const std::unordered_map<std::string, std::string>& query) {
+  // Takes mu: the custom resources can change.
+  Route route(http::verb method, std::string_view path,
+              const std::unordered_map<std::string, std::string>& query) {
+    std::lock_guard lock(mu);
     Route out;
     std::vector<std::string_view> parts;
     std::size_t start = 1;
@@ -879,17 +947,19 @@ struct FakeApiServer::Impl {
       return out;
     }
     std::string_view group;
+    std::string_view version = "v1";
     std::size_t rest = 0;
     if (parts.size() >= 2 && parts[0] == "api" && parts[1] == "v1") {
       rest = 2;
     } else if (parts.size() >= 3 && parts[0] == "apis") {
       group = parts[1];
+      version = parts[2];
       rest = 3;
-      int any = -1;
-      for (int i = 0; i < kResourceCount; ++i) {
-        if (kResources[i].group == group && kResources[i].version == parts[2]) any = i;
+      if (std::none_of(resources.begin(), resources.end(), [&](const ResourceInfo& r) {
+            return r.group == group && r.version == version;
+          })) {
+        return out;  // a group or version nobody serves (a CRD not installed)
       }
-      if (any < 0) return out;
     } else {
       return out;
     }
@@ -897,7 +967,7 @@ struct FakeApiServer::Impl {
     std::vector<std::string_view> tail(parts.begin() + static_cast<long>(rest), parts.end());
     if (tail.empty()) return out;
     if (tail.size() >= 3 && tail[0] == "namespaces") {
-      int res = resourceIndex(group, tail[2]);
+      int res = resourceIndex(group, version, tail[2]);
       if (group.empty() && tail[2] == "bindings" && tail.size() == 3) {
         out.found = method == http::verb::post;
         out.bindingsCollection = true;
@@ -907,26 +977,27 @@ struct FakeApiServer::Impl {
         out.label = "bindings";
         return out;
       }
-      if (res >= 0 && kResources[res].namespaced) {
+      if (res >= 0 && resources[res].namespaced) {
         out.resource = res;
         out.ns = std::string(tail[1]);
         tail.erase(tail.begin(), tail.begin() + 2);
       }
     }
     if (out.resource < 0) {
-      out.resource = resourceIndex(group, tail[0]);
+      out.resource = resourceIndex(group, version, tail[0]);
       if (out.resource < 0) return out;
       bool collection = tail.size() == 1;
-      if (kResources[out.resource].namespaced && !collection) return out;
+      if (resources[out.resource].namespaced && !collection) return out;
     }
     if (tail.size() > 3) return out;
     if (tail.size() >= 2) out.name = std::string(tail[1]);
     if (tail.size() == 3) {
       out.sub = std::string(tail[2]);
       bool podBinding = out.resource == kPods && out.sub == "binding";
-      if (out.sub != "status" && !podBinding) return out;
+      bool status = out.sub == "status" && resources[out.resource].statusSubresource;
+      if (!status && !podBinding) return out;
     }
-    out.label = std::string(kResources[out.resource].name);
+    out.label = resources[out.resource].name;
     if (!out.sub.empty()) out.label += "/" + out.sub;
     auto watch = query.find("watch");
     bool isWatch = watch != query.end() && (watch->second == "1" || watch->second == "true");
@@ -958,7 +1029,7 @@ struct FakeApiServer::Impl {
     return out;
   }
 
-  Reply special(std::string_view path) const {
+  Reply special(std::string_view path) {
     if (path == "/version") {
       json::object version{{"major", "1"},
                            {"minor", "36"},
@@ -983,7 +1054,8 @@ struct FakeApiServer::Impl {
     if (path == "/apis") {
       json::array groups;
       std::vector<std::string_view> seen;
-      for (const auto& info : kResources) {
+      std::lock_guard lock(mu);
+      for (const auto& info : resources) {
         if (info.group.empty() || std::find(seen.begin(), seen.end(), info.group) != seen.end()) {
           continue;
         }
@@ -1001,7 +1073,6 @@ struct FakeApiServer::Impl {
 
   Reply dispatch(const Route& route, http::verb method, std::string_view body,
                  std::string_view contentType) {
-    const auto& info = kResources[route.resource];
     if (route.bindingsCollection || route.sub == "binding") {
       std::lock_guard lock(mu);
       return replyOf(bindLocked(route.ns, route.name, body));
@@ -1009,7 +1080,9 @@ struct FakeApiServer::Impl {
     if (method == http::verb::get) {
       std::lock_guard lock(mu);
       auto found = objects[route.resource].find({route.ns, route.name});
-      if (found == objects[route.resource].end()) return replyOf(notFound(info, route.name));
+      if (found == objects[route.resource].end()) {
+        return replyOf(notFound(resources[route.resource], route.name));
+      }
       return Reply{200, *found->second.text};
     }
     if (method == http::verb::delete_) {
@@ -1548,11 +1621,36 @@ void FakeApiServer::stop() {
   impl.stalled.clear();  // the sessions hold the server: no cycle left behind
 }
 
-boost::json::object FakeApiServer::create(const std::string& resource, boost::json::object object) {
-  int index = resourceIndex(resource);
-  if (index < 0) throw std::runtime_error("fake API server: unknown resource " + resource);
+void FakeApiServer::addCustomResource(const CustomResource& resource) {
   std::lock_guard lock(impl_->mu);
-  auto outcome = impl_->createLocked(index, "", std::move(object));
+  auto& impl = *impl_;
+  if (impl.resourceIndex(resource.group, resource.version, resource.resource) >= 0) {
+    throw std::runtime_error("fake API server: " + resource.resource + "." + resource.group +
+                             " is served already");
+  }
+  ResourceInfo info{resource.resource,   resource.kind,
+                    resource.group,      resource.version,
+                    resource.namespaced,
+                    /*custom=*/true,     resource.statusSubresource};
+  impl.resources.push_back(std::move(info));
+  impl.objects.emplace_back();
+  impl.watchers.emplace_back();
+}
+
+namespace {
+
+// The resource's index under the server's mutex, or a throw naming it.
+int indexOf(const FakeApiServer::Impl& impl, const std::string& resource) {
+  int index = impl.resourceIndex(resource);
+  if (index < 0) throw std::runtime_error("fake API server: unknown resource " + resource);
+  return index;
+}
+
+}  // namespace
+
+boost::json::object FakeApiServer::create(const std::string& resource, boost::json::object object) {
+  std::lock_guard lock(impl_->mu);
+  auto outcome = impl_->createLocked(indexOf(*impl_, resource), "", std::move(object));
   if (outcome.code >= 400) {
     throw std::runtime_error("fake API server: create " + resource + ": " +
                              stringAt(outcome.status, {"message"}));
@@ -1561,10 +1659,9 @@ boost::json::object FakeApiServer::create(const std::string& resource, boost::js
 }
 
 boost::json::object FakeApiServer::update(const std::string& resource, boost::json::object object) {
-  int index = resourceIndex(resource);
-  if (index < 0) throw std::runtime_error("fake API server: unknown resource " + resource);
   std::lock_guard lock(impl_->mu);
-  auto outcome = impl_->replaceLocked(index, "", "", std::move(object), false, false);
+  auto outcome =
+      impl_->replaceLocked(indexOf(*impl_, resource), "", "", std::move(object), false, false);
   if (outcome.code >= 400) {
     throw std::runtime_error("fake API server: update " + resource + ": " +
                              stringAt(outcome.status, {"message"}));
@@ -1572,12 +1669,22 @@ boost::json::object FakeApiServer::update(const std::string& resource, boost::js
   return *outcome.object;
 }
 
+boost::json::object FakeApiServer::updateStatus(const std::string& resource,
+                                                boost::json::object object) {
+  std::lock_guard lock(impl_->mu);
+  auto outcome =
+      impl_->replaceLocked(indexOf(*impl_, resource), "", "", std::move(object), true, false);
+  if (outcome.code >= 400) {
+    throw std::runtime_error("fake API server: update status " + resource + ": " +
+                             stringAt(outcome.status, {"message"}));
+  }
+  return *outcome.object;
+}
+
 void FakeApiServer::remove(const std::string& resource, const std::string& ns,
                            const std::string& name) {
-  int index = resourceIndex(resource);
-  if (index < 0) throw std::runtime_error("fake API server: unknown resource " + resource);
   std::lock_guard lock(impl_->mu);
-  auto outcome = impl_->deleteLocked(index, ns, name, "");
+  auto outcome = impl_->deleteLocked(indexOf(*impl_, resource), ns, name, "");
   if (outcome.code >= 400) {
     throw std::runtime_error("fake API server: delete " + resource + ": " +
                              stringAt(outcome.status, {"message"}));
@@ -1587,20 +1694,20 @@ void FakeApiServer::remove(const std::string& resource, const std::string& ns,
 std::optional<boost::json::object> FakeApiServer::get(const std::string& resource,
                                                       const std::string& ns,
                                                       const std::string& name) const {
-  int index = resourceIndex(resource);
-  if (index < 0) return std::nullopt;
   std::lock_guard lock(impl_->mu);
+  int index = impl_->resourceIndex(resource);
+  if (index < 0) return std::nullopt;
   const auto& table = impl_->objects[index];
-  auto found = table.find({kResources[index].namespaced ? ns : std::string(), name});
+  auto found = table.find({impl_->resources[index].namespaced ? ns : std::string(), name});
   if (found == table.end()) return std::nullopt;
   return *found->second.object;
 }
 
 std::vector<boost::json::object> FakeApiServer::list(const std::string& resource) const {
   std::vector<boost::json::object> out;
-  int index = resourceIndex(resource);
-  if (index < 0) return out;
   std::lock_guard lock(impl_->mu);
+  int index = impl_->resourceIndex(resource);
+  if (index < 0) return out;
   for (const auto& [key, stored] : impl_->objects[index]) out.push_back(*stored.object);
   return out;
 }

@@ -8,14 +8,19 @@
 //   GET /version, /api, /apis, /healthz, /readyz; core /api/v1/<res> and
 //   /api/v1/namespaces/<ns>/<res>[/<name>[/<sub>]]; /apis/apps/v1 replicasets, statefulsets;
 //   /apis/policy/v1 poddisruptionbudgets; /apis/scheduling.k8s.io/v1 priorityclasses;
-//   /apis/coordination.k8s.io/v1 leases; /apis/events.k8s.io/v1 events. Anything else 404.
+//   /apis/coordination.k8s.io/v1 leases; /apis/events.k8s.io/v1 events; the custom resources
+//   a test adds (addCustomResource). Anything else 404, as a CRD not installed.
 //   Verbs: GET (one object), list (limit/continue paging over a snapshot kept per token,
 //   fieldSelector, labelSelector), watch (watch=1|true; resourceVersion replays history,
 //   absent or "0" starts with synthetic ADDED events; timeoutSeconds; allowWatchBookmarks),
 //   POST create, PUT update (a body resourceVersion that differs from the stored one is a 409),
-//   PATCH (merge patch, strategic merge patch; /status changes only status), DELETE (with
-//   DeleteOptions preconditions). Pods also take POST .../pods/<name>/binding and
+//   PATCH (merge patch, JSON patch, strategic merge patch; /status changes only status),
+//   DELETE (with DeleteOptions preconditions). Pods also take POST .../pods/<name>/binding and
 //   POST .../namespaces/<ns>/bindings.
+//   Custom resources follow apiextensions-apiserver: no strategic merge patch (415);
+//   metadata.generation starts at 1 and grows when anything but metadata and status changes;
+//   with a status subresource, a create or a write of the main resource leaves the status as it
+//   was and /status changes nothing else.
 //   One resourceVersion counter for everything; each change is a watch event kept in a bounded
 //   history. A watch on a field or label selector sees an object that stops matching as
 //   DELETED and one that starts matching as ADDED (apiserver `cacheWatcher`).
@@ -82,13 +87,29 @@ class FakeApiServer {
   // Closes the listener and every connection, joins the io threads. Idempotent.
   void stop();
 
+  // A custom resource, as its CustomResourceDefinition declares it.
+  struct CustomResource {
+    std::string group;     // "scheduling.x-k8s.io"
+    std::string version;   // "v1alpha1"
+    std::string resource;  // "podgroups"
+    std::string kind;      // "PodGroup"
+    bool namespaced = true;
+    bool statusSubresource = true;  // spec.versions[].subresources.status
+  };
+  // Serves `resource` from now on, as kube-apiserver does once its CustomResourceDefinition
+  // is established: until then its paths answer 404. Throws when it is served already.
+  void addCustomResource(const CustomResource& resource);
+
   // Objects, by plural resource name (pods, nodes, namespaces, services, replicasets,
   // statefulsets, replicationcontrollers, poddisruptionbudgets, priorityclasses, leases,
-  // events). Each returns the stored object (resourceVersion, uid, creationTimestamp set) and
-  // makes a watch event like the same request over HTTP. Throw std::runtime_error with the
-  // Status message on failure (exists, missing, unknown resource).
+  // events, the custom resources) or by qualified name ("podgroups.scheduling.x-k8s.io").
+  // Each returns the stored object (resourceVersion, uid, creationTimestamp set) and makes a
+  // watch event like the same request over HTTP. Throw std::runtime_error with the Status
+  // message on failure (exists, missing, unknown resource).
   boost::json::object create(const std::string& resource, boost::json::object object);
   boost::json::object update(const std::string& resource, boost::json::object object);
+  // As a PUT to the status subresource: only the object's status is taken.
+  boost::json::object updateStatus(const std::string& resource, boost::json::object object);
   void remove(const std::string& resource, const std::string& ns, const std::string& name);
   std::optional<boost::json::object> get(const std::string& resource, const std::string& ns,
                                          const std::string& name) const;

@@ -7,11 +7,14 @@
 # Using only what is under the root (headers, the CMake package, the pkg-config file, the
 # examples, the Rust crate, usr/bin/schedhost and the default plugins) it builds, out of tree
 # in WORK:
-#   hello       C++, CMake find_package(schedhost-sdk)      CMAKE_PREFIX_PATH=ROOT/usr
-#   c-hello     C99, make + pkg-config                       PKG_CONFIG_SYSROOT_DIR=ROOT
-#   rust-hello  Rust, cargo --offline, crate from the root   (when the root ships it)
-# then runs the root's schedhost on each example's test/basic.json with the default plugins
-# and the example's plugin, and checks the expectations the scenario carries.
+#   hello         C++, CMake find_package(schedhost-sdk)      CMAKE_PREFIX_PATH=ROOT/usr
+#   c-hello       C99, make + pkg-config                       PKG_CONFIG_SYSROOT_DIR=ROOT
+#   rust-hello    Rust, cargo --offline, crate from the root   (when the root ships it)
+#   coscheduling  C++, CMake, a third party's own project: examples/coscheduling of this source
+#                 tree (not shipped in the root), with its unit tests when GoogleTest is there
+# then runs the root's schedhost on each example's test/basic.json (coscheduling: every file of
+# its scenarios/) with the default plugins and the example's plugin, and checks the
+# expectations the scenario carries.
 #
 # WORK defaults to build/vendor-path in the source tree. It must not be under /tmp: the host
 # refuses plugins whose directories anyone may write to.
@@ -190,6 +193,34 @@ if [ -d "$examples/rust-hello" ]; then
   fi
 else
   echo "SKIP rust-hello: the root ships no rust-hello example"
+fi
+
+# --- coscheduling: a vendor's own C++ project, against the root's SDK ------------------------
+src=$scratch/coscheduling
+cp -r "$here/../../../examples/coscheduling" "$src"
+if cmake -S "$src" -B "$src/build" -DCMAKE_PREFIX_PATH="$root/usr" \
+     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release >"$src/configure.log" 2>&1 &&
+   cmake --build "$src/build" >"$src/build.log" 2>&1; then
+  sdk_dir=$(sed -n 's/^schedhost-sdk_DIR:PATH=//p' "$src/build/CMakeCache.txt")
+  case $sdk_dir in
+    "$root"/*) pass "coscheduling: built with find_package(schedhost-sdk) from $sdk_dir" ;;
+    *) fail "coscheduling: found schedhost-sdk outside the root: $sdk_dir" ;;
+  esac
+  check_inspect coscheduling "$src/build/libcoscheduling.so" Coscheduling
+  if [ -x "$src/build/coscheduling_test" ]; then
+    if out=$("$src/build/coscheduling_test" 2>&1); then
+      pass "coscheduling: unit tests: $(echo "$out" | tail -n 1)"
+    else
+      fail "coscheduling: unit tests:"; echo "$out"
+    fi
+  else
+    echo "SKIP coscheduling unit tests: GoogleTest is not installed"
+  fi
+  for scenario in "$src"/scenarios/*.json; do
+    check_scenario "coscheduling $(basename "$scenario")" "$src/build" "$scenario"
+  done
+else
+  fail "coscheduling: CMake build failed:"; cat "$src/configure.log" "$src/build.log" 2>/dev/null
 fi
 
 if [ $failures -gt 0 ]; then

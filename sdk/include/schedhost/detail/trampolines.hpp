@@ -221,9 +221,12 @@ template <typename T>
 size_t eventsToRegister(void* s, sh_event_registration* out, size_t capacity) noexcept {
   auto* in = self<T>(s);
   for (size_t i = 0; i < in->events.size() && i < capacity; ++i) {
-    out[i].resource = in->events[i].resource;
-    out[i].actions = in->events[i].actions;
-    out[i].has_hint = in->events[i].hasHint ? 1 : 0;
+    const EventRegistration& e = in->events[i];
+    out[i].resource = e.declaredKind == EventRegistration::kNoDeclaredKind
+                          ? static_cast<int32_t>(e.resource)
+                          : static_cast<int32_t>(SH_RESOURCE_DECLARED_KIND + e.declaredKind);
+    out[i].actions = e.actions;
+    out[i].has_hint = e.hasHint ? 1 : 0;
     out[i].reserved_ = 0;
   }
   return in->events.size();
@@ -325,6 +328,24 @@ struct Flags {
 template <typename T>
 struct Flags<T, std::void_t<decltype(T::kFlags)>> {
   static constexpr uint32_t kValue = T::kFlags;
+};
+
+// The kinds of objects a plugin declares: its static member array kKinds, when it has one.
+template <typename T, typename = void>
+struct Kinds {
+  static constexpr const sh_object_kind* data() noexcept { return nullptr; }
+  static constexpr uint32_t kCount = 0;
+};
+template <typename T>
+struct Kinds<T, std::void_t<decltype(T::kKinds)>> {
+  static_assert(std::is_array_v<decltype(T::kKinds)> &&
+                    std::is_same_v<std::remove_cv_t<std::remove_extent_t<decltype(T::kKinds)>>,
+                                   sh_object_kind>,
+                "kKinds must be an array of sh_object_kind (schedhost::objectKind)");
+  static_assert(std::extent_v<decltype(T::kKinds)> <= SH_MAX_DECLARED_KINDS,
+                "a plugin declares at most SH_MAX_DECLARED_KINDS kinds");
+  static constexpr const sh_object_kind* data() noexcept { return T::kKinds; }
+  static constexpr uint32_t kCount = static_cast<uint32_t>(std::extent_v<decltype(T::kKinds)>);
 };
 
 template <typename T>
