@@ -437,16 +437,19 @@ TEST(FieldSelectorTextTest, DottedPaths) {
 
 constexpr std::size_t kMegabyte = 1 << 20;
 
+// Not a measure of speed: a linear parse of a megabyte ends in well under a second, even under
+// the sanitizers on a loaded machine, where a quadratic one would run for hours. The bound only
+// tells the two apart.
 template <typename F>
-void expectQuick(F&& f) {
+void expectBounded(F&& f) {
   auto start = std::chrono::steady_clock::now();
   f();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(120));
 }
 
 TEST(LabelSelectorTextTest, HostileInput) {
   for (char c : {'(', ')', ',', '!', '=', '<', ' ', 'a', '\0', '\\'}) {
-    expectQuick([&] {
+    expectBounded([&] {
       std::string error;
       auto s = LabelSelectorText::parse(std::string(kMegabyte, c), error);
       if (c == ' ') {
@@ -457,7 +460,7 @@ TEST(LabelSelectorTextTest, HostileInput) {
       }
     });
   }
-  expectQuick([] {
+  expectBounded([] {
     std::string text;
     for (int i = 0; text.size() < kMegabyte; ++i) {
       text += "k" + std::to_string(i) + " in (a,b),";
@@ -467,7 +470,7 @@ TEST(LabelSelectorTextTest, HostileInput) {
     Labels labels{{"k0", "a"}, {"k1", "b"}};
     EXPECT_FALSE(s.matches(labels.data(), labels.size()));
   });
-  expectQuick([] {
+  expectBounded([] {
     std::string text = "k in (";
     while (text.size() < kMegabyte) {
       text += "v" + std::to_string(text.size()) + ",";
@@ -475,7 +478,7 @@ TEST(LabelSelectorTextTest, HostileInput) {
     text += ")";
     EXPECT_TRUE(parseLabels(text).matches(Labels{{"k", "v6"}}.data(), 1));
   });
-  expectQuick([] {
+  expectBounded([] {
     std::string text = "k in (" + std::string(kMegabyte, ',') + ")";
     EXPECT_EQ(parseLabels(text).text(), "k in ()");
   });
@@ -483,7 +486,7 @@ TEST(LabelSelectorTextTest, HostileInput) {
 
 TEST(FieldSelectorTextTest, HostileInput) {
   for (char c : {'(', ',', '=', '\\', 'a', '!'}) {
-    expectQuick([&] {
+    expectBounded([&] {
       std::string error;
       auto s = FieldSelectorText::parse(std::string(kMegabyte, c), error);
       if (c == ',') {
@@ -494,7 +497,7 @@ TEST(FieldSelectorTextTest, HostileInput) {
       }
     });
   }
-  expectQuick([] {
+  expectBounded([] {
     std::string text;
     for (int i = 0; text.size() < kMegabyte; ++i) {
       text += "f" + std::to_string(i) + "=\\,,";
