@@ -61,6 +61,7 @@ class PodParser {
     status.object();
     scheduling(spec);
     containers(spec, status);
+    volumes(spec);
     statusFields(status);
   }
 
@@ -206,6 +207,73 @@ class PodParser {
     }
     failUnsupported(c, p, "\"Honor\", \"Ignore\"");
     return SH_POLICY_UNSET;
+  }
+
+  // spec.volumes as the volume plugins read them (sh_volume's table in plugin.h), and how
+  // many spec.resourceClaims there are. API-server defaulting a raw manifest has not been
+  // through: rbd.pool "rbd".
+  void volumes(const Cursor& spec) {
+    Cursor list = spec["volumes"];
+    Cursor claims = spec["resourceClaims"];
+    if (!list.atMost(limits::kMaxVolumesPerPod) || !claims.atMost(limits::kMaxVolumesPerPod)) {
+      return;
+    }
+    v_.resource_claim_count = static_cast<uint32_t>(claims.size());
+    std::vector<sh_volume> out;
+    list.eachObject([&](const Cursor& item) { out.push_back(volume(item)); });
+    v_.volumes = arena_.array(out);
+    v_.volume_count = static_cast<uint32_t>(out.size());
+  }
+
+  sh_volume volume(const Cursor& item) {
+    sh_volume vol{};
+    vol.struct_size = sizeof(sh_volume);
+    vol.claim = vol.handle = vol.driver = vol.pool = arena_.str("");
+    std::string_view name = item["name"].requiredString();
+    vol.name = arena_.str(name);
+    auto source = [&](const char* key, int32_t kind) {
+      Cursor c = item[key];
+      if (!c.object() || vol.source != SH_VOLUME_OTHER) {
+        return std::optional<Cursor>();
+      }
+      vol.source = kind;
+      vol.read_only = c["readOnly"].boolean().value_or(false) ? 1 : 0;
+      return std::optional<Cursor>(c);
+    };
+    if (auto c = source("persistentVolumeClaim", SH_VOLUME_PVC)) {
+      vol.claim = arena_.str((*c)["claimName"].requiredString());
+    } else if (auto e = source("ephemeral", SH_VOLUME_EPHEMERAL)) {
+      // ephemeral.VolumeClaimName: the claim made for the pod is <pod name>-<volume name>.
+      std::string claim = std::string(Pod::text(v_.name)) + "-" + std::string(name);
+      vol.claim = arena_.str(claim);
+    } else if (auto c = source("csi", SH_VOLUME_CSI)) {
+      vol.driver = arena_.str((*c)["driver"].requiredString());
+    } else if (auto c = source("gcePersistentDisk", SH_VOLUME_GCE_PD)) {
+      vol.handle = arena_.str((*c)["pdName"].requiredString());
+    } else if (auto c = source("awsElasticBlockStore", SH_VOLUME_AWS_EBS)) {
+      vol.handle = arena_.str((*c)["volumeID"].requiredString());
+    } else if (auto c = source("rbd", SH_VOLUME_RBD)) {
+      vol.handle = arena_.str((*c)["image"].requiredString());
+      std::string_view pool = (*c)["pool"].stringOr("");
+      vol.pool = arena_.str(pool.empty() ? "rbd" : pool);
+      std::vector<sh_str> monitors = parseStringList((*c)["monitors"], arena_);
+      vol.monitors = arena_.array(monitors);
+      vol.monitor_count = static_cast<uint32_t>(monitors.size());
+    } else if (auto c = source("iscsi", SH_VOLUME_ISCSI)) {
+      vol.handle = arena_.str((*c)["iqn"].requiredString());
+      vol.lun = (*c)["lun"].int32().value_or(0);
+    } else if (auto c = source("azureDisk", SH_VOLUME_AZURE_DISK)) {
+      vol.handle = arena_.str((*c)["diskURI"].requiredString());
+    } else if (auto c = source("cinder", SH_VOLUME_CINDER)) {
+      vol.handle = arena_.str((*c)["volumeID"].requiredString());
+    } else if (auto c = source("vsphereVolume", SH_VOLUME_VSPHERE)) {
+      vol.handle = arena_.str((*c)["volumePath"].requiredString());
+    } else if (auto c = source("portworxVolume", SH_VOLUME_PORTWORX)) {
+      vol.handle = arena_.str((*c)["volumeID"].requiredString());
+    } else if (auto c = source("azureFile", SH_VOLUME_AZURE_FILE)) {
+      vol.handle = arena_.str((*c)["shareName"].requiredString());
+    }
+    return vol;
   }
 
   // Containers, init containers and image volumes: requests, host ports and images.
