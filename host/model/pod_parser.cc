@@ -231,47 +231,50 @@ class PodParser {
     vol.claim = vol.handle = vol.driver = vol.pool = arena_.str("");
     std::string_view name = item["name"].requiredString();
     vol.name = arena_.str(name);
-    auto source = [&](const char* key, int32_t kind) {
+    // The volume's source: the first of the keys below that holds an object.
+    std::optional<Cursor> src;
+    auto is = [&](const char* key, int32_t kind) {
       Cursor c = item[key];
-      if (!c.object() || vol.source != SH_VOLUME_OTHER) {
-        return std::optional<Cursor>();
+      if (src.has_value() || !c.object()) {
+        return false;
       }
       vol.source = kind;
       vol.read_only = c["readOnly"].boolean().value_or(false) ? 1 : 0;
-      return std::optional<Cursor>(c);
+      src.emplace(c);
+      return true;
     };
-    if (auto c = source("persistentVolumeClaim", SH_VOLUME_PVC)) {
-      vol.claim = arena_.str((*c)["claimName"].requiredString());
-    } else if (auto e = source("ephemeral", SH_VOLUME_EPHEMERAL)) {
+    if (is("persistentVolumeClaim", SH_VOLUME_PVC)) {
+      vol.claim = arena_.str((*src)["claimName"].requiredString());
+    } else if (is("ephemeral", SH_VOLUME_EPHEMERAL)) {
       // ephemeral.VolumeClaimName: the claim made for the pod is <pod name>-<volume name>.
       std::string claim = std::string(Pod::text(v_.name)) + "-" + std::string(name);
       vol.claim = arena_.str(claim);
-    } else if (auto c = source("csi", SH_VOLUME_CSI)) {
-      vol.driver = arena_.str((*c)["driver"].requiredString());
-    } else if (auto c = source("gcePersistentDisk", SH_VOLUME_GCE_PD)) {
-      vol.handle = arena_.str((*c)["pdName"].requiredString());
-    } else if (auto c = source("awsElasticBlockStore", SH_VOLUME_AWS_EBS)) {
-      vol.handle = arena_.str((*c)["volumeID"].requiredString());
-    } else if (auto c = source("rbd", SH_VOLUME_RBD)) {
-      vol.handle = arena_.str((*c)["image"].requiredString());
-      std::string_view pool = (*c)["pool"].stringOr("");
+    } else if (is("csi", SH_VOLUME_CSI)) {
+      vol.driver = arena_.str((*src)["driver"].requiredString());
+    } else if (is("gcePersistentDisk", SH_VOLUME_GCE_PD)) {
+      vol.handle = arena_.str((*src)["pdName"].requiredString());
+    } else if (is("awsElasticBlockStore", SH_VOLUME_AWS_EBS)) {
+      vol.handle = arena_.str((*src)["volumeID"].requiredString());
+    } else if (is("rbd", SH_VOLUME_RBD)) {
+      vol.handle = arena_.str((*src)["image"].requiredString());
+      std::string_view pool = (*src)["pool"].stringOr("");
       vol.pool = arena_.str(pool.empty() ? "rbd" : pool);
-      std::vector<sh_str> monitors = parseStringList((*c)["monitors"], arena_);
+      std::vector<sh_str> monitors = parseStringList((*src)["monitors"], arena_);
       vol.monitors = arena_.array(monitors);
       vol.monitor_count = static_cast<uint32_t>(monitors.size());
-    } else if (auto c = source("iscsi", SH_VOLUME_ISCSI)) {
-      vol.handle = arena_.str((*c)["iqn"].requiredString());
-      vol.lun = (*c)["lun"].int32().value_or(0);
-    } else if (auto c = source("azureDisk", SH_VOLUME_AZURE_DISK)) {
-      vol.handle = arena_.str((*c)["diskURI"].requiredString());
-    } else if (auto c = source("cinder", SH_VOLUME_CINDER)) {
-      vol.handle = arena_.str((*c)["volumeID"].requiredString());
-    } else if (auto c = source("vsphereVolume", SH_VOLUME_VSPHERE)) {
-      vol.handle = arena_.str((*c)["volumePath"].requiredString());
-    } else if (auto c = source("portworxVolume", SH_VOLUME_PORTWORX)) {
-      vol.handle = arena_.str((*c)["volumeID"].requiredString());
-    } else if (auto c = source("azureFile", SH_VOLUME_AZURE_FILE)) {
-      vol.handle = arena_.str((*c)["shareName"].requiredString());
+    } else if (is("iscsi", SH_VOLUME_ISCSI)) {
+      vol.handle = arena_.str((*src)["iqn"].requiredString());
+      vol.lun = (*src)["lun"].int32().value_or(0);
+    } else if (is("azureDisk", SH_VOLUME_AZURE_DISK)) {
+      vol.handle = arena_.str((*src)["diskURI"].requiredString());
+    } else if (is("cinder", SH_VOLUME_CINDER)) {
+      vol.handle = arena_.str((*src)["volumeID"].requiredString());
+    } else if (is("vsphereVolume", SH_VOLUME_VSPHERE)) {
+      vol.handle = arena_.str((*src)["volumePath"].requiredString());
+    } else if (is("portworxVolume", SH_VOLUME_PORTWORX)) {
+      vol.handle = arena_.str((*src)["volumeID"].requiredString());
+    } else if (is("azureFile", SH_VOLUME_AZURE_FILE)) {
+      vol.handle = arena_.str((*src)["shareName"].requiredString());
     }
     return vol;
   }
