@@ -30,6 +30,21 @@ void patchList(std::vector<const sh_node_info*>& list, std::vector<uint32_t>& in
   }
 }
 
+// Adds (sign 1) or takes away (sign -1) a node's PVC reference counts from the snapshot's.
+void countPvcs(std::unordered_map<std::string, uint32_t>& used,
+               const sh::model::NodeInfo::PvcRefCounts& node, int sign) {
+  for (const auto& [key, count] : node) {
+    if (sign > 0) {
+      used[key] += count;
+      continue;
+    }
+    auto it = used.find(key);
+    if (it != used.end() && (it->second -= std::min(it->second, count)) == 0) {
+      used.erase(it);
+    }
+  }
+}
+
 }  // namespace
 
 void sh_snapshot::reindex() {
@@ -39,9 +54,11 @@ void sh_snapshot::reindex() {
   withRequiredAntiAffinity.clear();
   withAffinityIndex.clear();
   withRequiredAntiAffinityIndex.clear();
+  usedPvcs.clear();
   views.reserve(nodeInfos.size());
   byName.reserve(nodeInfos.size());
   for (std::size_t i = 0; i < nodeInfos.size(); ++i) {
+    countPvcs(usedPvcs, nodeInfos[i]->pvcRefCounts(), 1);
     const sh_node_info& v = nodeInfos[i]->view();
     views.push_back(&v);
     byName.emplace(nodeName(v), i);
@@ -69,6 +86,10 @@ void sh_snapshot::replaceAt(std::size_t i, std::shared_ptr<sh::model::NodeInfo> 
       nh.key() = nodeName(now);
       byName.insert(std::move(nh));
     }
+  }
+  if (!old->pvcRefCounts().empty() || !info->pvcRefCounts().empty()) {
+    countPvcs(usedPvcs, old->pvcRefCounts(), -1);
+    countPvcs(usedPvcs, info->pvcRefCounts(), 1);
   }
   const auto at = static_cast<uint32_t>(i);
   patchList(withAffinity, withAffinityIndex, at, was.pods_with_affinity_count > 0,

@@ -35,6 +35,10 @@ struct sh_snapshot {
   std::vector<const sh_node_info*> withRequiredAntiAffinity;
   std::vector<uint32_t> withAffinityIndex;              // parallel to withAffinity
   std::vector<uint32_t> withRequiredAntiAffinityIndex;  // parallel to withRequiredAntiAffinity
+  // "namespace/claim" -> how many pods of the snapshot use that PersistentVolumeClaim: the
+  // sum of the nodes' PVC reference counts (upstream Snapshot.usedPVCSet, with counts so that
+  // replaceAt can patch it).
+  std::unordered_map<std::string, uint32_t> usedPvcs;
   // The newest change (NodeInfo or image generation) this snapshot reflects.
   uint64_t generation = 0;
   // Namespaces, Services and workload controllers; nullptr when the cluster has none.
@@ -44,6 +48,7 @@ struct sh_snapshot {
   uint64_t cacheId = 0;
   uint64_t nodeTreeVersion = 0;
 
+  bool pvcInUse(const std::string& key) const { return usedPvcs.count(key) != 0; }
   const sh_node_info* find(std::string_view name) const {
     auto it = byName.find(name);
     return it == byName.end() ? nullptr : views[it->second];

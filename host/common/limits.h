@@ -33,6 +33,8 @@ inline constexpr std::size_t kMaxTermsPerAffinity = 1'000;
 inline constexpr std::size_t kMaxContainersPerPod = 1'000;
 // tolerations of one pod.
 inline constexpr std::size_t kMaxTolerationsPerPod = 1'000;
+// spec.volumes and spec.resourceClaims of one pod.
+inline constexpr std::size_t kMaxVolumesPerPod = 1'000;
 
 // Files the host reads whole (regular_file.h): anything but a regular file is refused, and so
 // is a file above its bound, before it is read.

@@ -42,6 +42,9 @@ Status runPreEnqueuePlugin(const PluginInstance& p, const sh_pod& pod) {
 queue::QueueProfile queueProfile(const std::shared_ptr<const Framework>& fw) {
   queue::QueueProfile out;
   out.owner = fw;
+  for (const PluginPtr& plugin : fw->allPlugins()) {
+    out.pluginNames.insert(plugin->name());
+  }
   if (!fw->plugins(ExtensionPoint::kQueueSort).empty()) {
     out.less = [f = fw.get()](const sh_queued_pod& a, const sh_queued_pod& b) {
       return f->queueSortLess(a, b);

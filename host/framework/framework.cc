@@ -121,6 +121,12 @@ Status checkedStatus(const PluginInstance& plugin, int code, sh_status& raw) {
   return s;
 }
 
+namespace {
+// The plugins unhonouredDependency looks for (upstream's names).
+constexpr std::string_view kVolumeBinding = "VolumeBinding";
+constexpr std::string_view kDynamicResources = "DynamicResources";
+}  // namespace
+
 Framework::Framework(Config config) : config_(std::move(config)) {
   auto& weights = config_.scoreWeights;
   weights.resize(plugins(ExtensionPoint::kScore).size(), 1);
@@ -128,6 +134,13 @@ Framework::Framework(Config config) : config_(std::move(config)) {
     if (w <= 0) {
       w = 1;
     }
+  }
+  for (const PluginPtr& p : plugins(ExtensionPoint::kFilter)) {
+    bindsVolumes_ = bindsVolumes_ || p->name() == kVolumeBinding;
+    allocatesClaims_ = allocatesClaims_ || p->name() == kDynamicResources;
+  }
+  if (!config_.refuseUnhonoured) {
+    bindsVolumes_ = allocatesClaims_ = true;
   }
   if (config_.metrics != nullptr) {
     for (std::size_t p = 0; p < kExtensionPointCount; ++p) {
@@ -193,8 +206,50 @@ bool Framework::queueSortLess(const sh_queued_pod& a, const sh_queued_pod& b) co
                     [&] { return p->vtable().queue_sort_less(p->self(), &a, &b); }) != 0;
 }
 
+Status Framework::unhonouredDependency(const sh_pod& pod) const {
+  const std::string profile = sh::quoted(config_.profileName);
+  if (!bindsVolumes_) {
+    for (uint32_t i = 0; i < pod.volume_count; ++i) {
+      const sh_volume& v = pod.volumes[i];
+      std::string what;
+      if (v.source == SH_VOLUME_PVC) {
+        what = "PersistentVolumeClaim " + sh::quoted(std::string_view(v.claim.ptr, v.claim.len)) +
+               " (volume " + sh::quoted(std::string_view(v.name.ptr, v.name.len)) + ")";
+      } else if (v.source == SH_VOLUME_EPHEMERAL) {
+        what = "generic ephemeral volume " + sh::quoted(std::string_view(v.name.ptr, v.name.len));
+      } else {
+        continue;
+      }
+      Status s(SH_UNSCHEDULABLE_AND_UNRESOLVABLE,
+               "pod uses " + what + " but profile " + profile + " has no " +
+                   std::string(kVolumeBinding) +
+                   " plugin: its claim would be neither bound nor provisioned, and its volume's "
+                   "node affinity would be ignored");
+      s.setPlugin(std::string(kVolumeBinding));
+      return s;
+    }
+  }
+  if (!allocatesClaims_ && pod.resource_claim_count > 0) {
+    Status s(SH_UNSCHEDULABLE_AND_UNRESOLVABLE,
+             "pod has spec.resourceClaims but profile " + profile + " has no " +
+                 std::string(kDynamicResources) +
+                 " plugin: its devices would not be allocated (schedhost does not provide "
+                 "DynamicResources yet)");
+    s.setPlugin(std::string(kDynamicResources));
+    return s;
+  }
+  return Status();
+}
+
 Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterOutcome& outcome,
                                 std::vector<PluginTrace>* trace) const {
+  if (Status refused = unhonouredDependency(pod); !refused.ok()) {
+    outcome = PreFilterOutcome();
+    if (trace != nullptr) {
+      trace->push_back(PluginTrace{refused.plugin(), refused, {}});
+    }
+    return refused;
+  }
   const auto& list = plugins(ExtensionPoint::kPreFilter);
   const bool timePlugins = timesPlugins(cycle);
   outcome = PreFilterOutcome();

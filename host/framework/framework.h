@@ -81,6 +81,9 @@ class Framework {
     // Where the run* methods record their durations; nullptr: nothing is recorded (and
     // nothing is timed).
     std::shared_ptr<metrics::ProfileMetrics> metrics;
+    // Whether PreFilter starts with unhonouredDependency. Off for `evaluate`, which runs the
+    // plugins a scenario puts under test and binds nothing.
+    bool refuseUnhonoured = true;
   };
   explicit Framework(Config config);
 
@@ -97,6 +100,11 @@ class Framework {
   // scheduler_framework_extension_point_duration_seconds: how the scheduling loop records
   // Filter, once per cycle across all nodes. No-op without metrics, or for QueueSort.
   void observeExtensionPoint(ExtensionPoint point, const Status& status, double seconds) const;
+  // What the pod depends on that no plugin of this profile would honour: claims with no
+  // VolumeBinding to bind them, spec.resourceClaims with no DynamicResources to allocate
+  // them. UnschedulableAndUnresolvable naming it, or success. PreFilter starts with it, so
+  // such a pod is never bound with the dependency ignored.
+  Status unhonouredDependency(const sh_pod& pod) const;
   bool hasFilterPlugins() const { return !plugins(ExtensionPoint::kFilter).empty(); }
   bool hasScorePlugins() const { return !plugins(ExtensionPoint::kScore).empty(); }
   bool hasPostFilterPlugins() const { return !plugins(ExtensionPoint::kPostFilter).empty(); }
@@ -180,6 +188,9 @@ class Framework {
   }
 
   Config config_;
+  // Whether the profile has the plugins unhonouredDependency looks for, at Filter.
+  bool bindsVolumes_ = false;
+  bool allocatesClaims_ = false;
   // Parallel to config_.plugins, when config_.metrics is set.
   PerPoint<std::vector<metrics::PluginMetrics*>> pluginMetrics_;
 };

@@ -343,6 +343,35 @@ size_t apiNodeJson(const sh_node* node, char* buf, size_t cap) {
   return n == nullptr ? 0 : copyOut(n->json(), buf, cap);
 }
 
+const sh_json* jsonHandle(const boost::json::value& v) {
+  return reinterpret_cast<const sh_json*>(&v);
+}
+const sh_json* apiPodManifest(sh_host* /*host*/, const sh_pod* pod) {
+  if (!present("pod_manifest", "pod", pod)) {
+    return nullptr;
+  }
+  return jsonHandle(model::Pod::fromView(pod)->manifest());
+}
+const sh_json* apiNodeManifest(sh_host* /*host*/, const sh_node* node) {
+  if (!present("node_manifest", "node", node)) {
+    return nullptr;
+  }
+  return jsonHandle(model::Node::fromView(node)->manifest());
+}
+
+int apiSnapPvcInUse(const sh_snapshot* s, const char* ns, size_t nsLen, const char* name,
+                    size_t nameLen) {
+  auto n = text("snapshot_pvc_in_use", "ns", ns, nsLen);
+  auto c = text("snapshot_pvc_in_use", "name", name, nameLen);
+  if (s == nullptr || !n || !c || s->usedPvcs.empty()) {
+    return 0;
+  }
+  std::string key;
+  key.reserve(nsLen + 1 + nameLen);
+  key.append(*n).append(1, '/').append(*c);
+  return s->pvcInUse(key) ? 1 : 0;
+}
+
 size_t apiNamespaceLabels(sh_cycle* c, const char* ns, size_t len, const sh_label** out) {
   if (!present("namespace_labels", "out", out)) {
     return 0;
@@ -600,6 +629,9 @@ const sh_host_api kApi = {
     &object_services::write,
     &object_services::assume,
     &object_services::restore,
+    &apiSnapPvcInUse,
+    &apiPodManifest,
+    &apiNodeManifest,
 };
 
 }  // namespace

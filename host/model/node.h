@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "host/model/arena.h"
+#include "host/model/lazy_manifest.h"
 
 namespace sh::model {
 
@@ -37,6 +38,10 @@ class Node {
   std::string_view uid() const { return {uid_.ptr, uid_.len}; }
   // The manifest this node was parsed from, serialised.
   const std::string& json() const { return json_; }
+  // json() as a JSON tree, parsed on first use and kept (the node_manifest service).
+  const boost::json::value& manifest() const {
+    return manifest_.get([this]() -> const std::string& { return json_; });
+  }
 
  private:
   friend class NodeParser;
@@ -51,6 +56,7 @@ class Node {
   ViewBlock block_;
   sh_str uid_{"", 0};
   std::string json_;
+  LazyManifest manifest_;
 };
 
 // Parses a v1.Node. On malformed input returns nullptr and sets `error` to every problem

@@ -49,6 +49,7 @@ NodeInfo::NodeInfo(const NodeInfo& other)
       portUses_(other.portUses_),
       usedPorts_(other.usedPorts_),
       imageStates_(other.imageStates_),
+      pvcRefCounts_(other.pvcRefCounts_),
       view_(other.view_) {
   refreshView();
 }
@@ -73,6 +74,7 @@ NodeInfo::NodeInfo(NodeInfo&& other) noexcept
       portUses_(std::move(other.portUses_)),
       usedPorts_(std::move(other.usedPorts_)),
       imageStates_(std::move(other.imageStates_)),
+      pvcRefCounts_(std::move(other.pvcRefCounts_)),
       view_(other.view_) {
   refreshView();
   other.totals_ = Totals{};
@@ -93,6 +95,7 @@ NodeInfo& NodeInfo::operator=(NodeInfo&& other) noexcept {
     portUses_ = std::move(other.portUses_);
     usedPorts_ = std::move(other.usedPorts_);
     imageStates_ = std::move(other.imageStates_);
+    pvcRefCounts_ = std::move(other.pvcRefCounts_);
     view_ = other.view_;
     refreshView();
     other.totals_ = Totals{};
@@ -171,6 +174,20 @@ void NodeInfo::account(const Pod& pod, int sign) {
   totals_.nonZeroMilliCpu += sign * int128_t{p.non_zero_milli_cpu};
   totals_.nonZeroMemory += sign * int128_t{p.non_zero_memory};
   addScalars(p.requests, sign);
+  for (uint32_t i = 0; i < p.volume_count; ++i) {
+    const sh_volume& v = p.volumes[i];
+    if (v.source != SH_VOLUME_PVC && v.source != SH_VOLUME_EPHEMERAL) {
+      continue;
+    }
+    std::string key;
+    key.reserve(p.namespace_.len + 1 + v.claim.len);
+    key.append(p.namespace_.ptr, p.namespace_.len).append(1, '/').append(v.claim.ptr, v.claim.len);
+    if (sign > 0) {
+      ++pvcRefCounts_[key];
+    } else if (auto it = pvcRefCounts_.find(key); it != pvcRefCounts_.end() && --it->second == 0) {
+      pvcRefCounts_.erase(it);
+    }
+  }
 }
 
 void NodeInfo::addScalars(const sh_resources& r, int sign) {

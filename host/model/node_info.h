@@ -18,7 +18,9 @@
 
 #include <schedhost/plugin.h>
 
+#include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -59,6 +61,11 @@ class NodeInfo {
 
   uint64_t generation() const { return view_.generation; }
 
+  // "namespace/claim" -> how many of the node's pods use that PersistentVolumeClaim through
+  // a persistentVolumeClaim or ephemeral volume (upstream NodeInfo.PVCRefCounts).
+  using PvcRefCounts = std::map<std::string, uint32_t, std::less<>>;
+  const PvcRefCounts& pvcRefCounts() const { return pvcRefCounts_; }
+
   // A deep copy (pods are shared, immutable), as NodeInfo.Snapshot().
   NodeInfo clone() const { return *this; }
 
@@ -95,6 +102,7 @@ class NodeInfo {
   std::vector<PortUse> portUses_;
   std::vector<sh_host_port> usedPorts_;
   std::vector<sh_image_state> imageStates_;
+  PvcRefCounts pvcRefCounts_;
   sh_node_info view_{};
 };
 

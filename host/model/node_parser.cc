@@ -1,5 +1,7 @@
 // parse_node: v1.Node JSON -> Node: name, labels, unschedulable, taints, allocatable
-// (capacity when allocatable is absent, as SetDefaults_NodeStatus) and images.
+// (capacity when allocatable is absent, as SetDefaults_NodeStatus), images and declared
+// features.
+#include <algorithm>
 #include <boost/json/serialize.hpp>
 #include <exception>
 
@@ -93,6 +95,14 @@ class NodeParser {
     });
     v_.images = arena_.array(images);
     v_.image_count = static_cast<uint32_t>(images.size());
+
+    // status.declaredFeatures, sorted so that a plugin can binary-search them.
+    std::vector<sh_str> features = parseStringList(status["declaredFeatures"], arena_);
+    std::sort(features.begin(), features.end(), [](const sh_str& a, const sh_str& b) {
+      return std::string_view(a.ptr, a.len) < std::string_view(b.ptr, b.len);
+    });
+    v_.declared_features = arena_.array(features);
+    v_.declared_feature_count = static_cast<uint32_t>(features.size());
   }
 
   Node& node_;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "host/model/arena.h"
+#include "host/model/lazy_manifest.h"
 
 namespace sh::model {
 
@@ -67,6 +68,10 @@ class Pod : public std::enable_shared_from_this<Pod> {
   // withNominatedNode or bindToNode, the base manifest with the copy's changes made (built on
   // first use, on the thread that asks first).
   const std::string& json() const;
+  // json() as a JSON tree, parsed on first use and kept (the pod_manifest service).
+  const boost::json::value& manifest() const {
+    return manifest_.get([this]() -> const std::string& { return json(); });
+  }
 
  private:
   friend class PodParser;
@@ -88,6 +93,7 @@ class Pod : public std::enable_shared_from_this<Pod> {
   };
   ViewBlock block_;
   mutable std::string json_;
+  LazyManifest manifest_;
   // A pod made by assign_to_node or with_nominated_node shares the arena of the pod it was
   // made from: its view is the base's view with node_name pointing at nodeName_ and/or
   // nominated_node_name at nominatedNodeName_, as the flags say.

@@ -61,6 +61,7 @@ class PodParser {
     status.object();
     scheduling(spec);
     containers(spec, status);
+    volumes(spec);
     statusFields(status);
   }
 
@@ -206,6 +207,76 @@ class PodParser {
     }
     failUnsupported(c, p, "\"Honor\", \"Ignore\"");
     return SH_POLICY_UNSET;
+  }
+
+  // spec.volumes as the volume plugins read them (sh_volume's table in plugin.h), and how
+  // many spec.resourceClaims there are. API-server defaulting a raw manifest has not been
+  // through: rbd.pool "rbd".
+  void volumes(const Cursor& spec) {
+    Cursor list = spec["volumes"];
+    Cursor claims = spec["resourceClaims"];
+    if (!list.atMost(limits::kMaxVolumesPerPod) || !claims.atMost(limits::kMaxVolumesPerPod)) {
+      return;
+    }
+    v_.resource_claim_count = static_cast<uint32_t>(claims.size());
+    std::vector<sh_volume> out;
+    list.eachObject([&](const Cursor& item) { out.push_back(volume(item)); });
+    v_.volumes = arena_.array(out);
+    v_.volume_count = static_cast<uint32_t>(out.size());
+  }
+
+  sh_volume volume(const Cursor& item) {
+    sh_volume vol{};
+    vol.struct_size = sizeof(sh_volume);
+    vol.claim = vol.handle = vol.driver = vol.pool = arena_.str("");
+    std::string_view name = item["name"].requiredString();
+    vol.name = arena_.str(name);
+    // The volume's source: the first of the keys below that holds an object.
+    std::optional<Cursor> src;
+    auto is = [&](const char* key, int32_t kind) {
+      Cursor c = item[key];
+      if (src.has_value() || !c.object()) {
+        return false;
+      }
+      vol.source = kind;
+      vol.read_only = c["readOnly"].boolean().value_or(false) ? 1 : 0;
+      src.emplace(c);
+      return true;
+    };
+    if (is("persistentVolumeClaim", SH_VOLUME_PVC)) {
+      vol.claim = arena_.str((*src)["claimName"].requiredString());
+    } else if (is("ephemeral", SH_VOLUME_EPHEMERAL)) {
+      // ephemeral.VolumeClaimName: the claim made for the pod is <pod name>-<volume name>.
+      std::string claim = std::string(Pod::text(v_.name)) + "-" + std::string(name);
+      vol.claim = arena_.str(claim);
+    } else if (is("csi", SH_VOLUME_CSI)) {
+      vol.driver = arena_.str((*src)["driver"].requiredString());
+    } else if (is("gcePersistentDisk", SH_VOLUME_GCE_PD)) {
+      vol.handle = arena_.str((*src)["pdName"].requiredString());
+    } else if (is("awsElasticBlockStore", SH_VOLUME_AWS_EBS)) {
+      vol.handle = arena_.str((*src)["volumeID"].requiredString());
+    } else if (is("rbd", SH_VOLUME_RBD)) {
+      vol.handle = arena_.str((*src)["image"].requiredString());
+      std::string_view pool = (*src)["pool"].stringOr("");
+      vol.pool = arena_.str(pool.empty() ? "rbd" : pool);
+      std::vector<sh_str> monitors = parseStringList((*src)["monitors"], arena_);
+      vol.monitors = arena_.array(monitors);
+      vol.monitor_count = static_cast<uint32_t>(monitors.size());
+    } else if (is("iscsi", SH_VOLUME_ISCSI)) {
+      vol.handle = arena_.str((*src)["iqn"].requiredString());
+      vol.lun = (*src)["lun"].int32().value_or(0);
+    } else if (is("azureDisk", SH_VOLUME_AZURE_DISK)) {
+      vol.handle = arena_.str((*src)["diskURI"].requiredString());
+    } else if (is("cinder", SH_VOLUME_CINDER)) {
+      vol.handle = arena_.str((*src)["volumeID"].requiredString());
+    } else if (is("vsphereVolume", SH_VOLUME_VSPHERE)) {
+      vol.handle = arena_.str((*src)["volumePath"].requiredString());
+    } else if (is("portworxVolume", SH_VOLUME_PORTWORX)) {
+      vol.handle = arena_.str((*src)["volumeID"].requiredString());
+    } else if (is("azureFile", SH_VOLUME_AZURE_FILE)) {
+      vol.handle = arena_.str((*src)["shareName"].requiredString());
+    }
+    return vol;
   }
 
   // Containers, init containers and image volumes: requests, host ports and images.

@@ -4,7 +4,11 @@
 #include <map>
 #include <set>
 
+#include <spdlog/spdlog.h>
 #include <boost/json.hpp>
+
+#include "host/common/quoted.h"
+#include "host/config/default_plugins.h"
 
 namespace sh::profile {
 namespace {
@@ -38,6 +42,24 @@ const config::ResolvedProfile* findProfile(const ProfileSet& set, const std::str
 
 }  // namespace
 
+std::string lackingDefaults(const config::ResolvedProfile& profile) {
+  std::string names;
+  for (const config::DefaultPlugin& d : config::defaultMultiPointPlugins()) {
+    if (profile.plugin(d.name) != nullptr) {
+      continue;
+    }
+    const bool missing = std::find(profile.notInstalled.begin(), profile.notInstalled.end(),
+                                   d.name) != profile.notInstalled.end();
+    names += (names.empty() ? "" : ", ") + std::string(d.name) +
+             (missing ? " (no installed file provides it)" : " (disabled)");
+  }
+  if (names.empty()) {
+    return names;
+  }
+  return "profile " + sh::quoted(profile.schedulerName) +
+         " lacks default plugins of kube-scheduler v1.36: " + names;
+}
+
 GenerationPtr buildGeneration(LoadRequest request, uint64_t number, HostServices* services,
                               config::Diagnostics& diags, std::size_t* loadFailures) {
   request.generation = number;
@@ -51,6 +73,11 @@ GenerationPtr buildGeneration(LoadRequest request, uint64_t number, HostServices
   }
   if (diags.hasErrors()) {
     return nullptr;
+  }
+  for (const config::ResolvedProfile& profile : generation->set.resolved) {
+    if (std::string lacking = lackingDefaults(profile); !lacking.empty()) {
+      spdlog::warn("{}", lacking);
+    }
   }
   return generation;
 }

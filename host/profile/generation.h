@@ -32,6 +32,12 @@ using GenerationPtr = std::shared_ptr<const Generation>;
 GenerationPtr buildGeneration(LoadRequest request, uint64_t number, HostServices* services,
                               config::Diagnostics& diags, std::size_t* loadFailures = nullptr);
 
+// The default plugins of upstream's profile that `profile` runs without, each with why (not
+// installed, or disabled), in one line: "profile \"x\" lacks default plugins of
+// kube-scheduler v1.36: A (disabled), B (no installed file provides it)". Empty when none.
+// buildGeneration logs it as a warning for every profile, at startup and at each reload.
+std::string lackingDefaults(const config::ResolvedProfile& profile);
+
 // What differs from `before` (nullptr: nothing) to `after`, sorted:
 //   "<schedulerName>"          a profile added or removed, or its own settings changed
 //                              (percentageOfNodesToScore);

@@ -245,6 +245,9 @@ ClusterEvent eventUnschedulableTimeout() {
 ClusterEvent eventForceActivate() {
   return {SH_RESOURCE_WILDCARD, SH_ACTION_ALL, std::string(kForceActivate)};
 }
+ClusterEvent eventProfileChange() {
+  return {SH_RESOURCE_WILDCARD, SH_ACTION_ALL, std::string(kProfileChange)};
+}
 ClusterEvent eventNodeAdd() { return {SH_RESOURCE_NODE, SH_ACTION_ADD, {}}; }
 ClusterEvent eventNodeDelete() { return {SH_RESOURCE_NODE, SH_ACTION_DELETE, {}}; }
 ClusterEvent eventAssignedPodAdd() { return {SH_RESOURCE_ASSIGNED_POD, SH_ACTION_ADD, {}}; }

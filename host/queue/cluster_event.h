@@ -67,12 +67,15 @@ inline constexpr std::string_view kForceActivate = "ForceActivate";
 inline constexpr std::string_view kUnschedulableTimeout = "UnschedulableTimeout";
 inline constexpr std::string_view kUnschedulablePodAdd = "UnschedulablePodAdd";
 inline constexpr std::string_view kUnschedulablePodUpdate = "UnschedulablePodUpdate";
-// schedhost's own: a new profile generation lifted a pod's PreEnqueue gate.
+// schedhost's own: a new profile generation lifted a pod's PreEnqueue gate, or retries the
+// pods the old one turned away.
 inline constexpr std::string_view kProfileChange = "ProfileChange";
 
 // The special wildcard events.
 ClusterEvent eventUnschedulableTimeout();
 ClusterEvent eventForceActivate();
+// {*, All} labelled ProfileChange: what a new profile generation moves the pods with.
+ClusterEvent eventProfileChange();
 // The events the host's informer handlers send (eventhandlers.go).
 ClusterEvent eventNodeAdd();
 ClusterEvent eventNodeDelete();

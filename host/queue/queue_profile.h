@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,10 @@ struct QueueProfile {
   std::string lessKey;
   std::vector<PreEnqueuePlugin> preEnqueue;
   std::vector<EventPlugin> eventPlugins;  // each plugin once, in extension-point order
-  std::shared_ptr<const void> owner;      // keeps what the calls above use alive
+  // Every plugin of the profile: a pod turned away by a plugin that one generation lacks (the
+  // host refusing a claim for want of VolumeBinding) is retried when the profile changes.
+  std::set<std::string, std::less<>> pluginNames;
+  std::shared_ptr<const void> owner;  // keeps what the calls above use alive
 };
 
 // The queue's profiles by schedulerName.

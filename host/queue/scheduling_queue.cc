@@ -641,6 +641,30 @@ std::vector<PodPtr> SchedulingQueue::setProfiles(QueueProfiles profiles) {
     if (activated) {
       popCond_.notify_all();
     }
+    // A pod turned away by a plugin that the old or the new generation lacks is retried: the
+    // host refusing its claims for want of VolumeBinding, which the new profile may have, or
+    // a plugin the new profile dropped, whose events would never come.
+    const auto lacks = [](const std::vector<Profile>& set, const QueuedPodInfo& info) {
+      const std::string_view name(info.pod->view().scheduler_name.ptr,
+                                  info.pod->view().scheduler_name.len);
+      const auto p =
+          std::find_if(set.begin(), set.end(), [&](const Profile& x) { return x.name == name; });
+      if (p == set.end()) {
+        return false;
+      }
+      return std::any_of(
+          info.unschedulablePlugins.begin(), info.unschedulablePlugins.end(),
+          [&](const auto& plugin) { return !p->plugins.pluginNames.contains(plugin); });
+    };
+    std::vector<QueuedPodInfo*> retry;
+    if (!old.empty()) {
+      for (QueuedPodInfo* info : unschedulable_.list()) {
+        if (!info->gated() && (lacks(old, *info) || lacks(profiles_, *info))) {
+          retry.push_back(info);
+        }
+      }
+    }
+    movePods(retry, eventProfileChange(), {}, {}, {});
   }
   return dropped;  // `old` and `oldLess` are released here, outside mu_
 }

@@ -111,6 +111,10 @@ class RandomOps {
     if (chance(15)) {
       w.hostPort(chance(50) ? 80 : 443);
     }
+    // A few claims shared by many pods: the snapshot's claims in use gain and lose them.
+    if (chance(10)) {
+      w.pvc("claim-" + std::to_string(pick(5)));
+    }
     // Rare enough that nodes keep gaining and losing their last such pod.
     if (chance(3)) {
       w.podAffinityExists("app", "kubernetes.io/hostname", AffinityKind::kPreferred);

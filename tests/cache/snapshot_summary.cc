@@ -90,6 +90,10 @@ SnapshotSummary summarize(const Snapshot& snapshot) {
   for (const sh_node_info* v : snapshot.withRequiredAntiAffinity) {
     s.withRequiredAntiAffinity.push_back(text(v->node->name));
   }
+  for (const auto& [key, count] : snapshot.usedPvcs) {
+    s.usedPvcs.push_back(key + "=" + std::to_string(count));
+  }
+  std::sort(s.usedPvcs.begin(), s.usedPvcs.end());
   return s;
 }
 
@@ -123,6 +127,9 @@ std::string diff(const SnapshotSummary& want, const SnapshotSummary& got) {
   if (want.withRequiredAntiAffinity != got.withRequiredAntiAffinity) {
     return "withRequiredAntiAffinity: want " + join(want.withRequiredAntiAffinity) + " got " +
            join(got.withRequiredAntiAffinity);
+  }
+  if (want.usedPvcs != got.usedPvcs) {
+    return "usedPvcs: want " + join(want.usedPvcs) + " got " + join(got.usedPvcs);
   }
   return {};
 }

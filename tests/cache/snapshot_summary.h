@@ -35,6 +35,7 @@ struct SnapshotSummary {
   std::vector<NodeSummary> nodes;  // snapshot order
   std::vector<std::string> withAffinity;
   std::vector<std::string> withRequiredAntiAffinity;
+  std::vector<std::string> usedPvcs;  // "ns/claim=count", sorted
 
   bool operator==(const SnapshotSummary&) const = default;
 };

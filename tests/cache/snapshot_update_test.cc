@@ -3,6 +3,7 @@
 // stay stable, exact image node counts, and incremental affinity lists.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -487,6 +488,45 @@ TEST(SnapshotUpdateTest, AffinityListsFollowPodsInNodeOrder) {
   step(cache.removePod(*cache.getPod("b3")), {"n0", "n1", "n4"}, {"n0", "n4"});
   step(cache.removePod(*cache.getPod("x0")), {"n1", "n4"}, {"n4"});
   step(cache.removeNode(*makeNode().name("n1").obj()), {"n4"}, {"n4"});
+}
+
+// The snapshot's claims in use (upstream Snapshot.usedPVCSet, the snapshot_pvc_in_use
+// service) follow pods as nodes are replaced one by one, as upstream's UpdateSnapshot table.
+TEST(SnapshotUpdateTest, ClaimsInUseFollowPods) {
+  Cache cache;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(cache.addNode(makeNode().name(name("n", i)).obj()).ok());
+  }
+  auto claimPod = [](const char* uid, int node, const char* claim) {
+    return makePod().name(uid).uid(uid).inNamespace("ns").node(name("n", node)).pvc(claim).obj();
+  };
+  Snapshot snap;
+  ASSERT_TRUE(cache.updateSnapshot(snap).ok());
+  auto inUse = [&] {
+    Names out;
+    for (const auto& [key, count] : snap.usedPvcs) {
+      out.push_back(key + "=" + std::to_string(count));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto step = [&](const Status& st, Names expected) {
+    ASSERT_TRUE(st.ok()) << st.message();
+    ASSERT_TRUE(cache.updateSnapshot(snap).ok());
+    EXPECT_EQ(inUse(), expected);
+    EXPECT_EQ(compareWithRebuild(cache, snap), "");
+  };
+  step(cache.addPod(claimPod("a", 0, "data")), {"ns/data=1"});
+  step(cache.addPod(claimPod("b", 1, "data")), {"ns/data=2"});
+  step(cache.addPod(
+           makePod().name("c").uid("c").inNamespace("ns").node("n2").ephemeralVolume("tmp").obj()),
+       {"ns/c-tmp=1", "ns/data=2"});
+  EXPECT_TRUE(snap.pvcInUse("ns/c-tmp"));
+  EXPECT_FALSE(snap.pvcInUse("other/data"));
+  step(cache.removePod(*cache.getPod("a")), {"ns/c-tmp=1", "ns/data=1"});
+  // A node that goes leaves the snapshot with its pods (b's claim with it), as upstream.
+  step(cache.removeNode(*makeNode().name("n1").obj()), {"ns/c-tmp=1"});
+  step(cache.removePod(*cache.getPod("b")), {"ns/c-tmp=1"});
 }
 
 // The cache reports an inconsistent snapshot, as upstream, and repairs it.

@@ -66,6 +66,16 @@ TEST(LimitsTest, ListsOfAPodOverTheirBoundAreRefused) {
             "spec.initContainers: " + tooMany(containers + 1, containers));
   EXPECT_EQ(podError(pod({{"tolerations", objects(tolerations + 1, toleration)}})),
             "spec.tolerations: " + tooMany(tolerations + 1, tolerations));
+  const json::object volume{{"name", "v"}, {"emptyDir", json::object()}};
+  const json::object claim{{"name", "c"}};
+  const std::size_t volumes = limits::kMaxVolumesPerPod;
+  EXPECT_EQ(podError(pod({{"volumes", objects(volumes, volume)},
+                          {"resourceClaims", objects(volumes, claim)}})),
+            "");
+  EXPECT_EQ(podError(pod({{"volumes", objects(volumes + 1, volume)}})),
+            "spec.volumes: " + tooMany(volumes + 1, volumes));
+  EXPECT_EQ(podError(pod({{"resourceClaims", objects(volumes + 1, claim)}})),
+            "spec.resourceClaims: " + tooMany(volumes + 1, volumes));
 }
 
 TEST(LimitsTest, LabelsAndAnnotationsOverTheirBoundAreRefused) {

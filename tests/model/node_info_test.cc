@@ -217,5 +217,30 @@ TEST(NodeInfoTest, SetAndRemoveNode) {
   EXPECT_EQ(info.view().pod_count, 1u);
 }
 
+// Upstream NodeInfo.PVCRefCounts: "namespace/claim" -> pods of the node using the claim, by a
+// persistentVolumeClaim or ephemeral volume; a claim leaves the map with its last pod.
+TEST(NodeInfoTest, PvcReferencesAreCountedPerClaim) {
+  auto withClaims = [](const std::string& name, const std::string& volumes) {
+    std::string error;
+    auto pod = parsePodJson(R"({"metadata":{"name":")" + name + R"(","uid":")" + name +
+                                R"(","namespace":"ns"},"spec":{"volumes":)" + volumes + "}}",
+                            error);
+    EXPECT_NE(pod, nullptr) << error;
+    return pod;
+  };
+  NodeInfo info(makeNode().name("n1").obj());
+  info.addPod(withClaims("a", R"([{"name":"d","persistentVolumeClaim":{"claimName":"shared"}},
+                                  {"name":"e","ephemeral":{"volumeClaimTemplate":{}}}])"));
+  info.addPod(withClaims("b", R"([{"name":"d","persistentVolumeClaim":{"claimName":"shared"}},
+                                  {"name":"c","configMap":{"name":"x"}}])"));
+  EXPECT_EQ(info.pvcRefCounts(), (NodeInfo::PvcRefCounts{{"ns/a-e", 1}, {"ns/shared", 2}}));
+  NodeInfo copy = info.clone();
+  ASSERT_TRUE(info.removePod("a"));
+  EXPECT_EQ(info.pvcRefCounts(), (NodeInfo::PvcRefCounts{{"ns/shared", 1}}));
+  EXPECT_EQ(copy.pvcRefCounts().size(), 2u);  // the clone keeps its own
+  ASSERT_TRUE(info.removePod("b"));
+  EXPECT_TRUE(info.pvcRefCounts().empty());
+}
+
 }  // namespace
 }  // namespace sh::model

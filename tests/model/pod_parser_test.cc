@@ -497,5 +497,73 @@ TEST(PodParserTest, ManyErrorsAreCapped) {
   EXPECT_NE(error.find("; and 992 more"), std::string::npos) << error;
 }
 
+// spec.volumes as sh_volume (plugin.h's table): the claim of an ephemeral volume is
+// <pod>-<volume>, rbd.pool defaults to "rbd", sources the scheduler ignores are OTHER.
+TEST(PodParserTest, VolumesAsTheVolumePluginsReadThem) {
+  std::string error;
+  auto pod = parsePodJson(R"({"metadata":{"name":"web-0","namespace":"ns"},"spec":{
+    "volumes":[
+      {"name":"data","persistentVolumeClaim":{"claimName":"data-web-0","readOnly":true}},
+      {"name":"scratch","ephemeral":{"volumeClaimTemplate":{"spec":{}}}},
+      {"name":"inline","csi":{"driver":"ebs.csi.aws.com"}},
+      {"name":"pd","gcePersistentDisk":{"pdName":"disk-1","readOnly":true}},
+      {"name":"ebs","awsElasticBlockStore":{"volumeID":"vol-1"}},
+      {"name":"ceph","rbd":{"monitors":["a:6789","b:6789"],"image":"img"}},
+      {"name":"lun","iscsi":{"targetPortal":"10.0.0.1:3260","iqn":"iqn.x","lun":3}},
+      {"name":"cm","configMap":{"name":"c"}}],
+    "resourceClaims":[{"name":"gpu","resourceClaimName":"gpu-claim"}]}})",
+                          error);
+  ASSERT_NE(pod, nullptr) << error;
+  const sh_pod& v = pod->view();
+  ASSERT_EQ(v.volume_count, 8u);
+  EXPECT_EQ(v.resource_claim_count, 1u);
+  const sh_volume* vol = v.volumes;
+  EXPECT_EQ(vol[0].struct_size, sizeof(sh_volume));
+  EXPECT_EQ(vol[0].source, SH_VOLUME_PVC);
+  EXPECT_EQ(sv(vol[0].name), "data");
+  EXPECT_EQ(sv(vol[0].claim), "data-web-0");
+  EXPECT_EQ(vol[0].read_only, 1);
+  EXPECT_EQ(vol[1].source, SH_VOLUME_EPHEMERAL);
+  EXPECT_EQ(sv(vol[1].claim), "web-0-scratch");
+  EXPECT_EQ(vol[2].source, SH_VOLUME_CSI);
+  EXPECT_EQ(sv(vol[2].driver), "ebs.csi.aws.com");
+  EXPECT_EQ(vol[3].source, SH_VOLUME_GCE_PD);
+  EXPECT_EQ(sv(vol[3].handle), "disk-1");
+  EXPECT_EQ(vol[3].read_only, 1);
+  EXPECT_EQ(vol[4].source, SH_VOLUME_AWS_EBS);
+  EXPECT_EQ(sv(vol[4].handle), "vol-1");
+  EXPECT_EQ(vol[4].read_only, 0);
+  EXPECT_EQ(vol[5].source, SH_VOLUME_RBD);
+  EXPECT_EQ(sv(vol[5].handle), "img");
+  EXPECT_EQ(sv(vol[5].pool), "rbd");
+  ASSERT_EQ(vol[5].monitor_count, 2u);
+  EXPECT_EQ(sv(vol[5].monitors[1]), "b:6789");
+  EXPECT_EQ(vol[6].source, SH_VOLUME_ISCSI);
+  EXPECT_EQ(sv(vol[6].handle), "iqn.x");
+  EXPECT_EQ(vol[6].lun, 3);
+  EXPECT_EQ(vol[7].source, SH_VOLUME_OTHER);
+  EXPECT_EQ(sv(vol[7].claim), "");
+}
+
+TEST(PodParserTest, AVolumeWithoutItsRequiredFieldIsRefusedWithItsPath) {
+  EXPECT_EQ(parseError(R"({"metadata":{"name":"p"},"spec":{"volumes":[
+      {"name":"data","persistentVolumeClaim":{}}]}})"),
+            "spec.volumes[0].persistentVolumeClaim.claimName: required");
+  EXPECT_EQ(parseError(R"({"metadata":{"name":"p"},"spec":{"volumes":[{"emptyDir":{}}]}})"),
+            "spec.volumes[0].name: required");
+}
+
+// The manifest's tree (pod_manifest): parsed once, on first use, from the pod's JSON.
+TEST(PodParserTest, TheManifestTreeIsThePodsJson) {
+  std::string error;
+  auto pod = parsePodJson(
+      R"({"metadata":{"name":"p"},"spec":{"hostNetwork":true,"securityContext":{"runAsUser":7}}})",
+      error);
+  ASSERT_NE(pod, nullptr) << error;
+  const boost::json::value& tree = pod->manifest();
+  EXPECT_EQ(&tree, &pod->manifest());  // kept, not parsed again
+  EXPECT_EQ(tree.at("spec").at("securityContext").at("runAsUser"), 7);
+}
+
 }  // namespace
 }  // namespace sh::model

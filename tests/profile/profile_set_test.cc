@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "host/profile/generation.h"
+
 namespace sh::profile {
 namespace {
 
@@ -119,6 +121,31 @@ schedulerName = "batch"
                               ":6:17: profiles[1].schedulerName: duplicate schedulerName "
                               "\"batch\" (first defined at " +
                               file + ":4:17)\n");
+}
+
+// At startup and at each reload, a profile that runs without some of upstream's default
+// plugins is named in one warning line, each plugin with why: disabled by the profile, or no
+// installed file (DynamicResources, which schedhost does not provide yet).
+TEST_F(ProfileSetTest, AProfileLackingDefaultPluginsIsNamedWithEach) {
+  ProfileSet set = load(R"(
+[[profiles]]
+schedulerName = "default-scheduler"
+[profiles.plugins.multiPoint]
+disabled = [{name = "NodePorts"}]
+)");
+  ASSERT_FALSE(diags_.hasErrors()) << diags_.str();
+  ASSERT_EQ(set.resolved.size(), 1u);
+  const std::string line = lackingDefaults(set.resolved[0]);
+  EXPECT_EQ(line.rfind("profile \"default-scheduler\" lacks default plugins of kube-scheduler "
+                       "v1.36: ",
+                       0),
+            0u)
+      << line;
+  EXPECT_NE(line.find("NodePorts (disabled)"), std::string::npos) << line;
+  EXPECT_NE(line.find("DynamicResources (no installed file provides it)"), std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("NodeResourcesFit"), std::string::npos) << line;
+  EXPECT_EQ(line.find('\n'), std::string::npos);  // one line
 }
 
 }  // namespace

@@ -136,5 +136,30 @@ TEST_F(QueueProfilesTest, HintsComeFromTheNewGeneration) {
   EXPECT_EQ(whereIs("p"), "active");
 }
 
+// The host turns a pod away on behalf of a plugin its profile lacks (claims with no
+// VolumeBinding): no event of that plugin will ever come, so a new generation retries it,
+// while a pod turned away by a plugin both generations have waits for that plugin's events.
+TEST_F(QueueProfilesTest, PodsTurnedAwayForAMissingPluginAreRetriedByANewGeneration) {
+  make({{ExtensionPoint::kFilter, scripted("QueueA")}});
+  addAndFail(testPod("claims").obj(), plugins({"VolumeBinding"}));
+  addAndFail(testPod("waiting").obj(), plugins({"QueueA"}));
+  ASSERT_EQ(whereIs("claims"), "unschedulable");
+
+  q_->setProfiles(
+      cycle::queueProfiles(testing::oneProfile({{ExtensionPoint::kFilter, scripted("QueueA")}})));
+  EXPECT_EQ(whereIs("claims"), "backoff");
+  EXPECT_EQ(whereIs("waiting"), "unschedulable");
+  EXPECT_EQ(incoming("backoff", "ProfileChange"), 1u);
+}
+
+// A pod turned away by a plugin the new generation dropped would wait for events that never
+// come: it is retried too.
+TEST_F(QueueProfilesTest, PodsTurnedAwayByADroppedPluginAreRetried) {
+  make({{ExtensionPoint::kFilter, scripted("QueueA")}});
+  addAndFail(testPod("p").obj(), plugins({"QueueA"}));
+  q_->setProfiles(cycle::queueProfiles(testing::oneProfile({})));
+  EXPECT_EQ(whereIs("p"), "backoff");
+}
+
 }  // namespace
 }  // namespace sh::queue

@@ -133,7 +133,7 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_owner_ref, uid, 48)
     SH_FIELD(sh_owner_ref, controller, 64)
     SH_FIELD(sh_owner_ref, reserved_, 68)
-    SH_SIZE(sh_pod, 336, 8)
+    SH_SIZE(sh_pod, 352, 8)
     SH_FIELD(sh_pod, struct_size, 0)
     SH_FIELD(sh_pod, reserved_, 4)
     SH_FIELD(sh_pod, uid, 8)
@@ -173,10 +173,26 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_pod, owner_ref_count, 320)
     SH_FIELD(sh_pod, condition_count, 324)
     SH_FIELD(sh_pod, conditions, 328)
+    SH_FIELD(sh_pod, volumes, 336)
+    SH_FIELD(sh_pod, volume_count, 344)
+    SH_FIELD(sh_pod, resource_claim_count, 348)
     SH_SIZE(sh_pod_condition, 48, 8)
     SH_FIELD(sh_pod_condition, type, 0)
     SH_FIELD(sh_pod_condition, status, 16)
     SH_FIELD(sh_pod_condition, reason, 32)
+    SH_SIZE(sh_volume, 112, 8)
+    SH_FIELD(sh_volume, struct_size, 0)
+    SH_FIELD(sh_volume, source, 4)
+    SH_FIELD(sh_volume, name, 8)
+    SH_FIELD(sh_volume, claim, 24)
+    SH_FIELD(sh_volume, handle, 40)
+    SH_FIELD(sh_volume, driver, 56)
+    SH_FIELD(sh_volume, pool, 72)
+    SH_FIELD(sh_volume, monitors, 88)
+    SH_FIELD(sh_volume, monitor_count, 96)
+    SH_FIELD(sh_volume, lun, 100)
+    SH_FIELD(sh_volume, read_only, 104)
+    SH_FIELD(sh_volume, reserved_, 108)
     SH_SIZE(sh_pdb, 64, 8)
     SH_FIELD(sh_pdb, struct_size, 0)
     SH_FIELD(sh_pdb, disruptions_allowed, 4)
@@ -204,7 +220,7 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_image, name, 0)
     SH_FIELD(sh_image, reserved_, 4)
     SH_FIELD(sh_image, size_bytes, 8)
-    SH_SIZE(sh_node, 112, 8)
+    SH_SIZE(sh_node, 128, 8)
     SH_FIELD(sh_node, struct_size, 0)
     SH_FIELD(sh_node, unschedulable, 4)
     SH_FIELD(sh_node, name, 8)
@@ -216,6 +232,9 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_node, image_count, 52)
     SH_FIELD(sh_node, images, 56)
     SH_FIELD(sh_node, allocatable, 64)
+    SH_FIELD(sh_node, declared_features, 112)
+    SH_FIELD(sh_node, declared_feature_count, 120)
+    SH_FIELD(sh_node, reserved_, 124)
     SH_SIZE(sh_image_state, 16, 8)
     SH_FIELD(sh_image_state, name, 0)
     SH_FIELD(sh_image_state, num_nodes, 4)
@@ -295,7 +314,7 @@ constexpr Pin kLayout[] = {
     SH_SIZE(sh_state_ops, 16, 8)
     SH_FIELD(sh_state_ops, clone, 0)
     SH_FIELD(sh_state_ops, free, 8)
-    SH_SIZE(sh_host_api, 520, 8)
+    SH_SIZE(sh_host_api, 544, 8)
     SH_FIELD(sh_host_api, struct_size, 0)
     SH_FIELD(sh_host_api, abi_major, 4)
     SH_FIELD(sh_host_api, abi_minor, 6)
@@ -363,6 +382,9 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_host_api, object_write, 496)
     SH_FIELD(sh_host_api, object_assume, 504)
     SH_FIELD(sh_host_api, object_restore, 512)
+    SH_FIELD(sh_host_api, snapshot_pvc_in_use, 520)
+    SH_FIELD(sh_host_api, pod_manifest, 528)
+    SH_FIELD(sh_host_api, node_manifest, 536)
     SH_SIZE(sh_object_kind, 64, 8)
     SH_FIELD(sh_object_kind, struct_size, 0)
     SH_FIELD(sh_object_kind, verbs, 4)
@@ -405,7 +427,7 @@ constexpr Pin kLayout[] = {
 // clang-format off
 constexpr Pin kConstants[] = {
     SH_CONST(SH_ABI_MAJOR, 1)
-    SH_CONST(SH_ABI_MINOR, 2)
+    SH_CONST(SH_ABI_MINOR, 3)
     SH_CONST(SH_ID_NONE, 0)
     SH_CONST(SH_ID_CPU, 1)
     SH_CONST(SH_ID_MEMORY, 2)
@@ -451,6 +473,19 @@ constexpr Pin kConstants[] = {
     SH_CONST(SH_POLICY_UNSET, 0)
     SH_CONST(SH_POLICY_HONOR, 1)
     SH_CONST(SH_POLICY_IGNORE, 2)
+    SH_CONST(SH_VOLUME_OTHER, 0)
+    SH_CONST(SH_VOLUME_PVC, 1)
+    SH_CONST(SH_VOLUME_EPHEMERAL, 2)
+    SH_CONST(SH_VOLUME_CSI, 3)
+    SH_CONST(SH_VOLUME_GCE_PD, 4)
+    SH_CONST(SH_VOLUME_AWS_EBS, 5)
+    SH_CONST(SH_VOLUME_RBD, 6)
+    SH_CONST(SH_VOLUME_ISCSI, 7)
+    SH_CONST(SH_VOLUME_AZURE_DISK, 8)
+    SH_CONST(SH_VOLUME_CINDER, 9)
+    SH_CONST(SH_VOLUME_VSPHERE, 10)
+    SH_CONST(SH_VOLUME_PORTWORX, 11)
+    SH_CONST(SH_VOLUME_AZURE_FILE, 12)
     SH_CONST(SH_PREEMPT_LOWER_PRIORITY, 0)
     SH_CONST(SH_PREEMPT_NEVER, 1)
     SH_CONST(SH_RESOURCE_POD, 0)
@@ -633,7 +668,7 @@ SH_PIN_OFFSET(sh_owner_ref, name, 32);
 SH_PIN_OFFSET(sh_owner_ref, uid, 48);
 SH_PIN_OFFSET(sh_owner_ref, controller, 64);
 SH_PIN_OFFSET(sh_owner_ref, reserved_, 68);
-SH_PIN_SIZE(sh_pod, 336, 8);
+SH_PIN_SIZE(sh_pod, 352, 8);
 SH_PIN_OFFSET(sh_pod, struct_size, 0);
 SH_PIN_OFFSET(sh_pod, reserved_, 4);
 SH_PIN_OFFSET(sh_pod, uid, 8);
@@ -673,10 +708,26 @@ SH_PIN_OFFSET(sh_pod, owner_refs, 312);
 SH_PIN_OFFSET(sh_pod, owner_ref_count, 320);
 SH_PIN_OFFSET(sh_pod, condition_count, 324);
 SH_PIN_OFFSET(sh_pod, conditions, 328);
+SH_PIN_OFFSET(sh_pod, volumes, 336);
+SH_PIN_OFFSET(sh_pod, volume_count, 344);
+SH_PIN_OFFSET(sh_pod, resource_claim_count, 348);
 SH_PIN_SIZE(sh_pod_condition, 48, 8);
 SH_PIN_OFFSET(sh_pod_condition, type, 0);
 SH_PIN_OFFSET(sh_pod_condition, status, 16);
 SH_PIN_OFFSET(sh_pod_condition, reason, 32);
+SH_PIN_SIZE(sh_volume, 112, 8);
+SH_PIN_OFFSET(sh_volume, struct_size, 0);
+SH_PIN_OFFSET(sh_volume, source, 4);
+SH_PIN_OFFSET(sh_volume, name, 8);
+SH_PIN_OFFSET(sh_volume, claim, 24);
+SH_PIN_OFFSET(sh_volume, handle, 40);
+SH_PIN_OFFSET(sh_volume, driver, 56);
+SH_PIN_OFFSET(sh_volume, pool, 72);
+SH_PIN_OFFSET(sh_volume, monitors, 88);
+SH_PIN_OFFSET(sh_volume, monitor_count, 96);
+SH_PIN_OFFSET(sh_volume, lun, 100);
+SH_PIN_OFFSET(sh_volume, read_only, 104);
+SH_PIN_OFFSET(sh_volume, reserved_, 108);
 SH_PIN_SIZE(sh_pdb, 64, 8);
 SH_PIN_OFFSET(sh_pdb, struct_size, 0);
 SH_PIN_OFFSET(sh_pdb, disruptions_allowed, 4);
@@ -704,7 +755,7 @@ SH_PIN_SIZE(sh_image, 16, 8);
 SH_PIN_OFFSET(sh_image, name, 0);
 SH_PIN_OFFSET(sh_image, reserved_, 4);
 SH_PIN_OFFSET(sh_image, size_bytes, 8);
-SH_PIN_SIZE(sh_node, 112, 8);
+SH_PIN_SIZE(sh_node, 128, 8);
 SH_PIN_OFFSET(sh_node, struct_size, 0);
 SH_PIN_OFFSET(sh_node, unschedulable, 4);
 SH_PIN_OFFSET(sh_node, name, 8);
@@ -716,6 +767,9 @@ SH_PIN_OFFSET(sh_node, taint_count, 48);
 SH_PIN_OFFSET(sh_node, image_count, 52);
 SH_PIN_OFFSET(sh_node, images, 56);
 SH_PIN_OFFSET(sh_node, allocatable, 64);
+SH_PIN_OFFSET(sh_node, declared_features, 112);
+SH_PIN_OFFSET(sh_node, declared_feature_count, 120);
+SH_PIN_OFFSET(sh_node, reserved_, 124);
 SH_PIN_SIZE(sh_image_state, 16, 8);
 SH_PIN_OFFSET(sh_image_state, name, 0);
 SH_PIN_OFFSET(sh_image_state, num_nodes, 4);
@@ -795,7 +849,7 @@ SH_PIN_OFFSET(sh_object_write, body, 48);
 SH_PIN_SIZE(sh_state_ops, 16, 8);
 SH_PIN_OFFSET(sh_state_ops, clone, 0);
 SH_PIN_OFFSET(sh_state_ops, free, 8);
-SH_PIN_SIZE(sh_host_api, 520, 8);
+SH_PIN_SIZE(sh_host_api, 544, 8);
 SH_PIN_OFFSET(sh_host_api, struct_size, 0);
 SH_PIN_OFFSET(sh_host_api, abi_major, 4);
 SH_PIN_OFFSET(sh_host_api, abi_minor, 6);
@@ -863,6 +917,9 @@ SH_PIN_OFFSET(sh_host_api, json_string, 488);
 SH_PIN_OFFSET(sh_host_api, object_write, 496);
 SH_PIN_OFFSET(sh_host_api, object_assume, 504);
 SH_PIN_OFFSET(sh_host_api, object_restore, 512);
+SH_PIN_OFFSET(sh_host_api, snapshot_pvc_in_use, 520);
+SH_PIN_OFFSET(sh_host_api, pod_manifest, 528);
+SH_PIN_OFFSET(sh_host_api, node_manifest, 536);
 SH_PIN_SIZE(sh_object_kind, 64, 8);
 SH_PIN_OFFSET(sh_object_kind, struct_size, 0);
 SH_PIN_OFFSET(sh_object_kind, verbs, 4);

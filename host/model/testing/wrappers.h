@@ -190,6 +190,22 @@ class PodWrapper {
     detail::arr(spec(), "volumes").push_back(std::move(vol));
     return *this;
   }
+  // A persistentVolumeClaim volume named after the claim (upstream's PodWrapper.PVC).
+  PodWrapper& pvc(std::string_view claim) {
+    boost::json::object vol;
+    vol["name"] = claim;
+    detail::obj(vol, "persistentVolumeClaim")["claimName"] = claim;
+    detail::arr(spec(), "volumes").push_back(std::move(vol));
+    return *this;
+  }
+  // A generic ephemeral volume: its claim is <pod name>-<volume>.
+  PodWrapper& ephemeralVolume(std::string_view volume) {
+    boost::json::object vol;
+    vol["name"] = volume;
+    detail::obj(detail::obj(vol, "ephemeral"), "volumeClaimTemplate");
+    detail::arr(spec(), "volumes").push_back(std::move(vol));
+    return *this;
+  }
   // A host port on the last container (adding one when there is none).
   PodWrapper& hostPort(int32_t port, std::string_view protocol = "TCP",
                        std::string_view hostIp = "") {

@@ -16,9 +16,10 @@
 //   };
 //
 // Views (Object, Json, ObjectList) are the host's memory, valid as plugin.h says: for the cycle
-// they were read in, or until the calling function returns when read without one. They copy
-// nothing and never allocate; a missing object or member is a null view whose accessors answer
-// "", 0, false or another null view, so a path of lookups needs no check at each step.
+// they were read in, or until the calling function returns when read without one (a manifest's
+// Json: as long as its pod or node). They copy nothing and never allocate; a missing object or
+// member is a null view whose accessors answer "", 0, false or another null view, so a path of
+// lookups needs no check at each step.
 #ifndef SCHEDHOST_OBJECTS_HPP
 #define SCHEDHOST_OBJECTS_HPP
 
@@ -64,7 +65,8 @@ inline bool servesObjects(const sh_host_api* api) noexcept {
 }  // namespace detail
 
 // ---------------------------------------------------------------------------
-// Json: a read-only node of an object's JSON tree (plugin.h: json_* services).
+// Json: a read-only node of an object's JSON tree (plugin.h: json_* services), or of a pod's or
+// node's manifest (Host::podManifest and Host::nodeManifest, since 1.3).
 // ---------------------------------------------------------------------------
 class Json {
  public:

@@ -83,7 +83,7 @@ extern "C" {
  *     by its size_t `capacity`.
  */
 #define SH_ABI_MAJOR 1
-#define SH_ABI_MINOR 2
+#define SH_ABI_MINOR 3
 
 #define SH_ENTRY_SYMBOL "schedhost_plugin_v1"
 
@@ -360,6 +360,63 @@ typedef struct sh_pod_condition {
   sh_str reason;
 } sh_pod_condition;
 
+/* Where a pod volume's data comes from (spec.volumes[].<source>), for the volume plugins
+ * (since 1.3). Sources the scheduler has nothing to do with (emptyDir, configMap, secret,
+ * hostPath, projected, ...) are SH_VOLUME_OTHER. */
+typedef enum sh_volume_source {
+  SH_VOLUME_OTHER = 0,
+  SH_VOLUME_PVC = 1,        /* persistentVolumeClaim                                     */
+  SH_VOLUME_EPHEMERAL = 2,  /* ephemeral.volumeClaimTemplate: a claim made for the pod   */
+  SH_VOLUME_CSI = 3,        /* csi: an inline CSI volume                                 */
+  SH_VOLUME_GCE_PD = 4,     /* gcePersistentDisk                                         */
+  SH_VOLUME_AWS_EBS = 5,    /* awsElasticBlockStore                                      */
+  SH_VOLUME_RBD = 6,        /* rbd                                                       */
+  SH_VOLUME_ISCSI = 7,      /* iscsi                                                     */
+  SH_VOLUME_AZURE_DISK = 8, /* azureDisk                                                 */
+  SH_VOLUME_CINDER = 9,     /* cinder                                                    */
+  SH_VOLUME_VSPHERE = 10,   /* vsphereVolume                                             */
+  SH_VOLUME_PORTWORX = 11,  /* portworxVolume                                            */
+  SH_VOLUME_AZURE_FILE = 12 /* azureFile                                                 */
+} sh_volume_source;
+
+/* One of the pod's volumes (spec.volumes[i], since 1.3). An element of an array, so its
+ * layout is fixed for the whole major: a later minor adds what it needs elsewhere, never here
+ * (struct_size is sizeof(sh_volume)). Which fields are set depends on the source; the others
+ * are empty strings:
+ *
+ *   source        claim                               handle         other fields
+ *   PVC           persistentVolumeClaim.claimName
+ *   EPHEMERAL     <pod name>-<volume name>, the claim
+ *                 made for it
+ *   CSI                                                              driver
+ *   GCE_PD                                            pdName
+ *   AWS_EBS                                           volumeID
+ *   RBD                                               image          pool ("rbd" when
+ *                                                                    unset), monitors
+ *   ISCSI                                             iqn            lun
+ *   AZURE_DISK                                        diskURI
+ *   CINDER                                            volumeID
+ *   VSPHERE                                           volumePath
+ *   PORTWORX                                          volumeID
+ *   AZURE_FILE                                        shareName
+ *
+ * read_only is the source's readOnly (persistentVolumeClaim.readOnly for a PVC). Any other
+ * field of a volume is in the pod's manifest (pod_manifest, since 1.3). */
+typedef struct sh_volume {
+  uint32_t struct_size;
+  int32_t source;          /* sh_volume_source                                        */
+  sh_str name;             /* spec.volumes[].name                                     */
+  sh_str claim;            /* PVC and EPHEMERAL: the claim, in the pod's namespace     */
+  sh_str handle;           /* the disk's identity, per the table above                */
+  sh_str driver;           /* CSI: csi.driver                                         */
+  sh_str pool;             /* RBD: rbd.pool                                           */
+  const sh_str* monitors;  /* RBD: rbd.monitors                                       */
+  uint32_t monitor_count;
+  int32_t lun;             /* ISCSI: iscsi.lun                                        */
+  int32_t read_only;       /* 1 when readOnly                                         */
+  int32_t reserved_;
+} sh_volume;
+
 typedef enum sh_preemption_policy {
   SH_PREEMPT_LOWER_PRIORITY = 0,
   SH_PREEMPT_NEVER = 1
@@ -417,6 +474,9 @@ typedef struct sh_pod {
   uint32_t owner_ref_count;
   uint32_t condition_count;
   const sh_pod_condition* conditions; /* status.conditions, in manifest order */
+  const sh_volume* volumes;        /* spec.volumes, in manifest order; since 1.3          */
+  uint32_t volume_count;           /* since 1.3                                           */
+  uint32_t resource_claim_count;   /* entries of spec.resourceClaims; since 1.3            */
 } sh_pod;
 
 typedef struct sh_image {
@@ -437,6 +497,9 @@ typedef struct sh_node {
   uint32_t image_count;
   const sh_image* images;
   sh_resources allocatable;
+  const sh_str* declared_features; /* status.declaredFeatures, in memcmp order; since 1.3 */
+  uint32_t declared_feature_count; /* since 1.3                                           */
+  uint32_t reserved_;              /* since 1.3                                           */
 } sh_node;
 
 /* ImageLocality's view of one image present on a node. */
@@ -989,6 +1052,20 @@ typedef struct sh_host_api {
   /* Drops the assumed version of `ns`/`name`; reads see the stored one again. */
   void (*object_restore)(sh_host* host, uint32_t kind, const char* ns, size_t ns_len,
                          const char* name, size_t name_len); /* since 1.2 */
+
+  /* -- Claims in use and manifests (since 1.3; only when abi_minor >= 3) -------------- */
+
+  /* 1 when a pod of the snapshot (bound, or assumed by this scheduler) uses the
+   * PersistentVolumeClaim `ns`/`name` through a persistentVolumeClaim or ephemeral volume
+   * (upstream's usedPVCSet, the sum of the nodes' PVCRefCounts); 0 otherwise. Refused: 0. */
+  int (*snapshot_pvc_in_use)(const sh_snapshot* snap, const char* ns, size_t ns_len,
+                             const char* name, size_t name_len); /* since 1.3 */
+  /* The read-only JSON tree (json_* services) of the manifest a pod or node was read from,
+   * for fields its view does not carry (security contexts, limits, annotations). Parsed on
+   * the first call for that pod or node and kept with it: the tree lives as long as the
+   * sh_pod or sh_node it came from. Thread-safe. Refused (a NULL pod or node): NULL. */
+  const sh_json* (*pod_manifest)(sh_host* host, const sh_pod* pod);    /* since 1.3 */
+  const sh_json* (*node_manifest)(sh_host* host, const sh_node* node); /* since 1.3 */
 } sh_host_api;
 
 /* ======================================================================== */

@@ -18,8 +18,9 @@
 // trampoline is noexcept: an exception thrown by plugin code becomes an Error status
 // carrying the exception's message and never unwinds into the host.
 //
-// This file holds what a plugin author writes against: Status, Args, the wrappers of the
-// host services (Host, Cycle, Snapshot, Sim, Preemption), the extension-point tags and
+// This file holds what a plugin author writes against: Status, Args, the views of the pod and
+// node fields added after 1.0 (volumes, resourceClaimCount, declaredFeatures), the wrappers of
+// the host services (Host, Cycle, Snapshot, Sim, Preemption), the extension-point tags and
 // SCHEDHOST_PLUGIN. Objects of declared kinds (ABI 1.2: Object, Json, ObjectList, ObjectWrite,
 // ObjectEvent, objectKind) are in schedhost/objects.hpp, included here; a plugin declares its
 // kinds with a static member kKinds (see there) and reads and writes them through Host. The
@@ -29,7 +30,9 @@
 //
 // Services added after ABI 1.0 check the host's abi_minor (and its table's size) before they
 // call it, and degrade on an older host: activatePod answers false, object reads are empty,
-// object writes and assumes answer an Error status saying why.
+// object writes and assumes answer an Error status saying why, manifests are null Json and no
+// claim is in use. Fields added after 1.0 are read only when the view's struct_size covers
+// them: on an older host a pod has no volumes and a node no declared features.
 //
 // Requires C++17. The same source links statically into a host test when
 // SCHEDHOST_PLUGIN_STATIC_ENTRY is defined to a function name: the entry point then
@@ -41,8 +44,10 @@
 #include <schedhost/detail/services.hpp>
 #include <schedhost/objects.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -196,8 +201,165 @@ class Args {
 };
 
 // ---------------------------------------------------------------------------
+// Pod and node fields added after 1.0 (plugin.h, section 4). The fields of sh_pod and sh_node
+// that 1.0 had are read directly; these are read through the functions below, which check the
+// view's struct_size first, so that a plugin still runs on an older host (whose views end
+// before them: they read as empty).
+// ---------------------------------------------------------------------------
+
+// A read-only array of the host's (a pointer and a count), indexed or iterated with a
+// range-for; it copies nothing and lives as long as the view it came from. Strings reads an
+// array of sh_str as string_views (a volume's monitors, a node's declared features); Volumes
+// reads a pod's sh_volume array as Volume views.
+template <typename Elem, typename View>
+class ArrayView {
+ public:
+  class Iterator {
+   public:
+    // The standard iterator protocol's names.
+    // NOLINTBEGIN(readability-identifier-naming)
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = View;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = View;
+    // NOLINTEND(readability-identifier-naming)
+
+    explicit Iterator(const Elem* at) noexcept : at_(at) {}
+    View operator*() const noexcept { return read(*at_); }
+    Iterator& operator++() noexcept {
+      ++at_;
+      return *this;
+    }
+    Iterator operator++(int) noexcept {
+      Iterator before = *this;
+      ++at_;
+      return before;
+    }
+    bool operator==(const Iterator& o) const noexcept { return at_ == o.at_; }
+    bool operator!=(const Iterator& o) const noexcept { return at_ != o.at_; }
+
+   private:
+    const Elem* at_;
+  };
+
+  ArrayView() noexcept = default;
+  ArrayView(const Elem* items, std::size_t count) noexcept
+      : items_(count == 0 ? nullptr : items), count_(items_ == nullptr ? 0 : count) {}
+
+  std::size_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
+  View operator[](std::size_t i) const noexcept { return read(items_[i]); }
+  Iterator begin() const noexcept { return Iterator(items_); }
+  Iterator end() const noexcept { return Iterator(items_ + count_); }
+
+ private:
+  static View read(const Elem& e) noexcept {
+    if constexpr (std::is_same_v<View, std::string_view>) {
+      return view(e);
+    } else {
+      return View(e);
+    }
+  }
+
+  const Elem* items_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+using Strings = ArrayView<sh_str, std::string_view>;
+
+// One of the pod's volumes (spec.volumes[i]; sh_volume, since 1.3). Which fields are set
+// depends on the source, as plugin.h's table says: claim for PVC and EPHEMERAL, handle for the
+// in-tree disks, driver for CSI, pool and monitors for RBD, lun for ISCSI. The others are
+// empty. Any other field of the volume is in the pod's manifest (Host::podManifest).
+class Volume {
+ public:
+  explicit Volume(const sh_volume& v) noexcept : v_(&v) {}
+
+  // Where the data comes from; SH_VOLUME_OTHER for emptyDir, configMap, secret and any source
+  // the scheduler has nothing to do with (a value this header does not know included).
+  sh_volume_source source() const noexcept {
+    return v_->source > SH_VOLUME_OTHER && v_->source <= SH_VOLUME_AZURE_FILE
+               ? static_cast<sh_volume_source>(v_->source)
+               : SH_VOLUME_OTHER;
+  }
+  // spec.volumes[].name.
+  std::string_view name() const noexcept { return view(v_->name); }
+  // PVC and EPHEMERAL: the PersistentVolumeClaim, in the pod's namespace (for EPHEMERAL the one
+  // made for the pod, "<pod name>-<volume name>"); "" for other sources.
+  std::string_view claim() const noexcept { return view(v_->claim); }
+  bool usesClaim() const noexcept {
+    return source() == SH_VOLUME_PVC || source() == SH_VOLUME_EPHEMERAL;
+  }
+  // The disk's identity: pdName (GCE_PD), volumeID (AWS_EBS, CINDER, PORTWORX), image (RBD),
+  // iqn (ISCSI), diskURI (AZURE_DISK), volumePath (VSPHERE) or shareName (AZURE_FILE).
+  std::string_view handle() const noexcept { return view(v_->handle); }
+  // CSI: csi.driver.
+  std::string_view driver() const noexcept { return view(v_->driver); }
+  // RBD: rbd.pool ("rbd" when unset) and rbd.monitors.
+  std::string_view pool() const noexcept { return view(v_->pool); }
+  Strings monitors() const noexcept { return Strings(v_->monitors, v_->monitor_count); }
+  // ISCSI: iscsi.lun.
+  int32_t lun() const noexcept { return v_->lun; }
+  // The source's readOnly (persistentVolumeClaim.readOnly for a PVC).
+  bool readOnly() const noexcept { return v_->read_only != 0; }
+
+  const sh_volume& raw() const noexcept { return *v_; }
+
+ private:
+  const sh_volume* v_;
+};
+
+using Volumes = ArrayView<sh_volume, Volume>;
+
+// The pod's volumes (spec.volumes, in manifest order); empty on a host older than 1.3.
+inline Volumes volumes(const sh_pod& pod) noexcept {
+  constexpr std::size_t kFieldsEnd = offsetof(sh_pod, volume_count) + sizeof(uint32_t);
+  return pod.struct_size < kFieldsEnd ? Volumes() : Volumes(pod.volumes, pod.volume_count);
+}
+
+// How many entries the pod's spec.resourceClaims has (DynamicResources' PreEnqueue and
+// PreFilter skip a pod with none); 0 on a host older than 1.3.
+inline uint32_t resourceClaimCount(const sh_pod& pod) noexcept {
+  constexpr std::size_t kFieldEnd = offsetof(sh_pod, resource_claim_count) + sizeof(uint32_t);
+  return pod.struct_size < kFieldEnd ? 0 : pod.resource_claim_count;
+}
+
+// The node's status.declaredFeatures, sorted (byte order, as std::string_view compares); empty
+// on a host older than 1.3.
+inline Strings declaredFeatures(const sh_node& node) noexcept {
+  constexpr std::size_t kFieldsEnd = offsetof(sh_node, declared_feature_count) + sizeof(uint32_t);
+  return node.struct_size < kFieldsEnd
+             ? Strings()
+             : Strings(node.declared_features, node.declared_feature_count);
+}
+
+// Whether the node declares feature `name`: a binary search, the features being sorted.
+inline bool hasDeclaredFeature(const sh_node& node, std::string_view name) noexcept {
+  if (declaredFeatures(node).empty()) {
+    return false;  // none, or an older host's view that ends before them
+  }
+  const sh_str* last = node.declared_features + node.declared_feature_count;
+  const sh_str* at =
+      std::lower_bound(node.declared_features, last, name,
+                       [](const sh_str& feature, std::string_view n) { return view(feature) < n; });
+  return at != last && view(*at) == name;
+}
+
+// ---------------------------------------------------------------------------
 // Host: the host services of plugin.h (section 6) as methods.
 // ---------------------------------------------------------------------------
+namespace detail {
+
+// The host's table has the services of ABI 1.3: node_manifest is the last slot.
+inline bool servesClaimsAndManifests(const sh_host_api* api) noexcept {
+  constexpr std::size_t kSlotEnd =
+      offsetof(sh_host_api, node_manifest) + sizeof(sh_host_api::node_manifest);
+  return hostHasSlot(api, kSlotEnd, 3);
+}
+
+}  // namespace detail
+
 class Host {
  public:
   Host(const sh_host_api* api, sh_host* host) noexcept : api_(api), host_(host) {}
@@ -254,6 +416,20 @@ class Host {
   // Drops the assumed version of ns/name. False on a host older than 1.2.
   bool objectRestore(uint32_t kind, std::string_view ns, std::string_view name) const noexcept;
 
+  // -- Claims in use and manifests (ABI 1.3; plugin.h, section 6) ----------------------------
+  // Whether the host serves them. On an older host manifests are null Json and no claim is in
+  // use (Snapshot::pvcInUse).
+  bool servesClaimsAndManifests() const noexcept { return detail::servesClaimsAndManifests(api_); }
+  // The manifest the pod or node was read from as a read-only JSON tree (a Json, as an object's
+  // root), for the fields its view does not carry: security contexts, limits, annotations. The
+  // host parses it on the first call for that pod or node and keeps it as long as the view.
+  Json podManifest(const sh_pod& pod) const noexcept {
+    return servesClaimsAndManifests() ? Json(api_, api_->pod_manifest(host_, &pod)) : Json();
+  }
+  Json nodeManifest(const sh_node& node) const noexcept {
+    return servesClaimsAndManifests() ? Json(api_, api_->node_manifest(host_, &node)) : Json();
+  }
+
  private:
   Status olderHost(std::string_view service) const;
   const sh_host_api* api_;
@@ -281,6 +457,13 @@ class Snapshot {
     const sh_node_info* const* out = nullptr;
     std::size_t n = api_->snapshot_nodes_with_required_anti_affinity_pods(snap_, &out);
     return {out, n};
+  }
+  // Whether a pod of the snapshot (bound, or assumed by this scheduler) uses the
+  // PersistentVolumeClaim ns/name through a persistentVolumeClaim or ephemeral volume
+  // (upstream's usedPVCSet; ABI 1.3). False on an older host (Host::servesClaimsAndManifests).
+  bool pvcInUse(std::string_view ns, std::string_view name) const noexcept {
+    return detail::servesClaimsAndManifests(api_) &&
+           api_->snapshot_pvc_in_use(snap_, ns.data(), ns.size(), name.data(), name.size()) != 0;
   }
 
  private:

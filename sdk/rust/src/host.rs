@@ -479,8 +479,8 @@ impl<'a> Cycle<'a> {
 
 /// The nodes of the cycle's snapshot; valid for the whole cycle.
 pub struct Snapshot<'a> {
-    api: &'a sys::sh_host_api,
-    snap: *const sys::sh_snapshot,
+    pub(crate) api: &'a sys::sh_host_api,
+    pub(crate) snap: *const sys::sh_snapshot,
     _cycle: PhantomData<&'a Cycle<'a>>,
 }
 

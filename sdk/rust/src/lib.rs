@@ -32,6 +32,12 @@
 //! and [`Host::object_assume`] makes a change visible before the watch delivers it. These need
 //! a host of ABI 1.2; on an older host reads answer nothing and writes an Error status.
 //!
+//! ABI 1.3 adds a pod's volumes ([`Pod::volumes`], [`Volume`]) and resource claims, a node's
+//! declared features ([`Node::has_declared_feature`]), the manifest a pod or node was read from
+//! as a [`Json`] tree ([`Host::pod_manifest`], [`Host::node_manifest`]) and whether a
+//! PersistentVolumeClaim is in use in the cycle's snapshot ([`Snapshot::pvc_in_use`]). On an
+//! older host these read as empty, null or false.
+//!
 //! A panic in plugin code never crosses into the host: it becomes an Error status carrying
 //! the panic's message. Standard library only; builds with Rust 1.63.
 
@@ -51,6 +57,7 @@ macro_rules! end_of {
     }};
 }
 
+mod claims_and_manifests;
 mod host;
 mod json;
 mod object;
@@ -74,7 +81,8 @@ pub use plugin::{
 };
 pub use status::{Code, Status};
 pub use views::{
-    resource, EventObjects, Id, Label, Labels, Node, NodeInfo, NodeScore, Pod, QueuedPod, Resources,
+    resource, EventObjects, Id, Label, Labels, Node, NodeInfo, NodeScore, Pod, QueuedPod,
+    Resources, Volume, VolumeSource,
 };
 
 /// The crate's version, which is the schedhost version it ships with.

@@ -1,4 +1,4 @@
-//! The C ABI of `schedhost/plugin.h` (ABI 1.2), declared for Rust.
+//! The C ABI of `schedhost/plugin.h` (ABI 1.3), declared for Rust.
 //!
 //! Every struct is `#[repr(C)]` with the fields of the C struct, in order, under the same
 //! names; `tests/layout.rs` compares sizes, alignments and offsets with what the C compiler
@@ -11,7 +11,7 @@ use std::os::raw::{c_char, c_int, c_void};
 
 // --- 1. Version --------------------------------------------------------------------------
 pub const SH_ABI_MAJOR: u16 = 1;
-pub const SH_ABI_MINOR: u16 = 2;
+pub const SH_ABI_MINOR: u16 = 3;
 /// The name of the one symbol a plugin exports (without the C string's NUL).
 pub const SH_ENTRY_SYMBOL: &str = "schedhost_plugin_v1";
 
@@ -271,6 +271,40 @@ pub struct sh_pod_condition {
     pub reason: sh_str,
 }
 
+/// Where a pod volume's data comes from (`sh_volume_source`, since 1.3).
+pub type sh_volume_source = i32;
+pub const SH_VOLUME_OTHER: sh_volume_source = 0;
+pub const SH_VOLUME_PVC: sh_volume_source = 1;
+pub const SH_VOLUME_EPHEMERAL: sh_volume_source = 2;
+pub const SH_VOLUME_CSI: sh_volume_source = 3;
+pub const SH_VOLUME_GCE_PD: sh_volume_source = 4;
+pub const SH_VOLUME_AWS_EBS: sh_volume_source = 5;
+pub const SH_VOLUME_RBD: sh_volume_source = 6;
+pub const SH_VOLUME_ISCSI: sh_volume_source = 7;
+pub const SH_VOLUME_AZURE_DISK: sh_volume_source = 8;
+pub const SH_VOLUME_CINDER: sh_volume_source = 9;
+pub const SH_VOLUME_VSPHERE: sh_volume_source = 10;
+pub const SH_VOLUME_PORTWORX: sh_volume_source = 11;
+pub const SH_VOLUME_AZURE_FILE: sh_volume_source = 12;
+
+/// One of the pod's volumes (since 1.3).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sh_volume {
+    pub struct_size: u32,
+    pub source: sh_volume_source,
+    pub name: sh_str,
+    pub claim: sh_str,
+    pub handle: sh_str,
+    pub driver: sh_str,
+    pub pool: sh_str,
+    pub monitors: *const sh_str,
+    pub monitor_count: u32,
+    pub lun: i32,
+    pub read_only: i32,
+    pub reserved_: i32,
+}
+
 pub const SH_PREEMPT_LOWER_PRIORITY: i32 = 0;
 pub const SH_PREEMPT_NEVER: i32 = 1;
 
@@ -316,6 +350,10 @@ pub struct sh_pod {
     pub owner_ref_count: u32,
     pub condition_count: u32,
     pub conditions: *const sh_pod_condition,
+    /// Since 1.3, like the two below: check `struct_size` before reading them.
+    pub volumes: *const sh_volume,
+    pub volume_count: u32,
+    pub resource_claim_count: u32,
 }
 
 #[repr(C)]
@@ -340,6 +378,10 @@ pub struct sh_node {
     pub image_count: u32,
     pub images: *const sh_image,
     pub allocatable: sh_resources,
+    /// Since 1.3, like the two below: check `struct_size` before reading them.
+    pub declared_features: *const sh_str,
+    pub declared_feature_count: u32,
+    pub reserved_: u32,
 }
 
 #[repr(C)]
@@ -831,6 +873,18 @@ pub struct sh_host_api {
     >,
     pub object_restore:
         Option<unsafe extern "C" fn(*mut sh_host, u32, *const c_char, usize, *const c_char, usize)>,
+    /// Since 1.3, like the two below: check `abi_minor >= 3` and `struct_size` before calling.
+    pub snapshot_pvc_in_use: Option<
+        unsafe extern "C" fn(
+            *const sh_snapshot,
+            *const c_char,
+            usize,
+            *const c_char,
+            usize,
+        ) -> c_int,
+    >,
+    pub pod_manifest: Option<unsafe extern "C" fn(*mut sh_host, *const sh_pod) -> *const sh_json>,
+    pub node_manifest: Option<unsafe extern "C" fn(*mut sh_host, *const sh_node) -> *const sh_json>,
 }
 
 // --- 7. Entry point ----------------------------------------------------------------------

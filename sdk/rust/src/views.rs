@@ -157,6 +157,110 @@ impl Resources {
     }
 }
 
+/// Where a pod volume's data comes from (plugin.h `sh_volume_source`, since 1.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VolumeSource {
+    /// A source the scheduler has nothing to do with (emptyDir, configMap, secret, hostPath,
+    /// projected, ...), or one this crate does not know.
+    Other,
+    /// persistentVolumeClaim.
+    Pvc,
+    /// ephemeral.volumeClaimTemplate: a claim made for the pod.
+    Ephemeral,
+    /// csi: an inline CSI volume.
+    Csi,
+    /// gcePersistentDisk.
+    GcePd,
+    /// awsElasticBlockStore.
+    AwsEbs,
+    Rbd,
+    Iscsi,
+    AzureDisk,
+    Cinder,
+    /// vsphereVolume.
+    Vsphere,
+    /// portworxVolume.
+    Portworx,
+    AzureFile,
+}
+
+impl VolumeSource {
+    /// The source of a raw `sh_volume_source`; Other for a value this crate does not know.
+    pub fn from_raw(raw: sys::sh_volume_source) -> VolumeSource {
+        match raw {
+            sys::SH_VOLUME_PVC => VolumeSource::Pvc,
+            sys::SH_VOLUME_EPHEMERAL => VolumeSource::Ephemeral,
+            sys::SH_VOLUME_CSI => VolumeSource::Csi,
+            sys::SH_VOLUME_GCE_PD => VolumeSource::GcePd,
+            sys::SH_VOLUME_AWS_EBS => VolumeSource::AwsEbs,
+            sys::SH_VOLUME_RBD => VolumeSource::Rbd,
+            sys::SH_VOLUME_ISCSI => VolumeSource::Iscsi,
+            sys::SH_VOLUME_AZURE_DISK => VolumeSource::AzureDisk,
+            sys::SH_VOLUME_CINDER => VolumeSource::Cinder,
+            sys::SH_VOLUME_VSPHERE => VolumeSource::Vsphere,
+            sys::SH_VOLUME_PORTWORX => VolumeSource::Portworx,
+            sys::SH_VOLUME_AZURE_FILE => VolumeSource::AzureFile,
+            _ => VolumeSource::Other,
+        }
+    }
+}
+
+/// One of the pod's volumes (spec.volumes[i], since 1.3). Which fields are set depends on the
+/// source, as plugin.h's table says: `claim` for Pvc and Ephemeral, `handle` for the in-tree
+/// disks, `driver` for Csi, `pool` and `monitors` for Rbd, `lun` for Iscsi; the others are
+/// empty. Any other field of the volume is in the pod's manifest (`Host::pod_manifest`).
+#[repr(transparent)]
+pub struct Volume(sys::sh_volume);
+
+impl Volume {
+    pub fn source(&self) -> VolumeSource {
+        VolumeSource::from_raw(self.0.source)
+    }
+    /// spec.volumes[].name.
+    pub fn name(&self) -> &str {
+        unsafe { text(self.0.name) }
+    }
+    /// Pvc and Ephemeral: the PersistentVolumeClaim, in the pod's namespace (for Ephemeral the
+    /// one made for the pod, "<pod name>-<volume name>"); "" for other sources.
+    pub fn claim(&self) -> &str {
+        unsafe { text(self.0.claim) }
+    }
+    /// The volume is a PersistentVolumeClaim's (Pvc or Ephemeral).
+    pub fn uses_claim(&self) -> bool {
+        matches!(self.source(), VolumeSource::Pvc | VolumeSource::Ephemeral)
+    }
+    /// The disk's identity: pdName (GcePd), volumeID (AwsEbs, Cinder, Portworx), image (Rbd),
+    /// iqn (Iscsi), diskURI (AzureDisk), volumePath (Vsphere) or shareName (AzureFile).
+    pub fn handle(&self) -> &str {
+        unsafe { text(self.0.handle) }
+    }
+    /// Csi: csi.driver.
+    pub fn driver(&self) -> &str {
+        unsafe { text(self.0.driver) }
+    }
+    /// Rbd: rbd.pool ("rbd" when unset).
+    pub fn pool(&self) -> &str {
+        unsafe { text(self.0.pool) }
+    }
+    /// Rbd: rbd.monitors.
+    pub fn monitors(&self) -> impl ExactSizeIterator<Item = &str> {
+        unsafe { slice(self.0.monitors, self.0.monitor_count as usize) }
+            .iter()
+            .map(|s| unsafe { text(*s) })
+    }
+    /// Iscsi: iscsi.lun.
+    pub fn lun(&self) -> i32 {
+        self.0.lun
+    }
+    /// The source's readOnly (persistentVolumeClaim.readOnly for a Pvc).
+    pub fn is_read_only(&self) -> bool {
+        self.0.read_only != 0
+    }
+    pub fn raw(&self) -> &sys::sh_volume {
+        &self.0
+    }
+}
+
 /// A pod as the scheduler sees it.
 #[repr(transparent)]
 pub struct Pod(sys::sh_pod);
@@ -217,6 +321,29 @@ impl Pod {
     pub fn is_deleting(&self) -> bool {
         self.0.deleting != 0
     }
+    /// The host's view carries the 1.3 fields (a 1.2 host's ends before them).
+    fn has_volumes(&self) -> bool {
+        self.0.struct_size as usize >= end_of!(sys::sh_pod, resource_claim_count)
+    }
+    /// spec.volumes, in manifest order (since 1.3; empty on an older host).
+    pub fn volumes(&self) -> &[Volume] {
+        if !self.has_volumes() {
+            return &[];
+        }
+        unsafe {
+            slice(
+                self.0.volumes as *const Volume,
+                self.0.volume_count as usize,
+            )
+        }
+    }
+    /// How many entries spec.resourceClaims has (since 1.3; 0 on an older host).
+    pub fn resource_claim_count(&self) -> u32 {
+        if !self.has_volumes() {
+            return 0;
+        }
+        self.0.resource_claim_count
+    }
     pub fn raw(&self) -> &sys::sh_pod {
         &self.0
     }
@@ -250,6 +377,31 @@ impl Node {
     }
     pub fn allocatable(&self) -> &Resources {
         unsafe { &*(&self.0.allocatable as *const sys::sh_resources as *const Resources) }
+    }
+    /// status.declaredFeatures as the host keeps them, sorted by their bytes (since 1.3; none
+    /// on an older host, whose view ends before them).
+    fn declared_feature_strs(&self) -> &[sys::sh_str] {
+        if (self.0.struct_size as usize) < end_of!(sys::sh_node, declared_feature_count) {
+            return &[];
+        }
+        unsafe {
+            slice(
+                self.0.declared_features,
+                self.0.declared_feature_count as usize,
+            )
+        }
+    }
+    /// status.declaredFeatures, sorted (since 1.3; empty on an older host).
+    pub fn declared_features(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.declared_feature_strs()
+            .iter()
+            .map(|s| unsafe { text(*s) })
+    }
+    /// The node declares feature `name` (a binary search: the features are sorted).
+    pub fn has_declared_feature(&self, name: &str) -> bool {
+        self.declared_feature_strs()
+            .binary_search_by(|f| unsafe { bytes(*f) }.cmp(name.as_bytes()))
+            .is_ok()
     }
     pub fn raw(&self) -> &sys::sh_node {
         &self.0

@@ -1,5 +1,6 @@
-//! A host table of ABI 1.2 for the crate's tests: objects of declared kinds with JSON trees,
-//! statuses, and a record of every call the crate makes, with what it passed.
+//! A host table of this ABI (1.3) for the crate's tests: objects of declared kinds with JSON
+//! trees, statuses, the manifests of pods and nodes, PVCs in use, and a record of every call the
+//! crate makes, with what it passed.
 //!
 //! The state is per thread (each test runs on its own), and the services run on the thread of
 //! the call, as the real host's do. Tables and objects are leaked: the crate keeps the JSON
@@ -32,6 +33,10 @@ pub struct Stored {
 #[derive(Default)]
 struct World {
     objects: Vec<&'static Stored>,
+    /// The manifests of pods and nodes, by the address of their view.
+    manifests: Vec<(usize, &'static J)>,
+    /// "namespace/claim" of the PVCs the snapshot's pods use.
+    pvcs_in_use: Vec<String>,
     calls: Vec<String>,
     /// Reused by every list, as the host reuses a thread's list buffer.
     list: Vec<*const sh_object>,
@@ -117,6 +122,68 @@ pub fn store(
     }));
     WORLD.with(|w| w.borrow_mut().objects.push(stored));
     stored
+}
+
+/// Gives the pod or node view at `view` the manifest `root` (pod_manifest, node_manifest).
+pub fn set_manifest<T>(view: &T, root: J) {
+    let root: &'static J = Box::leak(Box::new(root));
+    let at = view as *const T as usize;
+    WORLD.with(|w| w.borrow_mut().manifests.push((at, root)));
+}
+
+/// Makes a pod of the snapshot use the PersistentVolumeClaim `ns`/`name`.
+pub fn use_pvc(ns: &str, name: &str) {
+    WORLD.with(|w| w.borrow_mut().pvcs_in_use.push(format!("{}/{}", ns, name)));
+}
+
+fn manifest_of(at: usize) -> *const sh_json {
+    WORLD.with(|w| {
+        handle(
+            w.borrow()
+                .manifests
+                .iter()
+                .find(|(view, _)| *view == at)
+                .map(|(_, root)| *root),
+        )
+    })
+}
+
+unsafe extern "C" fn pod_manifest(_: *mut sh_host, pod: *const sh_pod) -> *const sh_json {
+    record(format!(
+        "pod_manifest {}",
+        text((*pod).name.ptr, (*pod).name.len)
+    ));
+    manifest_of(pod as usize)
+}
+
+unsafe extern "C" fn node_manifest(_: *mut sh_host, node: *const sh_node) -> *const sh_json {
+    record(format!(
+        "node_manifest {}",
+        text((*node).name.ptr, (*node).name.len)
+    ));
+    manifest_of(node as usize)
+}
+
+/// The one snapshot of the fake: any address will do, the crate only passes it back.
+pub fn a_snapshot() -> *const sh_snapshot {
+    std::ptr::NonNull::<sh_snapshot>::dangling().as_ptr()
+}
+
+unsafe extern "C" fn cycle_snapshot(_: *mut sh_cycle) -> *const sh_snapshot {
+    a_snapshot()
+}
+
+unsafe extern "C" fn snapshot_pvc_in_use(
+    snap: *const sh_snapshot,
+    ns: *const c_char,
+    ns_len: usize,
+    name: *const c_char,
+    name_len: usize,
+) -> c_int {
+    assert_eq!(snap, a_snapshot());
+    let key = format!("{}/{}", text(ns, ns_len), text(name, name_len));
+    record(format!("pvc_in_use {}", key));
+    WORLD.with(|w| w.borrow().pvcs_in_use.contains(&key)) as c_int
 }
 
 fn node<'a>(j: *const sh_json) -> Option<&'a J> {
@@ -456,7 +523,28 @@ pub fn api() -> &'static sh_host_api {
     api.object_write = Some(object_write);
     api.object_assume = Some(object_assume);
     api.object_restore = Some(object_restore);
+    api.cycle_snapshot = Some(cycle_snapshot);
+    api.snapshot_pvc_in_use = Some(snapshot_pvc_in_use);
+    api.pod_manifest = Some(pod_manifest);
+    api.node_manifest = Some(node_manifest);
     Box::leak(api)
+}
+
+/// The offset just past the 1.2 table's last slot, object_restore: a 1.2 host's struct_size.
+pub fn size_of_1_2_table() -> u32 {
+    let table = std::mem::MaybeUninit::<sh_host_api>::uninit();
+    let base = table.as_ptr();
+    let slot = unsafe { std::ptr::addr_of!((*base).object_restore) };
+    (slot as usize - base as usize + std::mem::size_of::<usize>()) as u32
+}
+
+/// A host of ABI 1.2: its table ends at object_restore. The memory past it holds the 1.3
+/// services of `api()`, so a crate that read past struct_size would be caught calling them.
+pub fn api_1_2() -> &'static sh_host_api {
+    let mut api: sh_host_api = unsafe { std::ptr::read(api()) };
+    api.abi_minor = 2;
+    api.struct_size = size_of_1_2_table();
+    Box::leak(Box::new(api))
 }
 
 /// The offset just past the 1.1 table's last slot, cycle_activate_pod: a 1.1 host's
