@@ -23,13 +23,22 @@ void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
                                   int64_t startNanos, std::shared_ptr<WaitingPod> waiting) {
   // The cycle state outlives the scheduling cycle; the snapshot it points at does not.
   cycle->snapshot = nullptr;
+  // What cancels the plugins' waits (cycle_wait): a stop past its grace, the pod's deletion.
+  auto cancel = std::make_shared<CycleCancel>();
+  cycle->cancel = cancel;
+  std::string uid(assumed->view().uid.ptr, assumed->view().uid.len);
   auto job = [this, fw = std::move(fw), cycle = std::shared_ptr<CycleState>(std::move(cycle)),
               info = std::shared_ptr<queue::QueuedPodInfo>(std::move(info)),
               assumed = std::move(assumed), host = std::move(host), startNanos,
-              waiting = std::move(waiting)]() {
+              waiting = std::move(waiting), uid, cancel]() {
     bindingCycle(fw, *cycle, info, assumed, host, startNanos, waiting);
+    std::lock_guard<std::mutex> lock(bindMu_);
+    if (auto it = bindingCancels_.find(uid); it != bindingCancels_.end() && it->second == cancel) {
+      bindingCancels_.erase(it);
+    }
   };
   std::lock_guard<std::mutex> lock(bindMu_);
+  bindingCancels_[std::move(uid)] = std::move(cancel);
   ++bindingsInFlight_;
   bindJobs_.push_back(std::move(job));
   // Every queued binding cycle needs a thread of its own: an idle one that has not yet taken
@@ -50,6 +59,19 @@ void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
   ++bindThreadsAlive_;
   bindThreads_.push_back(
       {std::thread([this, finished] { bindingWorker(finished); }), std::move(finished)});
+}
+
+void Scheduler::cancelBindings(const std::string* uid) {
+  std::lock_guard<std::mutex> lock(bindMu_);
+  if (uid == nullptr) {
+    for (auto& [_, cancel] : bindingCancels_) {
+      cancel->cancel(SH_WAIT_STOPPING);
+    }
+    return;
+  }
+  if (auto it = bindingCancels_.find(*uid); it != bindingCancels_.end()) {
+    it->second->cancel(SH_WAIT_POD_DELETED);
+  }
 }
 
 void Scheduler::bindingFinished() {
@@ -104,10 +126,11 @@ bool Scheduler::waitForBindingsAfterStop() {
   }
   spdlog::warn(
       "stopping: {} binding cycle(s) still running after {} ms; rejecting the pods "
-      "waiting on Permit",
+      "waiting on Permit and cancelling the plugins' waits",
       bindingsInFlight_, grace.count());
   lock.unlock();
   waitingPods_.rejectAll("scheduler is stopping");
+  cancelBindings(nullptr);
   lock.lock();
   return bindIdleCv_.wait_for(lock, grace, idle);
 }

@@ -67,6 +67,7 @@ Scheduler::~Scheduler() {
   // A stopping scheduler does not wait out Permit timeouts (up to 15 minutes): the pods
   // still waiting are rejected, and their binding cycles unwind as for any rejection.
   waitingPods_.rejectAll("scheduler is stopping");
+  cancelBindings(nullptr);
   // Threads only start under bindMu_ from startBindingCycle, which no longer runs: the list
   // is complete, and each thread drains the queued binding cycles before it ends.
   std::vector<BindThread> threads;
@@ -534,6 +535,7 @@ void Scheduler::handleAssumedPodDeletion(const model::Pod& pod) {
   // Waiting on Permit: rejected, and its binding cycle forgets it. Past Permit (PreBind,
   // Bind): forgotten here so its room is free at once; the binding then fails.
   auto waiting = waitingPods_.get(uid);
+  cancelBindings(&uid);  // a PreBind waiting on the cluster for it stops waiting
   if (waiting == nullptr || !waiting->reject("", "removed")) {
     Status s = cache_.forgetPod(cached);
     if (!s.ok()) {

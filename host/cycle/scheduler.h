@@ -234,6 +234,9 @@ class Scheduler : private CycleHost {
   // A binding thread: runs queued binding cycles; ends when the scheduler stops, or after
   // idling a while when more than a few threads are alive.
   void bindingWorker(const std::shared_ptr<std::atomic<bool>>& finished);
+  // Cancels the plugins' waits in the binding cycle of pod `uid` (SH_WAIT_POD_DELETED), or of
+  // every pod (nullptr: SH_WAIT_STOPPING).
+  void cancelBindings(const std::string* uid);
   // Counts a binding cycle as over (bindingsInFlight_).
   void bindingFinished();
 
@@ -307,6 +310,8 @@ class Scheduler : private CycleHost {
   std::condition_variable bindCv_;
   std::condition_variable bindIdleCv_;
   std::deque<std::function<void()>> bindJobs_;
+  // The cancellation of each binding cycle in flight, by pod uid (cycle_wait).
+  std::unordered_map<std::string, std::shared_ptr<CycleCancel>> bindingCancels_;
   std::size_t bindingsInFlight_ = 0;
   bool bindStopping_ = false;
   struct BindThread {

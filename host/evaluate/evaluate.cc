@@ -172,6 +172,7 @@ class EvaluateCycleHost : public CycleHost {
 class EvaluateServices : public NullHostServices {
  public:
   connectors::ObjectStore* objectStore() override { return &store_; }
+  bool writesPlanned() const override { return true; }
   Status writeObject(const connectors::ObjectKind& kind, const connectors::ObjectWrite& write,
                      std::string_view plugin, std::string_view point) override {
     std::string at(point);

@@ -56,6 +56,7 @@ std::unique_ptr<sh_cycle> sh_cycle::clone() const {
   c->podsToActivate_ = podsToActivate_;  // shared, as upstream PodsToActivate.Clone
   c->objects = objects;
   c->pins_ = pins_;
+  c->cancel = cancel;
   c->entries_.reserve(entries_.size());
   for (const Entry& e : entries_) {
     // An entry without a clone function is shared; only the original frees it.

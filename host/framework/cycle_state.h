@@ -13,6 +13,8 @@
 #include <schedhost/plugin.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -32,6 +34,32 @@ class NodeToStatus;
 namespace connectors {
 struct ObjectSnapshot;
 }
+
+// The cancellation of one binding cycle (cycle_wait): set when the scheduler stops or the
+// pod is deleted, with why (an sh_wait_end; the first reason stays); waiters wake at once.
+class CycleCancel {
+ public:
+  void cancel(sh_wait_end why) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (why_ == SH_WAIT_ELAPSED) {
+        why_ = why;
+      }
+    }
+    cv_.notify_all();
+  }
+  // Waits up to `d`: SH_WAIT_ELAPSED, or why it was cancelled (before or during the wait).
+  sh_wait_end waitFor(std::chrono::milliseconds d) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, d, [this] { return why_ != SH_WAIT_ELAPSED; });
+    return why_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  sh_wait_end why_ = SH_WAIT_ELAPSED;
+};
 }  // namespace sh
 
 struct sh_cycle {
@@ -85,6 +113,10 @@ struct sh_cycle {
   // (when the framework has metrics). The scheduling loop sets it for a sample of its cycles,
   // as upstream (framework/cycle_state.go: CycleState.recordPluginMetrics).
   bool recordPluginMetrics = false;
+
+  // Set by the scheduler when the cycle's binding cycle starts (shared by clones); null
+  // elsewhere: cycle_wait then waits its whole time.
+  std::shared_ptr<sh::CycleCancel> cancel;
 
  private:
   struct Entry {

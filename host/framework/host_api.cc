@@ -2,6 +2,7 @@
 // objects. The opaque handles are the host's types (sh_status, sh_cycle, sh_snapshot,
 // sh_prefilter_result, sh_host) or, for args, config::ArgNode.
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -372,6 +374,22 @@ int apiSnapPvcInUse(const sh_snapshot* s, const char* ns, size_t nsLen, const ch
   return s->pvcInUse(key) ? 1 : 0;
 }
 
+int apiWritesPlanned(sh_host* host) {
+  return host != nullptr && host->services != nullptr && host->services->writesPlanned() ? 1 : 0;
+}
+
+int apiCycleWait(sh_host* /*host*/, sh_cycle* c, uint32_t millis) {
+  if (!present("cycle_wait", "cycle", c)) {
+    return SH_WAIT_STOPPING;
+  }
+  const std::chrono::milliseconds wait(millis);
+  if (c->cancel == nullptr) {
+    std::this_thread::sleep_for(wait);  // no binding cycle: nothing cancels it
+    return SH_WAIT_ELAPSED;
+  }
+  return c->cancel->waitFor(wait);
+}
+
 size_t apiNamespaceLabels(sh_cycle* c, const char* ns, size_t len, const sh_label** out) {
   if (!present("namespace_labels", "out", out)) {
     return 0;
@@ -632,6 +650,8 @@ const sh_host_api kApi = {
     &apiSnapPvcInUse,
     &apiPodManifest,
     &apiNodeManifest,
+    &apiWritesPlanned,
+    &apiCycleWait,
 };
 
 }  // namespace

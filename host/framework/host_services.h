@@ -34,6 +34,9 @@ class HostServices {
     (void)point;
     return Status::error("this host does not write objects");
   }
+  // True when writeObject only plans writes (evaluate): nothing will act on them, so plugins
+  // do not wait for a controller (writes_planned).
+  virtual bool writesPlanned() const { return false; }
   // Binds the pod to the node through the cluster connector.
   virtual Status bindPod(const sh_pod& pod, std::string_view nodeName) = 0;
   virtual bool allowWaitingPod(std::string_view uid, std::string_view plugin) = 0;

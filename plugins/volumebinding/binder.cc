@@ -212,7 +212,7 @@ void VolumeBinding::unreserve(Cycle& cycle, const sh_pod& /*pod*/, std::string_v
 }
 
 // PreBind: BindPodVolumes.
-Status VolumeBinding::preBind(Cycle& cycle, const sh_pod& /*pod*/, std::string_view node) {
+Status VolumeBinding::preBind(Cycle& cycle, const sh_pod& pod, std::string_view node) {
   CycleData* data = state(cycle);
   if (data == nullptr || data->allBound) {
     return {};  // no volumes to bind
@@ -241,17 +241,41 @@ Status VolumeBinding::preBind(Cycle& cycle, const sh_pod& /*pod*/, std::string_v
     data->claimWrites[i].written = true;
   }
 
+  // Under evaluate and test the writes are only planned (the bindingPlan): no PV controller
+  // will act on them, so there is nothing to wait for.
+  if (host_.writesPlanned()) {
+    return {};
+  }
   // wait.PollUntilContextTimeout(ctx, time.Second, bindTimeout, false, checkBindings): the
-  // first check a second after the writes, the last one before the deadline.
+  // first check a second after the writes, the last one before the deadline. The waits end
+  // early when the binding cycle is cancelled (the scheduler stops, the pod is deleted), as
+  // upstream's context does.
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + std::chrono::seconds(args_.bindTimeoutSeconds);
   Clock::time_point next = Clock::now() + std::chrono::seconds(1);
+  auto waitUntil = [&](Clock::time_point t) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(t - Clock::now());
+    return left.count() <= 0 ? Host::WaitEnd::kElapsed
+                             : host_.cycleWait(cycle, static_cast<uint32_t>(left.count()));
+  };
+  // checkBindings' first step (the pod lister's NotFound), or the scheduler's context.
+  auto cancelled = [&](Host::WaitEnd why) {
+    if (why == Host::WaitEnd::kPodDeleted) {
+      return Status::error("binding volumes: pod does not exist any more: pod " +
+                           quotedName(std::string_view(pod.name.ptr, pod.name.len)) + " not found");
+    }
+    return Status::error("binding volumes: context canceled");
+  };
   while (true) {
     if (next >= deadline) {
-      std::this_thread::sleep_until(deadline);
+      if (Host::WaitEnd why = waitUntil(deadline); why != Host::WaitEnd::kElapsed) {
+        return cancelled(why);
+      }
       return Status::error("binding volumes: context deadline exceeded");
     }
-    std::this_thread::sleep_until(next);
+    if (Host::WaitEnd why = waitUntil(next); why != Host::WaitEnd::kElapsed) {
+      return cancelled(why);
+    }
     next += std::chrono::seconds(1);
     std::string error;
     const int bound = checkBindings(*data, node, error);

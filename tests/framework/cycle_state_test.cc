@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -131,6 +133,47 @@ TEST(HostApiTest, CycleActivatePodIgnoresNullAndEmptyArguments) {
   api->cycle_activate_pod(&c, "ns", 2, "", 0);
   api->cycle_activate_pod(&c, "ns", 0, "a", 1);
   EXPECT_EQ(c.takePodsToActivate(), Keys{});
+}
+
+// cycle_wait: the time passes when nothing cancels the wait; a cancellation ends it at once
+// with its reason, the first one kept; clones share it; NULL is refused as stopping.
+TEST(HostApiTest, CycleWaitEndsWithTheReasonItWasCancelledFor) {
+  const sh_host_api* api = hostApi();
+  ASSERT_GE(api->abi_minor, 3);
+  ASSERT_GE(api->struct_size, offsetof(sh_host_api, cycle_wait) + sizeof(void*));
+  CycleState c;
+  EXPECT_EQ(api->cycle_wait(nullptr, &c, 1), SH_WAIT_ELAPSED);  // no binding cycle
+
+  c.cancel = std::make_shared<CycleCancel>();
+  EXPECT_EQ(api->cycle_wait(nullptr, &c, 1), SH_WAIT_ELAPSED);
+  std::unique_ptr<CycleState> clone = c.clone();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    c.cancel->cancel(SH_WAIT_POD_DELETED);
+  });
+  // An hour, unless the cancellation ends it: the test's own timeout would catch a miss.
+  EXPECT_EQ(api->cycle_wait(nullptr, clone.get(), 3'600'000), SH_WAIT_POD_DELETED);
+  canceller.join();
+  c.cancel->cancel(SH_WAIT_STOPPING);  // the first reason stays
+  EXPECT_EQ(api->cycle_wait(nullptr, &c, 3'600'000), SH_WAIT_POD_DELETED);
+
+  EXPECT_EQ(api->cycle_wait(nullptr, nullptr, 1), SH_WAIT_STOPPING);
+}
+
+TEST(HostApiTest, WritesPlannedOnlyWhereTheHostSaysSo) {
+  const sh_host_api* api = hostApi();
+  NullHostServices live;
+  sh_host onCluster;
+  onCluster.services = &live;
+  EXPECT_EQ(api->writes_planned(&onCluster), 0);
+  EXPECT_EQ(api->writes_planned(nullptr), 0);
+
+  struct Planned : NullHostServices {
+    bool writesPlanned() const override { return true; }
+  } planned;
+  sh_host dryRun;
+  dryRun.services = &planned;
+  EXPECT_EQ(api->writes_planned(&dryRun), 1);
 }
 
 }  // namespace

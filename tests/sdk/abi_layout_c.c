@@ -394,6 +394,8 @@ static const size_t kLayout[] = {
     offsetof(sh_host_api, snapshot_pvc_in_use),
     offsetof(sh_host_api, pod_manifest),
     offsetof(sh_host_api, node_manifest),
+    offsetof(sh_host_api, writes_planned),
+    offsetof(sh_host_api, cycle_wait),
     sizeof(sh_object_kind),
     SH_ALIGNOF(sh_object_kind),
     offsetof(sh_object_kind, struct_size),

@@ -314,7 +314,7 @@ constexpr Pin kLayout[] = {
     SH_SIZE(sh_state_ops, 16, 8)
     SH_FIELD(sh_state_ops, clone, 0)
     SH_FIELD(sh_state_ops, free, 8)
-    SH_SIZE(sh_host_api, 544, 8)
+    SH_SIZE(sh_host_api, 560, 8)
     SH_FIELD(sh_host_api, struct_size, 0)
     SH_FIELD(sh_host_api, abi_major, 4)
     SH_FIELD(sh_host_api, abi_minor, 6)
@@ -385,6 +385,8 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_host_api, snapshot_pvc_in_use, 520)
     SH_FIELD(sh_host_api, pod_manifest, 528)
     SH_FIELD(sh_host_api, node_manifest, 536)
+    SH_FIELD(sh_host_api, writes_planned, 544)
+    SH_FIELD(sh_host_api, cycle_wait, 552)
     SH_SIZE(sh_object_kind, 64, 8)
     SH_FIELD(sh_object_kind, struct_size, 0)
     SH_FIELD(sh_object_kind, verbs, 4)
@@ -849,7 +851,7 @@ SH_PIN_OFFSET(sh_object_write, body, 48);
 SH_PIN_SIZE(sh_state_ops, 16, 8);
 SH_PIN_OFFSET(sh_state_ops, clone, 0);
 SH_PIN_OFFSET(sh_state_ops, free, 8);
-SH_PIN_SIZE(sh_host_api, 544, 8);
+SH_PIN_SIZE(sh_host_api, 560, 8);
 SH_PIN_OFFSET(sh_host_api, struct_size, 0);
 SH_PIN_OFFSET(sh_host_api, abi_major, 4);
 SH_PIN_OFFSET(sh_host_api, abi_minor, 6);
@@ -920,6 +922,8 @@ SH_PIN_OFFSET(sh_host_api, object_restore, 512);
 SH_PIN_OFFSET(sh_host_api, snapshot_pvc_in_use, 520);
 SH_PIN_OFFSET(sh_host_api, pod_manifest, 528);
 SH_PIN_OFFSET(sh_host_api, node_manifest, 536);
+SH_PIN_OFFSET(sh_host_api, writes_planned, 544);
+SH_PIN_OFFSET(sh_host_api, cycle_wait, 552);
 SH_PIN_SIZE(sh_object_kind, 64, 8);
 SH_PIN_OFFSET(sh_object_kind, struct_size, 0);
 SH_PIN_OFFSET(sh_object_kind, verbs, 4);

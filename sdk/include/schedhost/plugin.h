@@ -795,6 +795,13 @@ typedef enum sh_patch_type {
   SH_PATCH_JSON = 3             /* application/json-patch+json (RFC 6902)               */
 } sh_patch_type;
 
+/* How a wait in the binding cycle ended (cycle_wait, since 1.3). */
+typedef enum sh_wait_end {
+  SH_WAIT_ELAPSED = 0,     /* the time passed                                          */
+  SH_WAIT_STOPPING = 1,    /* the scheduler is stopping (upstream: context canceled)   */
+  SH_WAIT_POD_DELETED = 2  /* the pod was deleted, or is terminating                   */
+} sh_wait_end;
+
 typedef struct sh_object_write {
   uint32_t struct_size;
   uint32_t verb;        /* one SH_VERB_* bit                                             */
@@ -1066,6 +1073,22 @@ typedef struct sh_host_api {
    * sh_pod or sh_node it came from. Thread-safe. Refused (a NULL pod or node): NULL. */
   const sh_json* (*pod_manifest)(sh_host* host, const sh_pod* pod);    /* since 1.3 */
   const sh_json* (*node_manifest)(sh_host* host, const sh_node* node); /* since 1.3 */
+
+  /* -- Planned writes and waits in the binding cycle (since 1.3) ----------------------- */
+
+  /* 1 when object_write only plans its writes: under `schedhost evaluate` and `test` they go
+   * to the output's bindingPlan and no controller ever acts on them. A plugin that would wait
+   * for a controller to finish what it wrote (VolumeBinding's PreBind) returns at once then.
+   * 0 on a cluster. */
+  int (*writes_planned)(sh_host* host); /* since 1.3 */
+  /* Waits up to `millis` milliseconds within a binding cycle (PreBind, Bind, PostBind) and
+   * returns SH_WAIT_ELAPSED; returns as soon as the binding cycle is cancelled, with why:
+   * SH_WAIT_STOPPING (the scheduler is stopping) or SH_WAIT_POD_DELETED (the pod was deleted
+   * or is terminating). A plugin that polls the cluster waits through this, never with a
+   * sleep of its own, so that neither a stop nor a deleted pod waits on it. Elsewhere (the
+   * scheduling cycle, evaluate) nothing cancels the wait. Refused (a NULL cycle):
+   * SH_WAIT_STOPPING. */
+  int (*cycle_wait)(sh_host* host, sh_cycle* cycle, uint32_t millis); /* since 1.3 */
 } sh_host_api;
 
 /* ======================================================================== */

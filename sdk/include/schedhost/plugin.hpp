@@ -45,12 +45,14 @@
 #include <schedhost/objects.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -358,6 +360,14 @@ inline bool servesClaimsAndManifests(const sh_host_api* api) noexcept {
   return hostHasSlot(api, kSlotEnd, 3);
 }
 
+// The host serves writes_planned and cycle_wait (ABI 1.3).
+inline bool servesBindingWaits(const sh_host_api* api) noexcept {
+  constexpr std::size_t kSlotEnd =
+      offsetof(sh_host_api, cycle_wait) + sizeof(sh_host_api::cycle_wait);
+  return hostHasSlot(api, kSlotEnd, 3) && api->writes_planned != nullptr &&
+         api->cycle_wait != nullptr;
+}
+
 }  // namespace detail
 
 class Host {
@@ -429,6 +439,19 @@ class Host {
   Json nodeManifest(const sh_node& node) const noexcept {
     return servesClaimsAndManifests() ? Json(api_, api_->node_manifest(host_, &node)) : Json();
   }
+
+  // -- Planned writes and waits in the binding cycle (ABI 1.3; plugin.h, section 6) -----------
+  // True under `schedhost evaluate` and `test`: objectWrite only plans the write, and nothing
+  // will ever act on it, so a plugin does not wait for a controller. False on a cluster, and on
+  // a host older than 1.3.
+  bool writesPlanned() const noexcept {
+    return detail::servesBindingWaits(api_) && api_->writes_planned(host_) != 0;
+  }
+  // Waits up to `millis` in a binding cycle (PreBind, Bind, PostBind). Ends early when the
+  // binding cycle is cancelled: WaitEnd::kStopping (the scheduler stops) or kPodDeleted. On a
+  // host older than 1.3 it sleeps, and is never cancelled.
+  enum class WaitEnd { kElapsed, kStopping, kPodDeleted };
+  WaitEnd cycleWait(const Cycle& cycle, uint32_t millis) const;
 
  private:
   Status olderHost(std::string_view service) const;
@@ -659,6 +682,21 @@ inline Status Host::objectWrite(const Cycle& cycle, const ObjectWrite& write) co
   return detail::collectStatus<Status>(api_, [&](sh_status* st) {
     return api_->object_write(host_, cycle.handle(), &write.raw(), st);
   });
+}
+
+inline Host::WaitEnd Host::cycleWait(const Cycle& cycle, uint32_t millis) const {
+  if (!detail::servesBindingWaits(api_)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(millis));
+    return WaitEnd::kElapsed;
+  }
+  switch (api_->cycle_wait(host_, cycle.handle(), millis)) {
+    case SH_WAIT_ELAPSED:
+      return WaitEnd::kElapsed;
+    case SH_WAIT_POD_DELETED:
+      return WaitEnd::kPodDeleted;
+    default:
+      return WaitEnd::kStopping;
+  }
 }
 
 inline Status Host::objectAssume(uint32_t kind, std::string_view json) const {

@@ -57,6 +57,7 @@ macro_rules! end_of {
     }};
 }
 
+mod binding_waits;
 mod claims_and_manifests;
 mod host;
 mod json;
@@ -69,6 +70,7 @@ mod views;
 #[doc(hidden)]
 pub mod export;
 
+pub use binding_waits::WaitEnd;
 pub use host::{Args, ArgsType, Cycle, Host, LogLevel, PreFilterResult, Snapshot};
 pub use json::{Json, JsonType};
 #[doc(hidden)]

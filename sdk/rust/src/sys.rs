@@ -688,6 +688,12 @@ pub const SH_PATCH_MERGE: sh_patch_type = 1;
 pub const SH_PATCH_STRATEGIC_MERGE: sh_patch_type = 2;
 pub const SH_PATCH_JSON: sh_patch_type = 3;
 
+/// How a wait in the binding cycle ended (cycle_wait, since 1.3).
+pub type sh_wait_end = c_int;
+pub const SH_WAIT_ELAPSED: sh_wait_end = 0;
+pub const SH_WAIT_STOPPING: sh_wait_end = 1;
+pub const SH_WAIT_POD_DELETED: sh_wait_end = 2;
+
 /// What a plugin asks the host to write (since 1.2).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -885,6 +891,10 @@ pub struct sh_host_api {
     >,
     pub pod_manifest: Option<unsafe extern "C" fn(*mut sh_host, *const sh_pod) -> *const sh_json>,
     pub node_manifest: Option<unsafe extern "C" fn(*mut sh_host, *const sh_node) -> *const sh_json>,
+    /// Since 1.3, like cycle_wait: whether object_write only plans its writes (evaluate, test).
+    pub writes_planned: Option<unsafe extern "C" fn(*mut sh_host) -> c_int>,
+    /// Waits in a binding cycle; an `sh_wait_end` (SH_WAIT_ELAPSED: the time passed).
+    pub cycle_wait: Option<unsafe extern "C" fn(*mut sh_host, *mut sh_cycle, u32) -> c_int>,
 }
 
 // --- 7. Entry point ----------------------------------------------------------------------

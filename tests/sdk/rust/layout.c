@@ -370,6 +370,8 @@ int main(void) {
   F(sh_host_api, snapshot_pvc_in_use);
   F(sh_host_api, pod_manifest);
   F(sh_host_api, node_manifest);
+  F(sh_host_api, writes_planned);
+  F(sh_host_api, cycle_wait);
   S(sh_object_kind);
   F(sh_object_kind, struct_size);
   F(sh_object_kind, verbs);
