@@ -91,7 +91,8 @@ std::vector<Rule> declaredKindRules(
   };
   for (const auto& p : plugins) {
     for (const plugin::DeclaredKind& dk : p->kinds) {
-      std::set<std::string> verbs = {"get", "list", "watch"};
+      // The informer's list and watch: the host never reads one declared object by name.
+      std::set<std::string> verbs = {"list", "watch"};
       const std::pair<uint32_t, const char*> kWrites[] = {{SH_VERB_CREATE, "create"},
                                                           {SH_VERB_UPDATE, "update"},
                                                           {SH_VERB_PATCH, "patch"},

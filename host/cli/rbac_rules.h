@@ -27,7 +27,7 @@ std::vector<Rule> hostRules();
 std::vector<Rule> leaseRules(const std::string& leaseName);
 
 // What the declared kinds of `plugins` need: per (group, resource), one rule that reads
-// (get, list, watch) and writes what any plugin declared (SH_VERB_CREATE create,
+// (list, watch: the informer) and writes what any plugin declared (SH_VERB_CREATE create,
 // SH_VERB_UPDATE update, SH_VERB_PATCH patch, SH_VERB_DELETE delete), and, when one declared
 // SH_VERB_UPDATE_STATUS, a rule for "<resource>/status" with update and patch (a status write
 // is a PUT, or a PATCH with a patch type). Versions and selectors do not matter to RBAC:

@@ -167,6 +167,10 @@ struct HarnessOptions {
   queue::Clock* clock = nullptr;
   // Receives the cluster's warnings about bad input; null: each one fails the test.
   std::function<void(std::string)> warn;
+  // The embedded cluster's PV controller emulation (EmbeddedCluster::Options::pvController).
+  bool pvController = true;
+  // SchedulerOptions::stopGrace: 0 waits for the binding cycles without a bound.
+  std::chrono::milliseconds stopGrace{0};
 };
 
 class SchedulerHarness {
@@ -247,6 +251,7 @@ class SchedulerHarness {
     co.changes = options_.noChangeStream && !options_.follow ? "" : path("changes.json");
     co.follow = options_.follow;
     co.followInterval = std::chrono::milliseconds(5);
+    co.pvController = options_.pvController;
     co.warn = options_.warn ? options_.warn
                             : [](std::string w) { ADD_FAILURE() << "cluster warning: " << w; };
     cluster_ = std::make_unique<connectors::EmbeddedCluster>(co);
@@ -261,6 +266,7 @@ class SchedulerHarness {
     so.percentageOfNodesToScore = set_.host.percentageOfNodesToScore;
     so.seed = options_.seed;
     so.maxConcurrentBindings = options_.maxConcurrentBindings;
+    so.stopGrace = options_.stopGrace;
     so.queue.initialBackoff = options_.initialBackoff;
     so.queue.maxBackoff = options_.maxBackoff;
     so.objects = services_.objectStore();

@@ -1,8 +1,8 @@
 // Tests of the test API server (support/fake_apiserver.h) over loopback HTTPS, with a small
 // synchronous Beast client of their own: lists and paging, selectors, watches (history,
 // 410s, selector transitions, chunk splitting, bookmarks, timeouts, drops), binding, patches,
-// deletes with preconditions, Leases, Events, authentication, injected failures and the
-// request record.
+// deletes with preconditions, Leases, Events, the storage kinds' status, authentication,
+// injected failures and the request record.
 #include "tests/kube/support/fake_apiserver.h"
 
 #include <gmock/gmock.h>
@@ -748,6 +748,72 @@ TEST_F(FakeApiServerTest, ACustomResourceWithoutAStatusSubresourceIsWrittenWhole
             404);
   // By its qualified name too.
   EXPECT_TRUE(server_->get("elasticquotas.scheduling.x-k8s.io", "", "q").has_value());
+}
+
+// The storage kinds as kube-apiserver's registry strategies have them: a claim's or a volume's
+// status starts at phase Pending and only /status changes it; StorageClasses have no /status.
+TEST_F(FakeApiServerTest, ClaimsAndVolumesKeepTheirStatusForTheStatusSubresource) {
+  startServer();
+  auto client = connect();
+  const std::string claims = "/api/v1/namespaces/default/persistentvolumeclaims";
+  auto created = client.send(http::verb::post, claims,
+                             R"({"metadata":{"name":"c"},"spec":{"storageClassName":"zonal"},)"
+                             R"("status":{"phase":"Bound"}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(stringAt(created.json(), {"kind"}), "PersistentVolumeClaim");
+  EXPECT_EQ(stringAt(created.json(), {"status", "phase"}), "Pending");
+  // A PUT of the claim takes its metadata and spec, not its status.
+  auto claim = created.json();
+  claim["metadata"].as_object()["annotations"] =
+      json::object{{"volume.kubernetes.io/selected-node", "n1"}};
+  claim["status"] = json::object{{"phase", "Bound"}};
+  auto updated = client.send(http::verb::put, claims + "/c", json::serialize(claim));
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(
+      stringAt(updated.json(), {"metadata", "annotations", "volume.kubernetes.io/selected-node"}),
+      "n1");
+  EXPECT_EQ(stringAt(updated.json(), {"status", "phase"}), "Pending");
+  // /status takes only the status.
+  auto next = updated.json();
+  next["spec"].as_object()["volumeName"] = "v";
+  next["status"] = json::object{{"phase", "Bound"}};
+  auto bound = client.send(http::verb::put, claims + "/c/status", json::serialize(next));
+  ASSERT_EQ(bound.status, 200) << bound.body;
+  EXPECT_EQ(stringAt(bound.json(), {"status", "phase"}), "Bound");
+  EXPECT_EQ(stringAt(bound.json(), {"spec", "volumeName"}), "");
+  // So do the server's own methods; a merge patch of the main resource keeps the status too.
+  claim["status"] = json::object{{"phase", "Lost"}};
+  server_->update("persistentvolumeclaims", claim);
+  EXPECT_EQ(stringAt(*server_->get("persistentvolumeclaims", "default", "c"), {"status", "phase"}),
+            "Bound");
+  auto patched = client.send(http::verb::patch, claims + "/c",
+                             R"({"metadata":{"labels":{"a":"1"}},"status":{"phase":"Lost"}})",
+                             "application/merge-patch+json");
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  EXPECT_EQ(stringAt(patched.json(), {"status", "phase"}), "Bound");
+  auto volume = server_->create(
+      "persistentvolumes",
+      json::object{{"metadata", {{"name", "v"}}}, {"status", {{"phase", "Available"}}}});
+  EXPECT_EQ(stringAt(volume, {"status", "phase"}), "Pending");
+  auto volumes = client.send(http::verb::get, "/api/v1/persistentvolumes").json();
+  EXPECT_EQ(stringAt(volumes, {"kind"}), "PersistentVolumeList");
+  EXPECT_EQ(volumes.at("items").as_array().size(), 1u);
+  volume["status"] = json::object{{"phase", "Available"}};
+  EXPECT_EQ(stringAt(server_->updateStatus("persistentvolumes", volume), {"status", "phase"}),
+            "Available");
+  // storage.k8s.io: StorageClasses are written whole and have no status subresource.
+  const std::string classes = "/apis/storage.k8s.io/v1/storageclasses";
+  auto cls = client.send(http::verb::post, classes,
+                         R"({"metadata":{"name":"zonal"},"provisioner":"ebs.csi.aws.com",)"
+                         R"("volumeBindingMode":"WaitForFirstConsumer"})");
+  ASSERT_EQ(cls.status, 201) << cls.body;
+  EXPECT_EQ(stringAt(cls.json(), {"apiVersion"}), "storage.k8s.io/v1");
+  EXPECT_EQ(client.send(http::verb::get, classes + "/zonal").status, 200);
+  const std::string mergePatch = "application/merge-patch+json";
+  EXPECT_EQ(client.send(http::verb::patch, classes + "/zonal/status", "{}", mergePatch).status,
+            404);
+  EXPECT_THAT(client.send(http::verb::get, "/apis").body,
+              HasSubstr(R"("groupVersion":"storage.k8s.io/v1")"));
 }
 
 TEST_F(FakeApiServerTest, DeleteChecksPreconditionsAndSendsDeleted) {

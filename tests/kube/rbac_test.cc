@@ -1,8 +1,8 @@
 // packaging/kubernetes/rbac.yaml against what schedhost really asks: a run that touches every
 // kind of request (informers, binds, status patches, preemption, events and their series, the
-// Lease) is recorded by the test API server, and each request must be allowed by a rule of the
-// ClusterRole or the Role, and each rule must allow some request. The manifests are read
-// with yaml-cpp.
+// Lease, VolumeBinding's writes of claims and volumes) is recorded by the test API server, and
+// each request must be allowed by a rule of the ClusterRole or the Role, and each rule must
+// allow some request. The manifests are read with yaml-cpp.
 #include <signal.h>
 
 #include <fstream>
@@ -139,6 +139,54 @@ TEST(RbacTest, TheManifestsAllowExactlyWhatSchedhostAsks) {
     server.update("pods", huge);
   }
   ASSERT_TRUE(eventPatched()) << run.err();
+
+  // VolumeBinding's writes, on a second node: a claim of a WaitForFirstConsumer class gets its
+  // selected node (update persistentvolumeclaims), and an available local volume is reserved
+  // for a claim (update persistentvolumes). No PV controller runs here, so both PreBinds wait
+  // until the stop cancels them.
+  server.create("nodes", nodeJson("n2", "1"));
+  for (const auto& [name, provisioner] :
+       {std::pair<std::string, std::string>{"dynamic", "ebs.csi.aws.com"},
+        {"local", "kubernetes.io/no-provisioner"}}) {
+    server.create("storageclasses", json::object{{"apiVersion", "storage.k8s.io/v1"},
+                                                 {"kind", "StorageClass"},
+                                                 {"metadata", {{"name", name}}},
+                                                 {"provisioner", provisioner},
+                                                 {"volumeBindingMode", "WaitForFirstConsumer"}});
+    server.create("persistentvolumeclaims",
+                  json::object{{"apiVersion", "v1"},
+                               {"kind", "PersistentVolumeClaim"},
+                               {"metadata", {{"name", name}, {"namespace", "default"}}},
+                               {"spec",
+                                {{"storageClassName", name},
+                                 {"accessModes", json::array{"ReadWriteOnce"}},
+                                 {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+  }
+  json::object volume = server.create(
+      "persistentvolumes",
+      json::parse(R"({"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"local-n2"},
+        "spec":{"capacity":{"storage":"10Gi"},"accessModes":["ReadWriteOnce"],
+          "storageClassName":"local","local":{"path":"/mnt/disk"},
+          "nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[
+            {"key":"kubernetes.io/hostname","operator":"In","values":["n2"]}]}]}}}})")
+          .as_object());
+  volume["status"] = json::object{{"phase", "Available"}};
+  server.updateStatus("persistentvolumes", volume);
+  for (const char* claim : {"dynamic", "local"}) {
+    json::object pod = podJson("default", std::string("with-") + claim, "100m");
+    pod["spec"].as_object()["volumes"] = json::array{
+        json::object{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", claim}}}}};
+    server.create("pods", pod);
+  }
+  auto updated = [&](const char* resource) {
+    for (const auto& r : server.requests()) {
+      if (r.resource == resource && r.verb == "update" && r.status == 200) return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(eventually(
+      [&] { return updated("persistentvolumeclaims") && updated("persistentvolumes"); }, 60s))
+      << run.err();
   run.signal(SIGTERM);  // releases the Lease: an update
   ASSERT_EQ(run.waitExit(30s), 0) << run.err();
 

@@ -77,12 +77,25 @@ std::set<std::string> builtPoints(const LoadedPlugin& plugin) {
 
 TEST(CatalogTest, ListsEveryDefaultPluginWithItsPoints) {
   auto catalog = readCatalog();
-  const std::vector<std::string> defaults = {
-      "PrioritySort",     "SchedulingGates",  "NodeUnschedulable",
-      "NodeName",         "TaintToleration",  "NodeAffinity",
-      "NodePorts",        "NodeResourcesFit", "NodeResourcesBalancedAllocation",
-      "ImageLocality",    "DefaultBinder",    "PodTopologySpread",
-      "InterPodAffinity", "DefaultPreemption"};
+  const std::vector<std::string> defaults = {"PrioritySort",
+                                             "SchedulingGates",
+                                             "NodeUnschedulable",
+                                             "NodeName",
+                                             "TaintToleration",
+                                             "NodeAffinity",
+                                             "NodePorts",
+                                             "NodeResourcesFit",
+                                             "NodeResourcesBalancedAllocation",
+                                             "ImageLocality",
+                                             "DefaultBinder",
+                                             "PodTopologySpread",
+                                             "InterPodAffinity",
+                                             "DefaultPreemption",
+                                             "VolumeRestrictions",
+                                             "NodeVolumeLimits",
+                                             "VolumeBinding",
+                                             "VolumeZone",
+                                             "NodeDeclaredFeatures"};
   EXPECT_EQ(catalog.size(), defaults.size());
   for (const std::string& name : defaults) {
     SCOPED_TRACE(name);

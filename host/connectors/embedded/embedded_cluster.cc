@@ -683,6 +683,11 @@ std::shared_ptr<const model::ClusterObjects> EmbeddedCluster::clusterObjects() c
   return objects_;
 }
 
+ObjectPtr EmbeddedCluster::object(std::string_view apiKind, std::string_view key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return store_.object(apiKind, key);
+}
+
 std::vector<std::shared_ptr<const boost::json::value>> EmbeddedCluster::objectsOfKind(
     std::string_view kind) const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -88,6 +88,10 @@ class EmbeddedCluster final : public Connector {
     std::function<void(std::string)> warn;
     // When set, recordEvent() also writes each event there. Must outlive the cluster.
     EventSink* eventLog = nullptr;
+    // Emulate the PersistentVolume controller and a dynamic provisioner (pv_controller.h):
+    // the claims VolumeBinding annotates are provisioned and bound, the volumes it reserves
+    // bound, as on a cluster. Off: the claims stay as VolumeBinding left them.
+    bool pvController = true;
   };
 
   explicit EmbeddedCluster(Options options);
@@ -122,7 +126,9 @@ class EmbeddedCluster final : public Connector {
   // patch (only status changes), delete; a new resourceVersion each time. The change comes back
   // through next() with the source "write". Errors as the API's:
   // `podgroups.scheduling.x-k8s.io "pg-1" not found`, `... "pg-1" already exists`, `Operation
-  // cannot be fulfilled on ...: the object has been modified`.
+  // cannot be fulfilled on ...: the object has been modified`. A write to a PersistentVolume
+  // or PersistentVolumeClaim is followed by the PV controller's emulation
+  // (Options::pvController), whose own writes come back with the source "pv-controller".
   Status writeObject(const ObjectKind& kind, const ObjectWrite& write) override;
   // Errors: `pod ns/p not found`, the UID precondition as for bind(). The change's source is
   // "deletion".
@@ -157,6 +163,9 @@ class EmbeddedCluster final : public Connector {
     std::vector<std::shared_ptr<const model::Pod>> pods;
   };
   Contents contents() const;
+  // The stored object of a declarable kind ("v1|PersistentVolumeClaim", "ns/name"); null when
+  // absent.
+  ObjectPtr object(std::string_view apiKind, std::string_view key) const;
   // Stored objects of a raw kind ("Service", ...), ordered by namespace/name.
   std::vector<std::shared_ptr<const boost::json::value>> objectsOfKind(std::string_view kind) const;
   std::shared_ptr<const model::ClusterObjects> clusterObjects() const override;
@@ -199,8 +208,16 @@ class EmbeddedCluster final : public Connector {
   Status updatePod(const std::string& key, const PodCheck& check, const PodEdit& edit,
                    const PodCommit& commit);
   void pushLocked(ClusterChange change);
+  // writeObject under mu_; `written` is the stored result (null for a delete or an error).
+  Status writeObjectLocked(const ObjectKind& kind, const ObjectWrite& write, ObjectPtr& written);
+  // The PV controller's emulation after `written` (pv_controller.h), and one write of it:
+  // `object` stored as apiKind ("v1|PersistentVolume"), created or replacing the stored one.
+  void runPvControllerLocked(const StoredObject& written, bool isVolume);
+  ObjectPtr storeAsControllerLocked(std::string_view apiKind, boost::json::value object,
+                                    bool create);
 
   const Options options_;
+  const bool pvController_ = options_.pvController;
 
   mutable std::mutex mu_;
   std::condition_variable readerWake_;  // the queue shrank, or stop()

@@ -2,6 +2,7 @@
 // applied to the embedded cluster as the API server applies them (a status subresource: the
 // main resource's writes keep the stored status, and the status writes change nothing else).
 #include <atomic>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "host/connectors/object_file.h"
 #include "host/connectors/object_write.h"
 #include "host/connectors/pod_patch.h"
+#include "host/connectors/pv_controller.h"
 
 namespace sh::connectors {
 namespace {
@@ -35,12 +37,127 @@ boost::json::object& metadataOf(boost::json::value& v) {
   return m.as_object();
 }
 
+// The embedded cluster's objects as the PV controller's emulation reads them.
+class EmbeddedPvWorld : public PvWorld {
+ public:
+  explicit EmbeddedPvWorld(const ClusterStore& store) : store_(store) {}
+  const boost::json::value* claim(std::string_view ns, std::string_view name) const override {
+    return json(store_.object(kClaimKind, std::string(ns) + "/" + std::string(name)));
+  }
+  const boost::json::value* volume(std::string_view name) const override {
+    return json(store_.object(kVolumeKind, name));
+  }
+  const boost::json::value* storageClass(std::string_view name) const override {
+    return json(store_.object("storage.k8s.io/v1|StorageClass", name));
+  }
+  bool nodeLabels(std::string_view name,
+                  std::map<std::string, std::string, std::less<>>& out) const override {
+    std::shared_ptr<const model::Node> node = store_.node(std::string(name));
+    if (node == nullptr) {
+      return false;
+    }
+    const sh_node& view = node->view();
+    for (uint32_t i = 0; i < view.label_count; ++i) {
+      const sh_label& l = view.labels[i];
+      out.emplace(std::string(l.key_str.ptr, l.key_str.len),
+                  std::string(l.value_str.ptr, l.value_str.len));
+    }
+    return true;
+  }
+
+  static constexpr std::string_view kVolumeKind = "v1|PersistentVolume";
+  static constexpr std::string_view kClaimKind = "v1|PersistentVolumeClaim";
+
+ private:
+  // Objects stay alive while the store holds them, and the store does not change while the
+  // emulation reads it (under mu_).
+  const boost::json::value* json(const ObjectPtr& o) const {
+    return o == nullptr ? nullptr : &o->json();
+  }
+  const ClusterStore& store_;
+};
+
 }  // namespace
 
 Status EmbeddedCluster::writeObject(const ObjectKind& kind, const ObjectWrite& w) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ObjectPtr written;
+  Status s = writeObjectLocked(kind, w, written);
+  if (!s.ok() || written == nullptr || !pvController_ || !kind.group.empty()) {
+    return s;
+  }
+  if (kind.kind == "PersistentVolume" || kind.kind == "PersistentVolumeClaim") {
+    runPvControllerLocked(*written, kind.kind == "PersistentVolume");
+  }
+  return s;
+}
+
+void EmbeddedCluster::runPvControllerLocked(const StoredObject& written, bool isVolume) {
+  // Each write the emulation makes can call for another (a provisioned volume is then bound);
+  // a claim and its volume take at most three.
+  std::vector<std::pair<boost::json::value, bool>> todo{{written.json(), isVolume}};
+  for (int round = 0; round < 4 && !todo.empty(); ++round) {
+    std::vector<std::pair<boost::json::value, bool>> next;
+    for (const auto& [object, volume] : todo) {
+      for (PvControllerWrite& w : reconcileAfterWrite(object, volume, EmbeddedPvWorld(store_))) {
+        const bool isPv = w.kind == PvControllerWrite::Kind::kVolume;
+        const std::string_view apiKind =
+            isPv ? EmbeddedPvWorld::kVolumeKind : EmbeddedPvWorld::kClaimKind;
+        ObjectPtr stored = storeAsControllerLocked(apiKind, std::move(w.object), w.create);
+        if (stored != nullptr && w.create) {
+          next.emplace_back(stored->json(), isPv);
+        }
+      }
+    }
+    todo = std::move(next);
+  }
+}
+
+ObjectPtr EmbeddedCluster::storeAsControllerLocked(std::string_view apiKind,
+                                                   boost::json::value object, bool create) {
+  boost::json::object& meta = metadataOf(object);
+  const std::string ns = meta.contains("namespace") && meta["namespace"].is_string()
+                             ? std::string(meta["namespace"].as_string())
+                             : std::string();
+  const std::string name = meta.contains("name") && meta["name"].is_string()
+                               ? std::string(meta["name"].as_string())
+                               : std::string();
+  const std::string key = ns.empty() ? name : ns + "/" + name;
+  ObjectPtr stored = store_.object(apiKind, key);
+  if (create == (stored != nullptr)) {
+    return nullptr;  // created meanwhile, or gone
+  }
+  if (create) {
+    meta["uid"] = "embedded-" + std::to_string(nextUid.fetch_add(1));
+    meta["creationTimestamp"] = rfc3339Now();
+    meta["resourceVersion"] = "1";
+  } else {
+    meta["resourceVersion"] = std::to_string(stored->resourceVersion() + 1);
+  }
+  std::string error;
+  PreparedChange change;
+  change.type = create ? Type::kAdded : Type::kModified;
+  change.kind = apiKind.substr(apiKind.find('|') + 1);
+  change.apiKind = std::string(apiKind);
+  change.object = StoredObject::parse(std::move(object), error);
+  if (change.object == nullptr) {
+    return nullptr;
+  }
+  change.key = change.object->key();
+  ObjectPtr out = change.object;
+  ClusterStore::Result r = store_.apply(std::move(change));
+  if (r.rejected || !r.change) {
+    return nullptr;
+  }
+  r.change->source = "pv-controller";
+  pushLocked(std::move(*r.change));
+  return out;
+}
+
+Status EmbeddedCluster::writeObjectLocked(const ObjectKind& kind, const ObjectWrite& w,
+                                          ObjectPtr& written) {
   const std::string apiKind = kind.apiVersion() + "|" + kind.kind;
   const std::string key = w.ns.empty() ? w.name : w.ns + "/" + w.name;
-  std::lock_guard<std::mutex> lock(mu_);
   ObjectPtr stored = w.name.empty() ? nullptr : store_.object(apiKind, key);
   if (w.verb != SH_VERB_CREATE && stored == nullptr) {
     return Status::error(apiName(kind, w.name) + " not found");
@@ -175,8 +292,10 @@ Status EmbeddedCluster::writeObject(const ObjectKind& kind, const ObjectWrite& w
     }
     change.key = change.object->key();
   }
+  written = change.object;
   ClusterStore::Result r = store_.apply(std::move(change));
   if (r.rejected || !r.change) {
+    written = nullptr;
     return Status::error(w.describe(kind) + ": " + r.warning);
   }
   r.change->source = "write";

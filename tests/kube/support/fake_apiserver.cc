@@ -63,7 +63,25 @@ struct ResourceInfo {
   bool namespaced = true;
   bool custom = false;            // served for a CustomResourceDefinition
   bool statusSubresource = true;  // custom: spec.versions[].subresources.status
+  // Built-in: only the status subresource writes the status, as the kind's registry strategy
+  // has it (PrepareForCreate, PrepareForUpdate): a create starts it anew (with `initialPhase`
+  // when set), a write of the main resource leaves it as it was.
+  bool statusKept = false;
+  std::string initialPhase;
 };
+
+// A built-in kind whose status only its status subresource writes.
+ResourceInfo statusKept(ResourceInfo info, std::string initialPhase = {}) {
+  info.statusKept = true;
+  info.initialPhase = std::move(initialPhase);
+  return info;
+}
+
+// A built-in kind without a status subresource (its /status paths are 404).
+ResourceInfo noStatus(ResourceInfo info) {
+  info.statusSubresource = false;
+  return info;
+}
 
 // The built-in kinds; custom resources are added after them (addCustomResource).
 std::deque<ResourceInfo> builtinResources() {
@@ -79,6 +97,15 @@ std::deque<ResourceInfo> builtinResources() {
       {"priorityclasses", "PriorityClass", "scheduling.k8s.io", "v1", false},
       {"leases", "Lease", "coordination.k8s.io", "v1", true},
       {"events", "Event", "events.k8s.io", "v1", true},
+      // Storage: the PV controller owns the status of volumes and claims (phase Pending until it
+      // acts); VolumeAttachment's status is the attacher's.
+      statusKept({"persistentvolumes", "PersistentVolume", "", "v1", false}, "Pending"),
+      statusKept({"persistentvolumeclaims", "PersistentVolumeClaim", "", "v1", true}, "Pending"),
+      noStatus({"storageclasses", "StorageClass", "storage.k8s.io", "v1", false}),
+      noStatus({"csinodes", "CSINode", "storage.k8s.io", "v1", false}),
+      noStatus({"csidrivers", "CSIDriver", "storage.k8s.io", "v1", false}),
+      noStatus({"csistoragecapacities", "CSIStorageCapacity", "storage.k8s.io", "v1", true}),
+      statusKept({"volumeattachments", "VolumeAttachment", "storage.k8s.io", "v1", false}),
   };
 }
 constexpr int kPods = 0;
@@ -509,6 +536,12 @@ struct FakeApiServer::Impl {
       if (info.statusSubresource) object.erase("status");
       metadata["generation"] = 1;
     }
+    if (info.statusKept) {
+      // The registry strategy's PrepareForCreate: the status starts anew, whatever was sent.
+      json::object status;
+      if (!info.initialPhase.empty()) status["phase"] = info.initialPhase;
+      object["status"] = std::move(status);
+    }
     if (resource == kPods) {
       auto& status = object["status"];
       if (!status.is_object()) status = json::object{};
@@ -565,17 +598,17 @@ struct FakeApiServer::Impl {
       for (const char* kept : {"uid", "creationTimestamp"}) {
         if (const auto* value = oldMeta.if_contains(kept)) metadata[kept] = *value;
       }
-      if (info.custom) {
-        // PrepareForUpdate: the main resource does not change the status (the status
-        // subresource does), and a change of anything but metadata and status is a new
-        // generation.
-        if (info.statusSubresource) {
-          if (const auto* status = old.if_contains("status")) {
-            next["status"] = *status;
-          } else {
-            next.erase("status");
-          }
+      // PrepareForUpdate (apiextensions-apiserver's, or the built-in kind's registry
+      // strategy): the main resource does not change the status, the status subresource does.
+      if ((info.custom && info.statusSubresource) || info.statusKept) {
+        if (const auto* status = old.if_contains("status")) {
+          next["status"] = *status;
+        } else {
+          next.erase("status");
         }
+      }
+      if (info.custom) {
+        // A change of anything but metadata and status is a new generation.
         int64_t generation = 1;
         if (const auto* g = oldMeta.if_contains("generation"); g != nullptr && g->is_int64()) {
           generation = g->as_int64();

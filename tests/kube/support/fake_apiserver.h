@@ -6,10 +6,13 @@
 // What it serves (kube-apiserver's semantics, see the API concepts: resource versions, watch,
 // 410 Gone, chunked lists):
 //   GET /version, /api, /apis, /healthz, /readyz; core /api/v1/<res> and
-//   /api/v1/namespaces/<ns>/<res>[/<name>[/<sub>]]; /apis/apps/v1 replicasets, statefulsets;
-//   /apis/policy/v1 poddisruptionbudgets; /apis/scheduling.k8s.io/v1 priorityclasses;
-//   /apis/coordination.k8s.io/v1 leases; /apis/events.k8s.io/v1 events; the custom resources
-//   a test adds (addCustomResource). Anything else 404, as a CRD not installed.
+//   /api/v1/namespaces/<ns>/<res>[/<name>[/<sub>]] (pods, nodes, namespaces, services,
+//   replicationcontrollers, persistentvolumes, persistentvolumeclaims); /apis/apps/v1
+//   replicasets, statefulsets; /apis/policy/v1 poddisruptionbudgets;
+//   /apis/scheduling.k8s.io/v1 priorityclasses; /apis/coordination.k8s.io/v1 leases;
+//   /apis/events.k8s.io/v1 events; /apis/storage.k8s.io/v1 storageclasses, csinodes,
+//   csidrivers, csistoragecapacities, volumeattachments; the custom resources a test adds
+//   (addCustomResource). Anything else 404, as a CRD not installed.
 //   Verbs: GET (one object), list (limit/continue paging over a snapshot kept per token,
 //   fieldSelector, labelSelector), watch (watch=1|true; resourceVersion replays history,
 //   absent or "0" starts with synthetic ADDED events; timeoutSeconds; allowWatchBookmarks),
@@ -17,6 +20,10 @@
 //   PATCH (merge patch, JSON patch, strategic merge patch; /status changes only status),
 //   DELETE (with DeleteOptions preconditions). Pods also take POST .../pods/<name>/binding and
 //   POST .../namespaces/<ns>/bindings.
+//   PersistentVolumes, PersistentVolumeClaims and VolumeAttachments follow their registry
+//   strategies: a create starts the status anew (phase Pending for the first two), a write of
+//   the main resource (PUT, PATCH) leaves it as it was, and only /status changes it.
+//   StorageClasses, CSINodes, CSIDrivers and CSIStorageCapacities have no /status.
 //   Custom resources follow apiextensions-apiserver: no strategic merge patch (415);
 //   metadata.generation starts at 1 and grows when anything but metadata and status changes;
 //   with a status subresource, a create or a write of the main resource leaves the status as it
@@ -102,10 +109,12 @@ class FakeApiServer {
 
   // Objects, by plural resource name (pods, nodes, namespaces, services, replicasets,
   // statefulsets, replicationcontrollers, poddisruptionbudgets, priorityclasses, leases,
-  // events, the custom resources) or by qualified name ("podgroups.scheduling.x-k8s.io").
-  // Each returns the stored object (resourceVersion, uid, creationTimestamp set) and makes a
-  // watch event like the same request over HTTP. Throw std::runtime_error with the Status
-  // message on failure (exists, missing, unknown resource).
+  // events, the storage kinds above, the custom resources) or by qualified name
+  // ("podgroups.scheduling.x-k8s.io"). Each returns the stored object (resourceVersion, uid,
+  // creationTimestamp set) and makes a watch event like the same request over HTTP, with the
+  // same status rules (a PersistentVolumeClaim's status is set by updateStatus, not by create
+  // or update). Throw std::runtime_error with the Status message on failure (exists, missing,
+  // unknown resource).
   boost::json::object create(const std::string& resource, boost::json::object object);
   boost::json::object update(const std::string& resource, boost::json::object object);
   // As a PUT to the status subresource: only the object's status is taken.
