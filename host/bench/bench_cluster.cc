@@ -19,6 +19,15 @@ connectors::ClusterChange added(std::shared_ptr<const model::Pod> pod) {
 }  // namespace
 
 BenchCluster::BenchCluster(const Workload& workload) : workload_(workload) {
+  // The storage objects first, as scheduler_perf creates them before the pods that use them.
+  for (const auto& o : workload.objects) {
+    connectors::ClusterChange c;
+    c.type = connectors::ClusterChange::Type::kAdded;
+    c.kind = connectors::ClusterChange::Kind::kObject;
+    c.object = o;
+    c.source = "workload";
+    changes_.push(std::move(c));
+  }
   for (const auto& n : workload.nodes) {
     connectors::ClusterChange c;
     c.type = connectors::ClusterChange::Type::kAdded;

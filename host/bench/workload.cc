@@ -13,7 +13,67 @@ struct Group {
   std::string ns;
   boost::json::object templ;
   std::vector<std::pair<std::string, std::vector<std::string>>> labels;
+  // Storage (see workload.h): CSINode drivers and migrated plugins of each node; the volume
+  // and claim templates of each pod.
+  std::vector<std::pair<std::string, int64_t>> csiDrivers;
+  std::vector<std::string> migratedPlugins;
+  bool hasCsiNode = false;
+  boost::json::object pvTemplate;
+  boost::json::object pvcTemplate;
+  bool hasVolumes = false;
 };
+
+bool readStorage(const boost::json::object& o, const char* field, Group& g, std::string& error) {
+  const std::string at(field);
+  if (const auto* c = o.if_contains("csiNode"); c != nullptr) {
+    if (!c->is_object()) {
+      error = at + ".csiNode: expected an object";
+      return false;
+    }
+    g.hasCsiNode = true;
+    if (const auto* d = c->get_object().if_contains("drivers"); d != nullptr) {
+      if (!d->is_object()) {
+        error = at + ".csiNode.drivers: expected an object of driver -> count";
+        return false;
+      }
+      for (const auto& kv : d->get_object()) {
+        if (!kv.value().is_int64() || kv.value().get_int64() < 0) {
+          error = at + ".csiNode.drivers." + std::string(kv.key()) +
+                  ": expected a non-negative integer";
+          return false;
+        }
+        g.csiDrivers.emplace_back(std::string(kv.key()), kv.value().get_int64());
+      }
+    }
+    if (const auto* m = c->get_object().if_contains("migratedPlugins"); m != nullptr) {
+      if (!m->is_array()) {
+        error = at + ".csiNode.migratedPlugins: expected an array of strings";
+        return false;
+      }
+      for (const auto& x : m->get_array()) {
+        if (!x.is_string()) {
+          error = at + ".csiNode.migratedPlugins: expected an array of strings";
+          return false;
+        }
+        g.migratedPlugins.emplace_back(x.get_string());
+      }
+    }
+  }
+  const auto* pv = o.if_contains("persistentVolumeTemplate");
+  const auto* pvc = o.if_contains("persistentVolumeClaimTemplate");
+  if (pv == nullptr && pvc == nullptr) {
+    return true;
+  }
+  if (pv == nullptr || pvc == nullptr || !pv->is_object() || !pvc->is_object()) {
+    error = at + ": persistentVolumeTemplate and persistentVolumeClaimTemplate go together, " +
+            "each an object";
+    return false;
+  }
+  g.pvTemplate = pv->get_object();
+  g.pvcTemplate = pvc->get_object();
+  g.hasVolumes = true;
+  return true;
+}
 
 bool readGroup(const boost::json::object& doc, const char* field, double scale, Group& g,
                std::string& error) {
@@ -65,7 +125,7 @@ bool readGroup(const boost::json::object& doc, const char* field, double scale, 
       }
     }
   }
-  return true;
+  return readStorage(o, field, g, error);
 }
 
 boost::json::object& child(boost::json::object& o, const char* key) {
@@ -98,6 +158,96 @@ boost::json::object instance(const Group& g, std::size_t i, bool node) {
   return obj;
 }
 
+connectors::ObjectPtr storedObject(boost::json::object o, const std::string& what,
+                                   std::string& error) {
+  std::string err;
+  auto object = connectors::StoredObject::parse(boost::json::value(std::move(o)), err);
+  if (object == nullptr) {
+    error = what + ": " + err;
+  }
+  return object;
+}
+
+// The node's CSINode: one entry per driver with its attach limit, and the in-tree plugins
+// migrated to CSI in the annotation the CSI translation reads.
+connectors::ObjectPtr csiNodeFor(const Group& g, const std::string& node, std::string& error) {
+  boost::json::object o;
+  o["apiVersion"] = "storage.k8s.io/v1";
+  o["kind"] = "CSINode";
+  boost::json::object& meta = child(o, "metadata");
+  meta["name"] = node;
+  meta["uid"] = "csinode-uid-" + node;
+  if (!g.migratedPlugins.empty()) {
+    std::string joined;
+    for (const std::string& p : g.migratedPlugins) {
+      joined += (joined.empty() ? "" : ",") + p;
+    }
+    child(meta, "annotations")["storage.alpha.kubernetes.io/migrated-plugins"] = joined;
+  }
+  boost::json::array drivers;
+  for (const auto& [name, count] : g.csiDrivers) {
+    drivers.push_back(boost::json::object{
+        {"name", name}, {"nodeID", node}, {"allocatable", boost::json::object{{"count", count}}}});
+  }
+  child(o, "spec")["drivers"] = std::move(drivers);
+  return storedObject(std::move(o), "nodes.csiNode", error);
+}
+
+// The i-th pod's claim and its volume, bound to each other, and the pod's volume using the
+// claim (test/utils: CreatePodWithPersistentVolume, bindVolume true).
+bool addVolumes(const Group& g, std::size_t i, const char* field, boost::json::object& pod,
+                std::vector<connectors::ObjectPtr>& objects, std::string& error) {
+  const std::string claim = "pvc-" + std::to_string(i);
+  const std::string volume = g.ns + "-vol-" + std::to_string(i);
+
+  boost::json::object pv = g.pvTemplate;
+  pv["apiVersion"] = "v1";
+  pv["kind"] = "PersistentVolume";
+  boost::json::object& pvMeta = child(pv, "metadata");
+  pvMeta["name"] = volume;
+  pvMeta["uid"] = "pv-uid-" + volume;
+  boost::json::object& spec = child(pv, "spec");
+  if (auto* aws = spec.if_contains("awsElasticBlockStore"); aws != nullptr && aws->is_object()) {
+    aws->get_object()["volumeID"] = "vol-" + std::to_string(i);
+  }
+  if (auto* csi = spec.if_contains("csi"); csi != nullptr && csi->is_object()) {
+    csi->get_object()["volumeHandle"] = volume;
+  }
+  spec["claimRef"] = boost::json::object{{"kind", "PersistentVolumeClaim"},
+                                         {"namespace", g.ns},
+                                         {"name", claim},
+                                         {"apiVersion", "v1"}};
+  child(pv, "status")["phase"] = "Bound";
+
+  boost::json::object pvc = g.pvcTemplate;
+  pvc["apiVersion"] = "v1";
+  pvc["kind"] = "PersistentVolumeClaim";
+  boost::json::object& pvcMeta = child(pvc, "metadata");
+  pvcMeta["name"] = claim;
+  pvcMeta["namespace"] = g.ns;
+  pvcMeta["uid"] = "pvc-uid-" + g.ns + "-" + claim;
+  child(pvc, "spec")["volumeName"] = volume;
+  child(pvc, "status")["phase"] = "Bound";
+
+  const std::string what = std::string(field) + ".persistentVolume";
+  auto pvObject = storedObject(std::move(pv), what + "Template", error);
+  auto pvcObject = pvObject ? storedObject(std::move(pvc), what + "ClaimTemplate", error) : nullptr;
+  if (pvcObject == nullptr) {
+    return false;
+  }
+  objects.push_back(std::move(pvObject));
+  objects.push_back(std::move(pvcObject));
+
+  boost::json::object& podSpec = child(pod, "spec");
+  boost::json::value& volumes = podSpec["volumes"];
+  if (!volumes.is_array()) {
+    volumes = boost::json::array();
+  }
+  volumes.get_array().push_back(boost::json::object{
+      {"name", "vol"}, {"persistentVolumeClaim", boost::json::object{{"claimName", claim}}}});
+  return true;
+}
+
 }  // namespace
 
 std::optional<Workload> buildWorkload(const boost::json::value& doc, double scale,
@@ -126,13 +276,24 @@ std::optional<Workload> buildWorkload(const boost::json::value& doc, double scal
       error = "nodes.template: " + err;
       return std::nullopt;
     }
+    if (nodes.hasCsiNode) {
+      auto csiNode = csiNodeFor(nodes, std::string(node->name()), error);
+      if (csiNode == nullptr) {
+        return std::nullopt;
+      }
+      w.objects.push_back(std::move(csiNode));
+    }
     w.nodes.push_back(std::move(node));
   }
   for (auto [group, out, field] : {std::tuple{&init, &w.initPods, "initPods"},
                                    std::tuple{&measured, &w.measuredPods, "measuredPods"}}) {
     for (std::size_t i = 0; i < group->count; ++i) {
       std::string err;
-      auto pod = model::parsePod(boost::json::value(instance(*group, i, false)), err);
+      boost::json::object object = instance(*group, i, false);
+      if (group->hasVolumes && !addVolumes(*group, i, field, object, w.objects, error)) {
+        return std::nullopt;
+      }
+      auto pod = model::parsePod(boost::json::value(std::move(object)), err);
       if (!pod) {
         error = std::string(field) + ".template: " + err;
         return std::nullopt;

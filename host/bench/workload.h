@@ -13,6 +13,16 @@
 //
 // Every node gets `kubernetes.io/hostname=<name>` and the listed labels round-robin, as
 // scheduler_perf's labelNodePrepareStrategy does. Counts can be overridden (--scale).
+//
+// Storage, as scheduler_perf's volume workloads (volumes/performance-config.yaml):
+//   nodes.csiNode: {"drivers": {"ebs.csi.aws.com": 39}, "migratedPlugins":
+//   ["kubernetes.io/aws-ebs"]}
+//     gives each node a CSINode (nodeAllocatableStrategy's csiNodeAllocatable and
+//     migratedPlugins);
+//   <pods>.persistentVolumeTemplate / persistentVolumeClaimTemplate give the i-th pod of the
+//     group claim "pvc-<i>" in its namespace, bound to volume "<namespace>-vol-<i>", and a
+//     volume "vol" using it (test/utils: CreatePodWithPersistentVolume with bindVolume). An
+//     in-tree AWS volume's volumeID is "vol-<i>"; a CSI volume's volumeHandle is its name.
 #pragma once
 
 #include <memory>
@@ -22,6 +32,7 @@
 
 #include <boost/json/value.hpp>
 
+#include "host/connectors/object_store.h"
 #include "host/model/node.h"
 #include "host/model/pod.h"
 
@@ -29,6 +40,8 @@ namespace sh::bench {
 
 struct Workload {
   std::string name;
+  // CSINodes, PersistentVolumes and PersistentVolumeClaims, delivered before the nodes.
+  std::vector<connectors::ObjectPtr> objects;
   std::vector<std::shared_ptr<const model::Node>> nodes;
   std::vector<std::shared_ptr<const model::Pod>> initPods;
   std::vector<std::shared_ptr<const model::Pod>> measuredPods;

@@ -327,8 +327,8 @@ int runReloadCycles(const BenchArgs& args, const bench::Workload& workload) {
 }
 
 // --write-cluster: the workload's objects as `schedhost run --cluster` reads them, a v1.List
-// with one item per line (nodes, then the init pods, then the measured pods), so that `run`
-// and `bench` can be compared on the same cluster.
+// with one item per line (storage objects, nodes, then the init pods, then the measured pods),
+// so that `run` and `bench` can be compared on the same cluster.
 int writeClusterFile(const std::string& path, const bench::Workload& workload) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
@@ -341,6 +341,9 @@ int writeClusterFile(const std::string& path, const bench::Workload& workload) {
     out << (first ? "" : ",\n") << json;
     first = false;
   };
+  for (const auto& o : workload.objects) {
+    item(boost::json::serialize(o->json()));
+  }
   for (const auto& n : workload.nodes) {
     item(n->json());
   }
