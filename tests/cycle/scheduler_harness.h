@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstdint>
@@ -311,6 +312,29 @@ class SchedulerHarness {
   connectors::EmbeddedCluster& cluster() { return *cluster_; }
   // The objects of the kinds the profiles' plugins declared.
   connectors::ObjectStore& objects() { return *services_.objectStore(); }
+  // The declared kinds `plugin` is among the declarers of (the default volume plugins declare
+  // the storage kinds beside them).
+  std::vector<connectors::ObjectStore::KindInfo> kindsDeclaredBy(std::string_view plugin) {
+    std::vector<connectors::ObjectStore::KindInfo> out;
+    for (connectors::ObjectStore::KindInfo& k : objects().kinds()) {
+      if (std::find(k.plugins.begin(), k.plugins.end(), plugin) != k.plugins.end()) {
+        out.push_back(std::move(k));
+      }
+    }
+    return out;
+  }
+  // The store's id of the first kind `plugin` declared (in the plugin's order).
+  std::size_t kindIdOf(std::string_view plugin) {
+    const std::vector<connectors::ObjectStore::KindInfo> all = objects().kinds();
+    for (std::size_t id = 0; id < all.size(); ++id) {
+      const std::vector<std::string>& p = all[id].plugins;
+      if (std::find(p.begin(), p.end(), plugin) != p.end()) {
+        return id;
+      }
+    }
+    ADD_FAILURE() << plugin << " declared no kind";
+    return all.size();
+  }
   Scheduler& scheduler() { return *scheduler_; }
   // What the plugins of later generations must be created with (bindings go through it).
   SchedulerServices& services() { return services_; }

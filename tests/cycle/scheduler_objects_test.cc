@@ -41,7 +41,7 @@ boost::json::value widget(bool open, int rv) {
 
 // The stored gate's status.lastPod, or "".
 std::string lastPod(SchedulerHarness& h) {
-  connectors::KindVersionPtr v = h.objects().version(0);
+  connectors::KindVersionPtr v = h.objects().version(h.kindIdOf("TestObjects"));
   const connectors::StoredObject* gate = v != nullptr ? v->find("ns", "gate") : nullptr;
   if (gate == nullptr) {
     return "";
@@ -58,8 +58,9 @@ TEST(SchedulerObjectsTest, APodWaitsForItsObjectAndTheBindingWritesIt) {
   h.add(node("n1", "4", "32Gi"));
   h.add(testing::pod("p", "100m", "100Mi"));
   ASSERT_NO_FATAL_FAILURE(h.start());
-  ASSERT_EQ(h.objects().kindCount(), 1u);
-  EXPECT_EQ(h.objects().kinds()[0].plugins, std::vector<std::string>{"TestObjects"});
+  const auto kinds = h.kindsDeclaredBy("TestObjects");
+  ASSERT_EQ(kinds.size(), 1u);
+  EXPECT_EQ(kinds[0].plugins, std::vector<std::string>{"TestObjects"});
   h.runInBackground();
   auto rejected = [&] {
     auto p = h.cluster().pod("ns", "p");
@@ -71,7 +72,8 @@ TEST(SchedulerObjectsTest, APodWaitsForItsObjectAndTheBindingWritesIt) {
 
   // A closed gate: the hint says Skip, the pod stays where it is.
   h.appendChange("ADDED", widget(false, 1));
-  ASSERT_TRUE(h.eventually([&] { return h.objects().version(0)->size() == 1; }));
+  ASSERT_TRUE(
+      h.eventually([&] { return h.objects().version(h.kindIdOf("TestObjects"))->size() == 1; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_TRUE(h.cluster().pod("ns", "p")->nodeName().empty());
 
@@ -81,7 +83,7 @@ TEST(SchedulerObjectsTest, APodWaitsForItsObjectAndTheBindingWritesIt) {
   ASSERT_TRUE(h.eventually([&] { return lastPod(h) == "p"; }));
   // The write kept spec and bumped the resourceVersion.
   // Held: the version owns the object, and the watch may replace it.
-  const connectors::KindVersionPtr version = h.objects().version(0);
+  const connectors::KindVersionPtr version = h.objects().version(h.kindIdOf("TestObjects"));
   const connectors::StoredObject* gate = version->find("ns", "gate");
   ASSERT_NE(gate, nullptr);
   EXPECT_EQ(gate->resourceVersion(), 3u);

@@ -87,9 +87,10 @@ TEST(CoschedulingEmbeddedTest, TheProfileDirectoryLoadsTheExampleWhereItsDocumen
   h.add(node("n1", "2", "4Gi"));
   ASSERT_NO_FATAL_FAILURE(h.start());
   // One declared kind, the PodGroups, watched for Coscheduling alone.
-  ASSERT_EQ(h.objects().kindCount(), 1u);
-  EXPECT_EQ(h.objects().kinds()[0].spec.resourceName(), "podgroups.v1alpha1.scheduling.x-k8s.io");
-  EXPECT_EQ(h.objects().kinds()[0].plugins, std::vector<std::string>{"Coscheduling"});
+  const auto kinds = h.kindsDeclaredBy("Coscheduling");
+  ASSERT_EQ(kinds.size(), 1u);
+  EXPECT_EQ(kinds[0].spec.resourceName(), "podgroups.v1alpha1.scheduling.x-k8s.io");
+  EXPECT_EQ(kinds[0].plugins, std::vector<std::string>{"Coscheduling"});
 }
 
 TEST(CoschedulingEmbeddedTest, ACompleteGangBindsAndItsStatusIsWritten) {

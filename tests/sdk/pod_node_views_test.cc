@@ -309,7 +309,8 @@ TEST_F(ClaimsAndManifestsTest, AnOlderHostHasNoManifestsAndNoClaimInUse) {
   const sh_host_api older = fakeHost(2, kTableOf12);
   // The minor alone, or the size alone, is not enough.
   const sh_host_api olderMinor = fakeHost(2, sizeof(sh_host_api));
-  const sh_host_api tooShort = fakeHost(SH_ABI_MINOR, sizeof(sh_host_api) - 1);
+  const sh_host_api tooShort = fakeHost(
+      SH_ABI_MINOR, offsetof(sh_host_api, node_manifest) + sizeof(sh_host_api::node_manifest) - 1);
   for (const sh_host_api* api : {&older, &olderMinor, &tooShort}) {
     schedhost::Host host(api, kHost);
     EXPECT_FALSE(host.servesClaimsAndManifests());

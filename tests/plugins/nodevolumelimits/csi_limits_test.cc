@@ -1008,10 +1008,10 @@ TEST(CSILimitsEventsTest, PVCAdded) {
 // TestCSILimitsDeletedVolumeAttachmentQHint.
 TEST(CSILimitsEventsTest, VolumeAttachmentDeleted) {
   LoadedPlugin plugin(kPlugin);
-  auto va = [](const std::string& attacher, bool inline_) {
-    std::string source = inline_ ? R"({"inlineVolumeSpec": {"csi": {"driver": )" + str(attacher) +
-                                       R"(, "volumeHandle": "h"}}})"
-                                 : R"({"persistentVolumeName": "pv1"})";
+  auto va = [](const std::string& attacher, bool inlineSpec) {
+    std::string source = inlineSpec ? R"({"inlineVolumeSpec": {"csi": {"driver": )" +
+                                          str(attacher) + R"(, "volumeHandle": "h"}}})"
+                                    : R"({"persistentVolumeName": "pv1"})";
     return object(R"({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata":
         {"name": "volumeattachment1"}, "spec": {"nodeName": "fake-node", "attacher": )" +
                   str(attacher) + R"(, "source": )" + source + "}}");

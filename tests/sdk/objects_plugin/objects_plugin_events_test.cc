@@ -37,10 +37,10 @@ boost::json::value podGroup(bool ready, int rv) {
   return o;
 }
 
-// A copy of the stored ns/<name> of kind 0 (PodGroups), or null. A copy: the version that holds
-// the object may be replaced by the watch as soon as it is let go.
+// A copy of the stored ns/<name> of ObjectsProbe's first kind (PodGroups), or null. A copy: the
+// version that holds the object may be replaced by the watch as soon as it is let go.
 boost::json::value stored(SchedulerHarness& h, const std::string& name) {
-  connectors::KindVersionPtr v = h.objects().version(0);
+  connectors::KindVersionPtr v = h.objects().version(h.kindIdOf("ObjectsProbe"));
   const connectors::StoredObject* o = v != nullptr ? v->find("ns", name) : nullptr;
   return o != nullptr ? o->json() : boost::json::value();
 }
@@ -63,7 +63,7 @@ TEST(ObjectsPluginEventsTest, TheHintSeesOldAndNewObjectsAndTheWritesAreApplied)
   pod.at("metadata").as_object()["labels"] = {{"probe/group", "g1"}};
   h.add(pod);
   ASSERT_NO_FATAL_FAILURE(h.start());
-  ASSERT_EQ(h.objects().kindCount(), 2u);
+  ASSERT_EQ(h.kindsDeclaredBy("ObjectsProbe").size(), 2u);
   h.runInBackground();
   auto rejected = [&] {
     auto p = h.cluster().pod("ns", "p");
