@@ -95,10 +95,10 @@ Status EmbeddedCluster::writeObject(const ObjectKind& kind, const ObjectWrite& w
 void EmbeddedCluster::runPvControllerLocked(const StoredObject& written, bool isVolume) {
   // Each write the emulation makes can call for another (a provisioned volume is then bound);
   // a claim and its volume take at most three.
-  std::vector<std::pair<boost::json::value, bool>> todo{{written.json(), isVolume}};
-  for (int round = 0; round < 4 && !todo.empty(); ++round) {
+  std::vector<std::pair<boost::json::value, bool>> pending{{written.json(), isVolume}};
+  for (int round = 0; round < 4 && !pending.empty(); ++round) {
     std::vector<std::pair<boost::json::value, bool>> next;
-    for (const auto& [object, volume] : todo) {
+    for (const auto& [object, volume] : pending) {
       for (PvControllerWrite& w : reconcileAfterWrite(object, volume, EmbeddedPvWorld(store_))) {
         const bool isPv = w.kind == PvControllerWrite::Kind::kVolume;
         const std::string_view apiKind =
@@ -109,7 +109,7 @@ void EmbeddedCluster::runPvControllerLocked(const StoredObject& written, bool is
         }
       }
     }
-    todo = std::move(next);
+    pending = std::move(next);
   }
 }
 
