@@ -249,23 +249,58 @@ std::shared_ptr<const StoredObject> StoredObject::asAssumed() const {
 // ---------------------------------------------------------------------------------------
 // KindVersion
 
-KindVersion::KindVersion(std::vector<ObjectPtr> objects) : objects_(std::move(objects)) {
+namespace {
+
+// FNV-1a over the namespace, a separator and the name, then a final mix so that the low bits
+// the table uses depend on every byte.
+uint64_t hashOf(std::string_view ns, std::string_view name) {
+  uint64_t h = 14695981039346656037ull;
+  auto add = [&h](std::string_view s) {
+    for (char c : s) {
+      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    }
+  };
+  add(ns);
+  h = (h ^ 0xffu) * 1099511628211ull;  // no byte of a name: "a/b" + "c" differs from "a" + "b/c"
+  add(name);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
+}  // namespace
+
+KindVersion::KindVersion(std::vector<ObjectPtr> objects, uint64_t stamp)
+    : objects_(std::move(objects)), stamp_(stamp) {
   views_.reserve(objects_.size());
   for (const ObjectPtr& o : objects_) {
     views_.push_back(&o->view());
   }
+  std::size_t size = 8;
+  while (size < objects_.size() * 2) {
+    size *= 2;
+  }
+  slots_.assign(size, 0);
+  const std::size_t mask = size - 1;
+  for (std::size_t i = 0; i < objects_.size(); ++i) {
+    std::size_t at = hashOf(objects_[i]->ns(), objects_[i]->name()) & mask;
+    while (slots_[at] != 0) {
+      at = (at + 1) & mask;
+    }
+    slots_[at] = static_cast<uint32_t>(i + 1);
+  }
 }
 
 const StoredObject* KindVersion::find(std::string_view ns, std::string_view name) const {
-  auto it = std::lower_bound(
-      objects_.begin(), objects_.end(), std::make_pair(ns, name),
-      [](const ObjectPtr& o, const std::pair<std::string_view, std::string_view>& k) {
-        return std::make_pair(o->ns(), o->name()) < k;
-      });
-  if (it == objects_.end() || (*it)->ns() != ns || (*it)->name() != name) {
-    return nullptr;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t at = hashOf(ns, name) & mask; slots_[at] != 0; at = (at + 1) & mask) {
+    const StoredObject* o = objects_[slots_[at] - 1].get();
+    if (o->name() == name && o->ns() == ns) {
+      return o;
+    }
   }
-  return it->get();
+  return nullptr;
 }
 
 const sh_object* const* KindVersion::all(std::size_t& count) const {
@@ -538,7 +573,7 @@ KindVersionPtr ObjectStore::versionLocked(Kind& k) const {
       objects.push_back(obj);
     }
     std::sort(objects.begin(), objects.end(), keyLess);
-    k.version = std::make_shared<const KindVersion>(std::move(objects));
+    k.version = std::make_shared<const KindVersion>(std::move(objects), ++stamps_);
   }
   return k.version;
 }
@@ -559,6 +594,24 @@ std::shared_ptr<const ObjectSnapshot> ObjectStore::snapshot() const {
     out->kinds.push_back(versionLocked(*k));
   }
   return out;
+}
+
+uint64_t ObjectStore::readVersion(std::size_t kind, const KindVersion* version) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (kind >= kinds_.size()) {
+    return 0;
+  }
+  Kind& k = *kinds_[kind];
+  const uint64_t stamp = version != nullptr ? version->stamp() : versionLocked(k)->stamp();
+  if (k.assumedStamp == 0) {
+    return stamp;
+  }
+  if (k.pairVersion != stamp || k.pairAssumed != k.assumedStamp) {
+    k.pairVersion = stamp;
+    k.pairAssumed = k.assumedStamp;
+    k.pairNumber = ++stamps_;
+  }
+  return k.pairNumber;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -608,6 +661,7 @@ void ObjectStore::restore(std::size_t kind, std::string_view key) {
 }
 
 void ObjectStore::refreshAssumedLocked(Kind& k) {
+  k.assumedStamp = k.assumed.empty() ? 0 : ++stamps_;
   k.anyAssumed.store(!k.assumed.empty(), std::memory_order_release);
   bool any = false;
   for (const auto& kind : kinds_) {

@@ -117,11 +117,15 @@ class StoredObject {
 };
 using ObjectPtr = std::shared_ptr<const StoredObject>;
 
-// The objects of one kind at one moment, sorted by (namespace, name).
+// The objects of one kind at one moment, sorted by (namespace, name), with a hash index by
+// key: plugins look objects up by name once per node and cycle, so find() is one hash and
+// one comparison, not a binary search of string comparisons.
 class KindVersion {
  public:
-  explicit KindVersion(std::vector<ObjectPtr> objects);
+  // `stamp` names this version (ObjectStore: unique within the process; 0 names none).
+  explicit KindVersion(std::vector<ObjectPtr> objects, uint64_t stamp = 0);
   std::size_t size() const { return objects_.size(); }
+  uint64_t stamp() const { return stamp_; }
   // The object `ns`/`name`; nullptr when absent.
   const StoredObject* find(std::string_view ns, std::string_view name) const;
   // Every view, or those of one namespace: a slice of one array.
@@ -132,6 +136,10 @@ class KindVersion {
  private:
   std::vector<ObjectPtr> objects_;
   std::vector<const sh_object*> views_;
+  // Open addressing over objects_: index + 1 per slot (0 empty), a power-of-two size at least
+  // twice the object count.
+  std::vector<uint32_t> slots_;
+  uint64_t stamp_ = 0;
 };
 using KindVersionPtr = std::shared_ptr<const KindVersion>;
 
@@ -196,6 +204,11 @@ class ObjectStore {
   // The current version of one kind or of all; nullptr for an unknown kind.
   KindVersionPtr version(std::size_t kind) const;
   std::shared_ptr<const ObjectSnapshot> snapshot() const;
+  // The number naming what a read of kind `kind` returns when it reads `version` (one of the
+  // kind's versions, or nullptr for the current one) with the assumed objects of now laid
+  // over it (object_kind_version): the version's stamp when nothing is assumed, else a number
+  // for the pair. Never reused within the process; 0 for an unknown kind.
+  uint64_t readVersion(std::size_t kind, const KindVersion* version) const;
   // Bumped by every change of any kind (and every assume/restore).
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
@@ -221,6 +234,9 @@ class ObjectStore {
     std::map<std::string, ObjectPtr, std::less<>> assumed;  // by key
     std::atomic<bool> anyAssumed{false};
     mutable KindVersionPtr version;  // null when stale
+    uint64_t assumedStamp = 0;       // names the assumed set; 0 when it is empty
+    // readVersion's last pair (version stamp, assumed stamp) and the number it was given.
+    mutable uint64_t pairVersion = 0, pairAssumed = 0, pairNumber = 0;
     std::optional<std::string> notServed;
     uint64_t refused = 0;  // objects beyond kMaxObjectsPerKind
   };
@@ -238,6 +254,7 @@ class ObjectStore {
   std::map<std::string, std::map<std::string, ObjectPtr, std::less<>>, std::less<>> byApiKind_;
   std::vector<std::function<void(std::size_t, const ObjectKind&)>> kindListeners_;
   std::atomic<uint64_t> generation_{0};
+  mutable uint64_t stamps_ = 0;          // the last stamp given (versions, assumed sets, pairs)
   std::atomic<bool> anyAssumed_{false};  // any kind has an assumed object
 };
 

@@ -652,6 +652,7 @@ const sh_host_api kApi = {
     &apiNodeManifest,
     &apiWritesPlanned,
     &apiCycleWait,
+    &object_services::kindVersion,
 };
 
 }  // namespace

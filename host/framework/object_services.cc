@@ -271,6 +271,23 @@ size_t list(sh_host* h, sh_cycle* c, uint32_t kind, const char* ns, size_t nsLen
   }
 }
 
+uint64_t kindVersion(sh_host* h, sh_cycle* c, uint32_t kind) {
+  auto r = resolve("object_kind_version", h, kind);
+  if (!r || r->store == nullptr) {
+    return 0;
+  }
+  try {
+    const KindVersion* v = nullptr;
+    if (c != nullptr && c->objects != nullptr && r->id < c->objects->kinds.size()) {
+      v = c->objects->kinds[r->id].get();
+    }
+    return r->store->readVersion(r->id, v);
+  } catch (const std::exception& e) {
+    spdlog::error("object_kind_version: {}", e.what());
+    return 0;
+  }
+}
+
 size_t objectJson(const sh_object* object, char* buf, size_t capacity) {
   if (object == nullptr || object->root == nullptr) {
     return 0;

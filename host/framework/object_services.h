@@ -13,6 +13,7 @@ const sh_object* get(sh_host* h, sh_cycle* c, uint32_t kind, const char* ns, siz
                      const char* name, size_t nameLen);
 size_t list(sh_host* h, sh_cycle* c, uint32_t kind, const char* ns, size_t nsLen,
             const char* selector, size_t selectorLen, const sh_object* const** out);
+uint64_t kindVersion(sh_host* h, sh_cycle* c, uint32_t kind);
 size_t objectJson(const sh_object* object, char* buf, size_t capacity);
 int jsonType(const sh_json* j);
 const sh_json* jsonGet(const sh_json* j, const char* key, size_t len);

@@ -62,7 +62,37 @@ class PodParser {
     scheduling(spec);
     containers(spec, status);
     volumes(spec);
+    specFields(spec);
     statusFields(status);
+  }
+
+  // sh_pod.spec_fields: fields the view does not carry, set (not null) in the manifest. Read
+  // from the raw tree, without the cursor's checks: whatever their values are, a plugin that
+  // reads them from the manifest judges them.
+  void specFields(const Cursor& spec) {
+    const boost::json::object* s = spec.raw() != nullptr ? spec.raw()->if_object() : nullptr;
+    if (s == nullptr) {
+      return;
+    }
+    auto set = [](const boost::json::object& o, std::string_view key) {
+      auto it = o.find(key);
+      return it != o.end() && !it->value().is_null();
+    };
+    if (set(*s, "hostUsers")) {
+      v_.spec_fields |= SH_POD_FIELD_HOST_USERS;
+    }
+    for (std::string_view list : {"containers", "initContainers"}) {
+      auto it = s->find(list);
+      const boost::json::array* items = it != s->end() ? it->value().if_array() : nullptr;
+      if (items == nullptr) {
+        continue;
+      }
+      for (const boost::json::value& c : *items) {
+        if (c.is_object() && set(c.get_object(), "restartPolicyRules")) {
+          v_.spec_fields |= SH_POD_FIELD_RESTART_POLICY_RULES;
+        }
+      }
+    }
   }
 
   void metadata(const Cursor& m) {

@@ -73,6 +73,13 @@ NodeDeclaredFeatures::NodeDeclaredFeatures(Host& host, const Args& /*args*/)
       preFilterStateKey_(host.intern(std::string("PreFilter") + kName)) {}
 
 std::optional<FeatureSet> NodeDeclaredFeatures::infer(const sh_pod& pod, std::string& error) const {
+  // Every feature that matters to scheduling reads spec.hostUsers or a container's
+  // restartPolicyRules (features.cc): a pod that sets neither needs none, and its manifest is
+  // not parsed. A host older than 1.3 flags nothing, and gives no manifest either (below).
+  constexpr uint32_t kReadFields = SH_POD_FIELD_HOST_USERS | SH_POD_FIELD_RESTART_POLICY_RULES;
+  if (host_.servesClaimsAndManifests() && (specFields(pod) & kReadFields) == 0) {
+    return FeatureSet{0};
+  }
   if (!host_.servesClaimsAndManifests()) {
     error = "the host does not serve pod manifests (pod_manifest, ABI 1.3)";
     return std::nullopt;

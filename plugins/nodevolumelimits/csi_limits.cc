@@ -2,7 +2,12 @@
 
 #include "fields.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <optional>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace schedhost::plugins::nodevolumelimits {
 
@@ -31,7 +36,8 @@ Status olderHost() {
 CSILimits::CSILimits(Host& host, const Args& /*args*/)
     : host_(host),
       stateKey_(host.intern(std::string("PreFilter") + kName)),
-      volumeIdPrefix_(randomVolumeIdPrefix()) {}
+      volumeIdPrefix_(randomVolumeIdPrefix()),
+      usage_(std::make_unique<NodeUsageCache>()) {}
 
 // PreFilter: Skip unless the pod has a volume that may count against a CSI limit; otherwise
 // resolve the pod's volumes once for the cycle.
@@ -41,6 +47,7 @@ Status CSILimits::preFilter(Cycle& cycle, const sh_pod& pod, PreFilterResult& /*
   }
   for (uint32_t i = 0; i < pod.volume_count; ++i) {
     if (mayAttach(pod.volumes[i])) {
+      usage_->trim(cycle.snapshot().size());
       cycle.write(stateKey_, std::make_unique<PreFilterState>(PreFilterState{prepare(cycle, pod)}));
       return Status::success();
     }
@@ -48,30 +55,39 @@ Status CSILimits::preFilter(Cycle& cycle, const sh_pod& pod, PreFilterResult& /*
   return Status::skip();
 }
 
-std::shared_ptr<const CycleData> CSILimits::prepare(const Cycle& cycle, const sh_pod& pod) const {
+std::shared_ptr<const AttachmentIndex> CSILimits::attachments(const Cycle& cycle,
+                                                              uint64_t version) {
+  std::lock_guard<std::mutex> lock(attachmentsMu_);
+  if (version != 0 && attachments_ != nullptr && attachments_->version == version) {
+    return attachments_;
+  }
+  std::shared_ptr<const AttachmentIndex> built = AttachmentIndex::build(host_, cycle, version);
+  if (version != 0) {
+    attachments_ = built;
+  }
+  return built;
+}
+
+std::shared_ptr<const CycleData> CSILimits::prepare(const Cycle& cycle, const sh_pod& pod) {
   auto data = std::make_shared<CycleData>();
+  data->versions = KindVersions::read(host_, cycle);
+  data->epoch = usage_->epochOf(data->versions);
   VolumeResolver resolver(host_, cycle, volumeIdPrefix_);
   CycleData::PodVolumes& without = data->withoutCsiNode;
   CycleData::PodVolumes& with = data->withCsiNode;
-  without.status = resolver.attachableVolumes(pod, false, true, without.volumes);
-  with.status = resolver.attachableVolumes(pod, true, true, with.volumes);
-  const bool needAttachments = (without.status.ok() && !without.volumes.empty()) ||
-                               (with.status.ok() && !with.volumes.empty());
-  if (!needAttachments) {
-    return data;
-  }
-  // upstream's informer index va.spec.nodename, built once per cycle.
-  for (Object va : host_.objectList(cycle, kVolumeAttachments)) {
-    Fields f(va, "VolumeAttachment");
-    std::optional<std::string_view> node = f.optionalString("spec.nodeName");
-    if (!f.ok()) {
-      data->attachmentsStatus = Status::error(f.error());
-      break;
+  for (auto [volumes, hasCsiNode] : {std::pair{&without, false}, std::pair{&with, true}}) {
+    VolumeMap resolved;
+    volumes->status = resolver.attachableVolumes(pod, hasCsiNode, true, resolved);
+    for (auto& [name, driver] : resolved) {
+      const uint64_t bit = NodeUsage::volumeBit(name);
+      volumes->volumes.push_back(PodVolume{name, std::move(driver), bit});
     }
-    if (node && !node->empty()) {
-      data->attachmentsByNode[*node].push_back(va.raw());
-    }
+    std::sort(volumes->volumes.begin(), volumes->volumes.end(),
+              [](const PodVolume& a, const PodVolume& b) { return a.name < b.name; });
   }
+  // upstream's informer index va.spec.nodename, built once per version of the kind: a node's
+  // usage needs it, whatever this pod's volumes are.
+  data->attachments = attachments(cycle, data->versions.of[kVolumeAttachments]);
   return data;
 }
 
@@ -85,10 +101,6 @@ Status CSILimits::filter(Cycle& cycle, const sh_pod& pod, const sh_node_info& no
   if (nodeInfo.node == nullptr) {
     return Status::error("node not found");
   }
-  const std::string_view nodeName = view(nodeInfo.node->name);
-  // No CSINode (not created yet): in-tree volumes do not count, and there are no limits.
-  Object csiNode = host_.objectGet(cycle, kCSINodes, {}, nodeName);
-
   // A raw pointer: Filter runs on many nodes at once, and copying the shared pointer would
   // make them all write its count. Without PreFilter's state (a caller that skipped it), the
   // pod's volumes are resolved here.
@@ -100,7 +112,20 @@ Status CSILimits::filter(Cycle& cycle, const sh_pod& pod, const sh_node_info& no
     prepared = prepare(cycle, pod);
     data = prepared.get();
   }
-  const CycleData::PodVolumes& mine = csiNode ? data->withCsiNode : data->withoutCsiNode;
+  const auto settled = [](const CycleData::PodVolumes& v) {
+    return v.status.ok() && v.volumes.empty();
+  };
+  if (settled(data->withCsiNode) && settled(data->withoutCsiNode)) {
+    return Status::success();  // nothing of the pod counts on any node
+  }
+  return usage_->visit(
+      nodeInfo, data->epoch,
+      [&] { return deriveNodeUsage(host_, cycle, volumeIdPrefix_, nodeInfo, *data->attachments); },
+      [&](const NodeUsage& usage) { return fits(*data, usage); });
+}
+
+Status CSILimits::fits(const CycleData& data, const NodeUsage& usage) {
+  const CycleData::PodVolumes& mine = usage.hasCsiNode ? data.withCsiNode : data.withoutCsiNode;
   if (!mine.status.ok()) {
     return mine.status;
   }
@@ -109,64 +134,33 @@ Status CSILimits::filter(Cycle& cycle, const sh_pod& pod, const sh_node_info& no
   }
   // VolumeLimitScaling (alpha, off in v1.36) would check here that each driver with
   // preventPodSchedulingIfMissing is installed on the node.
-
-  std::unordered_map<std::string, int64_t> limits;
-  if (csiNode) {
-    Status st = volumeLimits(csiNode, limits);
-    if (!st.ok()) {
-      return st;
-    }
+  if (!usage.limitsStatus.ok()) {
+    return usage.limitsStatus;
   }
-  if (limits.empty()) {
+  if (!usage.hasLimits) {
     return Status::success();
   }
-
-  // The volumes of the pods already on the node; one used by several pods counts once.
-  VolumeResolver resolver(host_, cycle, volumeIdPrefix_);
-  VolumeMap attached;
-  for (uint32_t i = 0; i < nodeInfo.pod_count; ++i) {
-    Status st = resolver.attachableVolumes(*nodeInfo.pods[i], true, false, attached);
-    if (!st.ok()) {
-      return st;
-    }
-  }
-  std::unordered_map<std::string_view, int64_t> attachedCount;
-  for (const auto& [name, driver] : attached) {
-    ++attachedCount[driver];
+  if (!usage.usageStatus.ok()) {
+    return usage.usageStatus;
   }
 
-  // Volumes attached to the node by VolumeAttachments, unless a pod there already uses them.
-  if (!data->attachmentsStatus.ok()) {
-    return data->attachmentsStatus;
-  }
-  VolumeMap viaAttachments;
-  if (auto it = data->attachmentsByNode.find(nodeName); it != data->attachmentsByNode.end()) {
-    Status st = resolver.attachedVolumes(it->second, viaAttachments);
-    if (!st.ok()) {
-      return st;
+  // The pod's volumes that are not attached to the node yet, per driver, each driver counted
+  // at its first volume: a pod has few volumes, so no map is built on every node.
+  const auto& vols = mine.volumes;
+  for (std::size_t i = 0; i < vols.size(); ++i) {
+    const std::string& driver = vols[i].driver;
+    const auto first = vols.begin() + static_cast<std::ptrdiff_t>(i);
+    if (std::any_of(vols.begin(), first, [&](const auto& v) { return v.driver == driver; })) {
+      continue;  // counted with the first volume of its driver
     }
-  }
-  for (const auto& [name, driver] : viaAttachments) {
-    if (attached.find(name) == attached.end()) {
-      ++attachedCount[driver];
+    const int64_t count = std::count_if(first, vols.end(), [&](const PodVolume& v) {
+      return v.driver == driver && !usage.usesVolume(v.name, v.bit);
+    });
+    const std::optional<int64_t> room = usage.roomOf(driver);
+    if (count == 0 || !room) {
+      continue;  // nothing new, or the driver reports no limit
     }
-  }
-
-  // The pod's volumes that are not attached to the node yet, per driver.
-  std::unordered_map<std::string_view, int64_t> newCount;
-  for (const auto& [name, driver] : mine.volumes) {
-    if (attached.find(name) == attached.end()) {
-      ++newCount[driver];
-    }
-  }
-  for (const auto& [driver, count] : newCount) {
-    auto limit = limits.find(std::string(driver));
-    if (limit == limits.end()) {
-      continue;  // the driver reports no limit
-    }
-    auto current = attachedCount.find(driver);
-    const int64_t used = current == attachedCount.end() ? 0 : current->second;
-    if (used + count > limit->second) {
+    if (count > *room) {  // attached + count > limit
       return Status::unschedulable(kErrReasonMaxVolumeCountExceeded);
     }
   }

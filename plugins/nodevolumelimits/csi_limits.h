@@ -9,23 +9,28 @@
 //   csi_limits.cc    PreFilter, Filter and registration (csi.go)
 //   events.cc        EnqueueExtensions and queueing hints (csi.go)
 //   volumes.cc       the volumes of a pod and of a node (csi.go, utils.go)
+//   node_usage.cc    what each node uses, kept across cycles
 //   translation.cc   in-tree volumes as CSI volumes (csi-translation-lib)
 //   fields.cc        reading storage objects field by field
 //
 // Per cycle: PreFilter resolves the pod's own volumes once, both for a node with a CSINode and
-// for one without (in-tree volumes count only with one), and indexes the VolumeAttachments by
-// node; Filter then only reads the node's CSINode, its pods' volumes and its attachments.
+// for one without (in-tree volumes count only with one). Filter then compares them with the
+// node's usage (node_usage.h), kept across cycles and derived again only for a node whose pods
+// changed, or when an object of the plugin's kinds did.
 #ifndef SCHEDHOST_PLUGINS_NODEVOLUMELIMITS_CSI_LIMITS_H
 #define SCHEDHOST_PLUGINS_NODEVOLUMELIMITS_CSI_LIMITS_H
 
+#include "node_usage.h"
 #include "volumes.h"
 
 #include <schedhost/plugin.hpp>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace schedhost::plugins::nodevolumelimits {
@@ -33,20 +38,29 @@ namespace schedhost::plugins::nodevolumelimits {
 constexpr const char* kName = "NodeVolumeLimits";
 constexpr char kErrReasonMaxVolumeCountExceeded[] = "node(s) exceed max volume count";
 
-// What PreFilter prepared for one cycle: the pod's volumes for either kind of node, and the
-// VolumeAttachments by spec.nodeName. Object views stay valid for the whole cycle.
+// A volume of the pod being scheduled that counts against a CSI limit.
+struct PodVolume {
+  std::string name;  // its unique name
+  std::string driver;
+  uint64_t bit = 0;  // NodeUsage::volumeBit(name)
+};
+
+// What PreFilter prepared for one cycle: the pod's volumes for either kind of node, the
+// versions of the kinds the cycle reads and the VolumeAttachments by spec.nodeName. Object
+// views stay valid for the whole cycle.
 struct CycleData {
   // The pod's volumes (filterAttachableVolumes of the new pod), or the status that resolving
   // them gave (a missing claim, an ephemeral claim of another owner, ...).
   struct PodVolumes {
     Status status;
-    VolumeMap volumes;
+    std::vector<PodVolume> volumes;  // by name: Filter walks them on every node, no lookup
   };
   PodVolumes withoutCsiNode;
   PodVolumes withCsiNode;
-  // Filled only when the pod has volumes on some kind of node.
-  std::unordered_map<std::string_view, std::vector<const sh_object*>> attachmentsByNode;
-  Status attachmentsStatus;  // a VolumeAttachment whose spec.nodeName is not a string
+  KindVersions versions;
+  uint64_t epoch = 0;  // NodeUsageCache::epochOf(versions)
+  // Set only when the pod has volumes on some kind of node.
+  std::shared_ptr<const AttachmentIndex> attachments;
 };
 
 // The cycle-state entry: shared, so that the host's clones (preemption, nominated pods) copy a
@@ -83,7 +97,11 @@ class CSILimits : public PreFilterPlugin, public FilterPlugin, public EnqueueExt
     kPVCAdd = 3,
     kVolumeAttachmentDelete = 4,
   };
-  std::shared_ptr<const CycleData> prepare(const Cycle& cycle, const sh_pod& pod) const;
+  std::shared_ptr<const CycleData> prepare(const Cycle& cycle, const sh_pod& pod);
+  // Filter's verdict on a node that uses `usage`.
+  static Status fits(const CycleData& data, const NodeUsage& usage);
+  // The VolumeAttachments by node as of `version`: the kept index when it is of that version.
+  std::shared_ptr<const AttachmentIndex> attachments(const Cycle& cycle, uint64_t version);
   sh_queueing_hint afterCSINodeUpdated(const sh_event_objects& event) const;
   sh_queueing_hint afterPodDeleted(const sh_event_objects& event) const;
   sh_queueing_hint afterPVCAdded(const sh_pod& pod, const sh_event_objects& event) const;
@@ -94,6 +112,9 @@ class CSILimits : public PreFilterPlugin, public FilterPlugin, public EnqueueExt
   sh_id stateKey_;
   // randomVolumeIDPrefix: 32 random characters of rand.String's alphabet.
   std::string volumeIdPrefix_;
+  std::mutex attachmentsMu_;
+  std::shared_ptr<const AttachmentIndex> attachments_;  // the last index built
+  std::unique_ptr<NodeUsageCache> usage_;
 };
 
 }  // namespace schedhost::plugins::nodevolumelimits

@@ -100,8 +100,8 @@ Status VolumeBinding::reserve(Cycle& cycle, const sh_pod& pod, std::string_view 
   data->allBound = false;
   data->volumeWrites.clear();
   data->claimWrites.clear();
-  auto it = data->byNode.find(node);
-  if (it == data->byNode.end()) {
+  const NodeVolumes* found = data->nodeVolumes(node);
+  if (found == nullptr) {
     data->allBound = true;  // may not exist if the pod does not reference any PVC
     return {};
   }
@@ -134,8 +134,7 @@ Status VolumeBinding::reserve(Cycle& cycle, const sh_pod& pod, std::string_view 
   }
 
   // GetBindVolumeToClaim for each static binding; a changed volume is assumed.
-  const NodeVolumes& found = it->second;
-  for (const StaticBinding& b : found.staticBindings) {
+  for (const StaticBinding& b : found->staticBindings) {
     const ClaimInfo& claim = data->claims[b.claim];
     const PvInfo& pv = *b.pv.info;
     JsonValue object = JsonValue::fromView(b.pv.object.root());
@@ -178,7 +177,7 @@ Status VolumeBinding::reserve(Cycle& cycle, const sh_pod& pod, std::string_view 
     data->volumeWrites.push_back(std::move(w));
   }
   // Every claim to provision gets the selected-node annotation, assumed.
-  for (std::size_t c : found.dynamicProvisions) {
+  for (std::size_t c : found->dynamicProvisions) {
     const ClaimInfo& claim = data->claims[c];
     JsonValue object = JsonValue::fromView(claim.object.root());
     object.member("metadata").member("annotations").set(kAnnSelectedNode, JsonValue::string(node));
@@ -217,7 +216,7 @@ Status VolumeBinding::preBind(Cycle& cycle, const sh_pod& pod, std::string_view 
   if (data == nullptr || data->allBound) {
     return {};  // no volumes to bind
   }
-  if (data->byNode.find(node) == data->byNode.end()) {
+  if (data->nodeVolumes(node) == nullptr) {
     return Status::error("no pod volume found for node " + quotedName(node));
   }
   // bindAPIUpdate: the volumes first, then the claims; what was not written is restored.

@@ -32,6 +32,26 @@ std::string VolumeBinding::migratedPlugins(const Cycle* cycle, std::string_view 
   return std::string(annotation(csiNode.root(), kMigratedPluginsAnnotation));
 }
 
+std::shared_ptr<const MigratedPlugins> VolumeBinding::migratedByNode(const Cycle& cycle) {
+  const uint64_t version = host_.objectKindVersion(cycle, kCsiNodes);
+  std::lock_guard<std::mutex> lock(migratedMu_);
+  if (version != 0 && migrated_ != nullptr && migrated_->version == version) {
+    return migrated_;
+  }
+  auto built = std::make_shared<MigratedPlugins>();
+  built->version = version;
+  for (Object csiNode : host_.objectList(cycle, kCsiNodes)) {
+    std::string_view value = annotation(csiNode.root(), kMigratedPluginsAnnotation);
+    if (!value.empty()) {
+      built->byNode.emplace(host_.intern(csiNode.name()), std::string(value));
+    }
+  }
+  if (version != 0) {
+    migrated_ = built;  // 0 names no version (an older host): never kept
+  }
+  return built;
+}
+
 Status VolumeBinding::filter(Cycle& cycle, const sh_pod& /*pod*/, const sh_node_info& nodeInfo) {
   CycleData* data = state(cycle);
   if (data == nullptr) {
@@ -49,9 +69,9 @@ Status VolumeBinding::filter(Cycle& cycle, const sh_pod& /*pod*/, const sh_node_
 
   // checkBoundClaims: stops at the first claim whose volume is missing or out of reach.
   if (!data->bound.empty()) {
-    std::string migrated;
-    if (data->anyMigratable) {
-      migrated = migratedPlugins(&cycle, nodeName);
+    std::string_view migrated;
+    if (data->migrated != nullptr) {
+      migrated = data->migrated->of(node.name_id);
     }
     for (const BoundClaim& b : data->bound) {
       if (!b.found) {
@@ -140,9 +160,21 @@ Status VolumeBinding::filter(Cycle& cycle, const sh_pod& /*pod*/, const sh_node_
     }
     return status;
   }
+  if (data->boundOnly) {
+    return {};  // empty PodVolumes: nodeVolumes() answers them without an entry
+  }
   std::lock_guard<std::mutex> lock(data->mu);
   data->byNode[std::string(nodeName)] = std::move(found);
   return {};
+}
+
+const NodeVolumes* CycleData::nodeVolumes(std::string_view node) const {
+  static const NodeVolumes kNoVolumes;
+  if (boundOnly) {
+    return &kNoVolumes;
+  }
+  auto it = byNode.find(node);
+  return it == byNode.end() ? nullptr : &it->second;
 }
 
 }  // namespace schedhost::plugins::volumebinding

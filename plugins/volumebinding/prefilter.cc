@@ -144,7 +144,11 @@ Status VolumeBinding::sortClaims(Cycle& cycle, CycleData& data) {
   if (immediate) {
     return Status::unresolvable(kErrReasonImmediate);
   }
+  if (data.anyMigratable) {
+    data.migrated = migratedByNode(cycle);
+  }
   if (data.unbound.empty()) {
+    data.boundOnly = true;
     return {};
   }
 

@@ -43,6 +43,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace schedhost::plugins::volumebinding {
@@ -96,6 +97,20 @@ struct PendingWrite {
   bool written = false;     // the API accepted it (never restored then: the watch replaces it)
 };
 
+// The migrated-plugins annotation of every node's CSINode, by the node's interned name
+// (sh_node.name_id), as of one version of the CSINode kind: read once per version instead of
+// once per node in every cycle with an in-tree volume.
+struct MigratedPlugins {
+  uint64_t version = 0;
+  std::unordered_map<sh_id, std::string> byNode;
+
+  // The annotation of the CSINode of the node named `nameId`; "" without one.
+  std::string_view of(sh_id nameId) const {
+    auto it = byNode.find(nameId);
+    return it == byNode.end() ? std::string_view() : std::string_view(it->second);
+  }
+};
+
 // The cycle state (upstream stateData), written in PreFilter. Shared by every copy of the cycle
 // state, as upstream's Clone returns itself.
 struct CycleData {
@@ -104,9 +119,16 @@ struct CycleData {
   std::vector<UnboundClaim> unbound;    // unboundClaimsDelayBinding, in volume order
   std::vector<std::size_t> matchOrder;  // into unbound: the claims to match, by request size
   bool anyMigratable = false;           // a bound volume is an in-tree one (CSI migration)
+  std::shared_ptr<const MigratedPlugins> migrated;  // set when anyMigratable
 
   std::mutex mu;  // guards byNode: Filter runs concurrently
   std::map<std::string, NodeVolumes, std::less<>> byNode;  // podVolumesByNode
+  // Every claim is bound: each node that passes Filter gets empty PodVolumes, so none is
+  // stored (a map insert per node, for nothing) and nodeVolumes() answers kNoVolumes instead.
+  bool boundOnly = false;
+  // What Filter found on `node`: its entry of byNode, kNoVolumes for a boundOnly pod, nullptr
+  // when the node did not pass Filter.
+  const NodeVolumes* nodeVolumes(std::string_view node) const;
 
   // Reserve's outcome, for PreBind and Unreserve.
   bool allBound = false;
@@ -175,6 +197,8 @@ class VolumeBinding : public PreFilterPlugin,
                                                   std::string* error);
   // The latest CSINode annotation of a node (migrated plugins).
   std::string migratedPlugins(const Cycle* cycle, std::string_view node) const;
+  // Every node's, as the cycle reads the CSINodes: the kept index while their version holds.
+  std::shared_ptr<const MigratedPlugins> migratedByNode(const Cycle& cycle);
   // binder.go: assume an object after upstream's checks; restore what was assumed.
   Status assume(uint32_t kind, const PendingWrite& write);
   void revert(uint32_t kind, std::vector<PendingWrite>& writes, std::size_t from);
@@ -187,6 +211,8 @@ class VolumeBinding : public PreFilterPlugin,
   std::unique_ptr<PvCache> volumes_;
   std::mutex sweepMu_;
   uint64_t listings_ = 0;
+  std::mutex migratedMu_;
+  std::shared_ptr<const MigratedPlugins> migrated_;  // the last index built
 };
 
 }  // namespace schedhost::plugins::volumebinding

@@ -203,6 +203,86 @@ TEST(ObjectStoreTest, AssumeHidesTheStoredVersionUntilANewerOneArrives) {
   EXPECT_EQ(store.assumed(id, "n/g"), nullptr);
 }
 
+TEST(ObjectStoreTest, FindLooksUpEveryObjectOfALargeKind) {
+  // Enough objects to fill many slots of the hash index, names that share prefixes, and two
+  // whose namespace and name run together alike ("n1" + "0", "n" + "10").
+  ObjectStore store;
+  const std::size_t id = store.addKind(podGroups());
+  std::vector<ObjectEvent> events;
+  for (int i = 0; i < 3000; ++i) {
+    store.apply(id, false, pg("n" + std::to_string(i % 7), "g" + std::to_string(i), 1), events);
+  }
+  store.apply(id, false, pg("n", "10", 1), events);
+  store.apply(id, false, pg("n1", "0", 2), events);
+  KindVersionPtr v = store.version(id);
+  ASSERT_EQ(v->size(), 3002u);
+  for (int i = 0; i < 3000; ++i) {
+    const std::string ns = "n" + std::to_string(i % 7);
+    const std::string nm = "g" + std::to_string(i);
+    const StoredObject* o = v->find(ns, nm);
+    ASSERT_NE(o, nullptr) << ns << "/" << nm;
+    EXPECT_EQ(o->key(), ns + "/" + nm);
+    // The same name in the next namespace is another object, or none.
+    const StoredObject* other = v->find("n" + std::to_string((i + 1) % 7), nm);
+    EXPECT_EQ(other, nullptr) << nm;
+  }
+  ASSERT_NE(v->find("n", "10"), nullptr);
+  EXPECT_EQ(v->find("n", "10")->resourceVersion(), 1u);
+  ASSERT_NE(v->find("n1", "0"), nullptr);
+  EXPECT_EQ(v->find("n1", "0")->resourceVersion(), 2u);
+  EXPECT_EQ(v->find("n", "1"), nullptr);
+  EXPECT_EQ(v->find("", "g1"), nullptr);
+  EXPECT_EQ(v->find("n1", ""), nullptr);
+
+  // An empty kind answers nothing.
+  const std::size_t empty = store.addKind(podGroups("team=none"));
+  EXPECT_EQ(store.version(empty)->find("n1", "g1"), nullptr);
+}
+
+TEST(ObjectStoreTest, ReadVersionMovesWithEveryChangeOfTheKind) {
+  ObjectStore store;
+  const std::size_t id = store.addKind(podGroups());
+  const std::size_t other = store.addKind(podGroups("team=a"));
+  std::vector<ObjectEvent> events;
+  store.apply(id, false, pg("n", "g", 5), events);
+
+  const uint64_t first = store.readVersion(id, nullptr);
+  EXPECT_NE(first, 0u);
+  EXPECT_EQ(store.readVersion(id, nullptr), first);  // nothing changed: the same number
+  KindVersionPtr taken = store.version(id);
+  EXPECT_EQ(store.readVersion(id, taken.get()), first);
+  EXPECT_EQ(store.readVersion(99, nullptr), 0u);  // an unknown kind names no version
+
+  // A change of another kind leaves the number alone.
+  store.apply(other, false, pg("n", "h", 1, R"({"team":"a"})"), events);
+  EXPECT_EQ(store.readVersion(id, nullptr), first);
+
+  // A change of the kind gives a new number; the version a cycle took keeps its own.
+  store.apply(id, false, pg("n", "g", 6), events);
+  const uint64_t second = store.readVersion(id, nullptr);
+  EXPECT_NE(second, first);
+  EXPECT_EQ(store.readVersion(id, taken.get()), first);
+
+  // Assuming changes what reads return: a new number, stable while the assumed set stays.
+  ASSERT_TRUE(store.assume(id, pg("n", "g", 6, "{}", 9)).ok());
+  const uint64_t assumed = store.readVersion(id, nullptr);
+  EXPECT_NE(assumed, second);
+  EXPECT_NE(assumed, first);
+  EXPECT_EQ(store.readVersion(id, nullptr), assumed);
+  // Restoring, then assuming the same again, is another assumed set: never an old number.
+  store.restore(id, "n/g");
+  const uint64_t restored = store.readVersion(id, nullptr);
+  EXPECT_EQ(restored, second);  // the stored version again, as reads see it
+  ASSERT_TRUE(store.assume(id, pg("n", "g", 6, "{}", 9)).ok());
+  const uint64_t again = store.readVersion(id, nullptr);
+  for (uint64_t seen : {first, second, assumed}) {
+    EXPECT_NE(again, seen);
+  }
+  // A deletion moves it too.
+  store.apply(id, true, pg("n", "g", 6), events);
+  EXPECT_NE(store.readVersion(id, nullptr), again);
+}
+
 TEST(StoredObjectTest, RefusesMalformedObjects) {
   std::string error;
   EXPECT_EQ(StoredObject::parse(boost::json::parse("[1]"), error), nullptr);

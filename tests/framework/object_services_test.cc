@@ -144,6 +144,36 @@ TEST_F(ObjectServicesTest, AnAssumedVersionHidesTheStoredOneUntilRestored) {
   api_->status_destroy(st);
 }
 
+TEST_F(ObjectServicesTest, KindVersionNamesWhatTheCycleReads) {
+  ASSERT_GE(api_->abi_minor, 3);
+  CycleState cycle;
+  cycle.objects = services_.store.snapshot();
+  const uint64_t taken = api_->object_kind_version(&host_, &cycle, 0);
+  EXPECT_NE(taken, 0u);
+  EXPECT_EQ(api_->object_kind_version(&host_, nullptr, 0), taken);  // nothing changed since
+
+  // A change after the cycle began: the cycle still reads (and names) what it took.
+  std::vector<connectors::ObjectEvent> events;
+  services_.store.apply(kind_, false, podGroup("a", "g4", 1, "red", 5), events);
+  EXPECT_EQ(api_->object_kind_version(&host_, &cycle, 0), taken);
+  const uint64_t now = api_->object_kind_version(&host_, nullptr, 0);
+  EXPECT_NE(now, taken);
+
+  // An assumed object changes what both read, and so both numbers.
+  const std::string assumed =
+      R"({"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":)"
+      R"({"namespace":"a","name":"g1","resourceVersion":"1"},"spec":{"minMember":9}})";
+  sh_status* st = api_->status_create();
+  ASSERT_EQ(api_->object_assume(&host_, 0, assumed.data(), assumed.size(), st), SH_SUCCESS);
+  api_->status_destroy(st);
+  EXPECT_NE(api_->object_kind_version(&host_, &cycle, 0), taken);
+  EXPECT_NE(api_->object_kind_version(&host_, nullptr, 0), now);
+
+  // Refused: a kind the plugin did not declare, no host.
+  EXPECT_EQ(api_->object_kind_version(&host_, nullptr, 1), 0u);
+  EXPECT_EQ(api_->object_kind_version(nullptr, nullptr, 0), 0u);
+}
+
 TEST_F(ObjectServicesTest, WritesAreRefusedWithTheirCause) {
   sh_status* st = api_->status_create();
   sh_object_write w{};

@@ -499,6 +499,28 @@ TEST(PodParserTest, ManyErrorsAreCapped) {
 
 // spec.volumes as sh_volume (plugin.h's table): the claim of an ephemeral volume is
 // <pod>-<volume>, rbd.pool defaults to "rbd", sources the scheduler ignores are OTHER.
+TEST(PodParserTest, SpecFieldsFlagTheFieldsNoMemberCarries) {
+  auto flags = [](std::string_view spec) {
+    std::string error;
+    auto pod = parsePodJson(R"({"metadata":{"name":"p"},"spec":)" + std::string(spec) + "}", error);
+    EXPECT_NE(pod, nullptr) << error;
+    return pod == nullptr ? ~0u : pod->view().spec_fields;
+  };
+  EXPECT_EQ(flags(R"({"containers":[{"name":"c"}]})"), 0u);
+  EXPECT_EQ(flags(R"({"hostUsers":null,"containers":[{"name":"c","restartPolicyRules":null}]})"),
+            0u);  // null is unset
+  EXPECT_EQ(flags(R"({"hostUsers":false})"), SH_POD_FIELD_HOST_USERS);
+  EXPECT_EQ(flags(R"({"hostUsers":true})"), SH_POD_FIELD_HOST_USERS);
+  // A value of the wrong type is flagged too: the plugin reading it names the error.
+  EXPECT_EQ(flags(R"({"hostUsers":"no"})"), SH_POD_FIELD_HOST_USERS);
+  EXPECT_EQ(flags(R"({"initContainers":[{"name":"i","restartPolicyRules":[]}],
+                      "containers":[{"name":"c"}]})"),
+            SH_POD_FIELD_RESTART_POLICY_RULES);
+  EXPECT_EQ(flags(R"({"hostUsers":false,"containers":[{"name":"a"},
+                      {"name":"b","restartPolicyRules":[{"action":"RestartAllContainers"}]}]})"),
+            SH_POD_FIELD_HOST_USERS | SH_POD_FIELD_RESTART_POLICY_RULES);
+}
+
 TEST(PodParserTest, VolumesAsTheVolumePluginsReadThem) {
   std::string error;
   auto pod = parsePodJson(R"({"metadata":{"name":"web-0","namespace":"ns"},"spec":{

@@ -133,7 +133,7 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_owner_ref, uid, 48)
     SH_FIELD(sh_owner_ref, controller, 64)
     SH_FIELD(sh_owner_ref, reserved_, 68)
-    SH_SIZE(sh_pod, 352, 8)
+    SH_SIZE(sh_pod, 360, 8)
     SH_FIELD(sh_pod, struct_size, 0)
     SH_FIELD(sh_pod, reserved_, 4)
     SH_FIELD(sh_pod, uid, 8)
@@ -176,6 +176,8 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_pod, volumes, 336)
     SH_FIELD(sh_pod, volume_count, 344)
     SH_FIELD(sh_pod, resource_claim_count, 348)
+    SH_FIELD(sh_pod, spec_fields, 352)
+    SH_FIELD(sh_pod, reserved2_, 356)
     SH_SIZE(sh_pod_condition, 48, 8)
     SH_FIELD(sh_pod_condition, type, 0)
     SH_FIELD(sh_pod_condition, status, 16)
@@ -314,7 +316,7 @@ constexpr Pin kLayout[] = {
     SH_SIZE(sh_state_ops, 16, 8)
     SH_FIELD(sh_state_ops, clone, 0)
     SH_FIELD(sh_state_ops, free, 8)
-    SH_SIZE(sh_host_api, 560, 8)
+    SH_SIZE(sh_host_api, 568, 8)
     SH_FIELD(sh_host_api, struct_size, 0)
     SH_FIELD(sh_host_api, abi_major, 4)
     SH_FIELD(sh_host_api, abi_minor, 6)
@@ -387,6 +389,7 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_host_api, node_manifest, 536)
     SH_FIELD(sh_host_api, writes_planned, 544)
     SH_FIELD(sh_host_api, cycle_wait, 552)
+    SH_FIELD(sh_host_api, object_kind_version, 560)
     SH_SIZE(sh_object_kind, 64, 8)
     SH_FIELD(sh_object_kind, struct_size, 0)
     SH_FIELD(sh_object_kind, verbs, 4)
@@ -670,7 +673,7 @@ SH_PIN_OFFSET(sh_owner_ref, name, 32);
 SH_PIN_OFFSET(sh_owner_ref, uid, 48);
 SH_PIN_OFFSET(sh_owner_ref, controller, 64);
 SH_PIN_OFFSET(sh_owner_ref, reserved_, 68);
-SH_PIN_SIZE(sh_pod, 352, 8);
+SH_PIN_SIZE(sh_pod, 360, 8);
 SH_PIN_OFFSET(sh_pod, struct_size, 0);
 SH_PIN_OFFSET(sh_pod, reserved_, 4);
 SH_PIN_OFFSET(sh_pod, uid, 8);
@@ -713,6 +716,8 @@ SH_PIN_OFFSET(sh_pod, conditions, 328);
 SH_PIN_OFFSET(sh_pod, volumes, 336);
 SH_PIN_OFFSET(sh_pod, volume_count, 344);
 SH_PIN_OFFSET(sh_pod, resource_claim_count, 348);
+SH_PIN_OFFSET(sh_pod, spec_fields, 352);
+SH_PIN_OFFSET(sh_pod, reserved2_, 356);
 SH_PIN_SIZE(sh_pod_condition, 48, 8);
 SH_PIN_OFFSET(sh_pod_condition, type, 0);
 SH_PIN_OFFSET(sh_pod_condition, status, 16);
@@ -851,7 +856,7 @@ SH_PIN_OFFSET(sh_object_write, body, 48);
 SH_PIN_SIZE(sh_state_ops, 16, 8);
 SH_PIN_OFFSET(sh_state_ops, clone, 0);
 SH_PIN_OFFSET(sh_state_ops, free, 8);
-SH_PIN_SIZE(sh_host_api, 560, 8);
+SH_PIN_SIZE(sh_host_api, 568, 8);
 SH_PIN_OFFSET(sh_host_api, struct_size, 0);
 SH_PIN_OFFSET(sh_host_api, abi_major, 4);
 SH_PIN_OFFSET(sh_host_api, abi_minor, 6);
@@ -924,6 +929,7 @@ SH_PIN_OFFSET(sh_host_api, pod_manifest, 528);
 SH_PIN_OFFSET(sh_host_api, node_manifest, 536);
 SH_PIN_OFFSET(sh_host_api, writes_planned, 544);
 SH_PIN_OFFSET(sh_host_api, cycle_wait, 552);
+SH_PIN_OFFSET(sh_host_api, object_kind_version, 560);
 SH_PIN_SIZE(sh_object_kind, 64, 8);
 SH_PIN_OFFSET(sh_object_kind, struct_size, 0);
 SH_PIN_OFFSET(sh_object_kind, verbs, 4);

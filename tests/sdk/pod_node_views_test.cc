@@ -100,6 +100,17 @@ TEST(PodVolumesTest, AVolumeGivesTheFieldsOfItsSource) {
   EXPECT_EQ(schedhost::resourceClaimCount(p.pod), 2u);
 }
 
+TEST(PodVolumesTest, SpecFieldsAreReadWhereTheViewHasThem) {
+  PodWithVolumes p;
+  p.pod.spec_fields = SH_POD_FIELD_HOST_USERS | SH_POD_FIELD_RESTART_POLICY_RULES;
+  EXPECT_EQ(schedhost::specFields(p.pod), 3u);
+  // A view that ends at resource_claim_count has volumes but no spec_fields: none flagged,
+  // whatever lies past its end.
+  p.pod.struct_size = offsetof(sh_pod, resource_claim_count) + sizeof(uint32_t);
+  EXPECT_EQ(schedhost::resourceClaimCount(p.pod), 2u);
+  EXPECT_EQ(schedhost::specFields(p.pod), 0u);
+}
+
 TEST(PodVolumesTest, AnOlderHostsPodHasNone) {
   PodWithVolumes p;
   p.pod.struct_size = kPodOf12;
@@ -318,6 +329,36 @@ TEST_F(ClaimsAndManifestsTest, AnOlderHostHasNoManifestsAndNoClaimInUse) {
     EXPECT_EQ(host.podManifest(p.pod).type(), SH_ARGS_NULL);
     EXPECT_FALSE(host.nodeManifest(n.node).present());
     EXPECT_FALSE(schedhost::Snapshot(api, kSnapshot).pvcInUse("ns", "shared"));
+  }
+  EXPECT_TRUE(world_.calls.empty());
+}
+
+TEST_F(ClaimsAndManifestsTest, KindVersionsAreAskedOnlyOfAHostThatServesThem) {
+  sh_host_api api = fakeHost(SH_ABI_MINOR, sizeof(sh_host_api));
+  api.object_kind_version = [](sh_host* host, sh_cycle* cycle, uint32_t kind) -> uint64_t {
+    EXPECT_EQ(host, kHost);
+    gWorld->calls.push_back("object_kind_version " + std::to_string(kind) +
+                            (cycle == nullptr ? " now" : " in the cycle"));
+    return 40 + kind;
+  };
+  schedhost::Host host(&api, kHost);
+  EXPECT_EQ(host.objectKindVersion(2), 42u);
+  sh_cycle* const kCycle = reinterpret_cast<sh_cycle*>(0x5eed);
+  schedhost::Cycle cycle(&api, kCycle);
+  EXPECT_EQ(host.objectKindVersion(cycle, 1), 41u);
+  EXPECT_EQ(world_.calls, (std::vector<std::string>{"object_kind_version 2 now",
+                                                    "object_kind_version 1 in the cycle"}));
+
+  // A table that ends before the slot, or without the function: 0, nothing called.
+  world_.calls.clear();
+  sh_host_api shorter = api;
+  shorter.struct_size = offsetof(sh_host_api, object_kind_version);
+  sh_host_api without = api;
+  without.object_kind_version = nullptr;
+  for (const sh_host_api* older : {&shorter, &without}) {
+    schedhost::Host h(older, kHost);
+    EXPECT_EQ(h.objectKindVersion(2), 0u);
+    EXPECT_EQ(h.objectKindVersion(schedhost::Cycle(older, kCycle), 2), 0u);
   }
   EXPECT_TRUE(world_.calls.empty());
 }

@@ -477,7 +477,15 @@ typedef struct sh_pod {
   const sh_volume* volumes;        /* spec.volumes, in manifest order; since 1.3          */
   uint32_t volume_count;           /* since 1.3                                           */
   uint32_t resource_claim_count;   /* entries of spec.resourceClaims; since 1.3            */
+  uint32_t spec_fields;            /* SH_POD_FIELD_* set in the manifest; since 1.3        */
+  uint32_t reserved2_;             /* since 1.3                                           */
 } sh_pod;
+
+/* sh_pod.spec_fields (since 1.3): fields of the manifest the view does not carry, flagged so
+ * that a plugin reads the manifest (pod_manifest) only for the pods that set them. */
+#define SH_POD_FIELD_HOST_USERS 1u            /* spec.hostUsers is set (true or false)     */
+#define SH_POD_FIELD_RESTART_POLICY_RULES 2u  /* a container or init container has
+                                                 restartPolicyRules                        */
 
 typedef struct sh_image {
   sh_id name;         /* one entry per name the node reports for the image */
@@ -1089,6 +1097,16 @@ typedef struct sh_host_api {
    * scheduling cycle, evaluate) nothing cancels the wait. Refused (a NULL cycle):
    * SH_WAIT_STOPPING. */
   int (*cycle_wait)(sh_host* host, sh_cycle* cycle, uint32_t millis); /* since 1.3 */
+
+  /* -- Versions of a kind (since 1.3) --------------------------------------------------- */
+
+  /* A number that names what object_get and object_list return for `kind` in `cycle` (or
+   * now, when `cycle` is NULL): equal numbers, equal objects — assumed versions included.
+   * It changes with every change of the kind, and is never reused within the process. A
+   * plugin that derives something from every object of a kind (counts per node, an index)
+   * keeps it across cycles and derives it again only when the number changes. Refused (an
+   * unknown kind): 0, which names no version. Thread-safe. */
+  uint64_t (*object_kind_version)(sh_host* host, sh_cycle* cycle, uint32_t kind); /* since 1.3 */
 } sh_host_api;
 
 /* ======================================================================== */

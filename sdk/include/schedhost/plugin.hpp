@@ -327,6 +327,13 @@ inline uint32_t resourceClaimCount(const sh_pod& pod) noexcept {
   return pod.struct_size < kFieldEnd ? 0 : pod.resource_claim_count;
 }
 
+// The pod's SH_POD_FIELD_* flags: which fields its view does not carry are set in its manifest
+// (read them through Host::podManifest); 0 on a host older than 1.3, which flags none.
+inline uint32_t specFields(const sh_pod& pod) noexcept {
+  constexpr std::size_t kFieldEnd = offsetof(sh_pod, spec_fields) + sizeof(uint32_t);
+  return pod.struct_size < kFieldEnd ? 0 : pod.spec_fields;
+}
+
 // The node's status.declaredFeatures, sorted (byte order, as std::string_view compares); empty
 // on a host older than 1.3.
 inline Strings declaredFeatures(const sh_node& node) noexcept {
@@ -366,6 +373,13 @@ inline bool servesBindingWaits(const sh_host_api* api) noexcept {
       offsetof(sh_host_api, cycle_wait) + sizeof(sh_host_api::cycle_wait);
   return hostHasSlot(api, kSlotEnd, 3) && api->writes_planned != nullptr &&
          api->cycle_wait != nullptr;
+}
+
+// The host serves object_kind_version (ABI 1.3).
+inline bool servesKindVersions(const sh_host_api* api) noexcept {
+  constexpr std::size_t kSlotEnd =
+      offsetof(sh_host_api, object_kind_version) + sizeof(sh_host_api::object_kind_version);
+  return hostHasSlot(api, kSlotEnd, 3) && api->object_kind_version != nullptr;
 }
 
 }  // namespace detail
@@ -452,6 +466,16 @@ class Host {
   // host older than 1.3 it sleeps, and is never cancelled.
   enum class WaitEnd { kElapsed, kStopping, kPodDeleted };
   WaitEnd cycleWait(const Cycle& cycle, uint32_t millis) const;
+
+  // -- Versions of a kind (ABI 1.3; plugin.h, section 6) ---------------------------------------
+  // The number naming the objects of `kind` as `cycle` reads them: while it stays the same, so
+  // do objectGet and objectList, and what a plugin derived from them may be kept. 0 (no
+  // version: derive again every time) for an unknown kind and on a host older than 1.3.
+  uint64_t objectKindVersion(const Cycle& cycle, uint32_t kind) const;
+  // The same for the objects as they are now, outside any cycle.
+  uint64_t objectKindVersion(uint32_t kind) const noexcept {
+    return detail::servesKindVersions(api_) ? api_->object_kind_version(host_, nullptr, kind) : 0;
+  }
 
  private:
   Status olderHost(std::string_view service) const;
@@ -682,6 +706,11 @@ inline Status Host::objectWrite(const Cycle& cycle, const ObjectWrite& write) co
   return detail::collectStatus<Status>(api_, [&](sh_status* st) {
     return api_->object_write(host_, cycle.handle(), &write.raw(), st);
   });
+}
+
+inline uint64_t Host::objectKindVersion(const Cycle& cycle, uint32_t kind) const {
+  return detail::servesKindVersions(api_) ? api_->object_kind_version(host_, cycle.handle(), kind)
+                                          : 0;
 }
 
 inline Host::WaitEnd Host::cycleWait(const Cycle& cycle, uint32_t millis) const {

@@ -69,6 +69,23 @@ impl Host {
         unsafe { p.as_ref().map(|o| Object::from_raw(o)) }
     }
 
+    /// The number naming the objects of `kind` as the cycle (`Some(cycle)`) or, with None, the
+    /// present reads them: while it stays the same, so do `object_get` and `object_list`, and
+    /// what a plugin derived from them may be kept across cycles. 0 (no version: derive again)
+    /// for an unknown kind and on a host older than ABI 1.3.
+    pub fn object_kind_version(&self, cycle: Option<&Cycle>, kind: Kind) -> u64 {
+        let api = self.api();
+        let served = api.abi_minor >= 3
+            && api.struct_size as usize >= end_of!(sys::sh_host_api, object_kind_version);
+        match api.object_kind_version {
+            Some(f) if served => {
+                let cycle = cycle.map_or(std::ptr::null_mut(), |c| c.handle());
+                unsafe { f(self.handle(), cycle, kind.0) }
+            }
+            _ => 0,
+        }
+    }
+
     /// The objects of `kind` in namespace `ns` ("" for every namespace) whose labels match
     /// `selector` (kubectl's syntax: "app=web,tier in (a,b),!canary"; "" for all), ordered by
     /// namespace then name; the cycle as for `object_get`. A selector that does not parse

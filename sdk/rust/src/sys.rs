@@ -354,7 +354,15 @@ pub struct sh_pod {
     pub volumes: *const sh_volume,
     pub volume_count: u32,
     pub resource_claim_count: u32,
+    /// Since 1.3: the `SH_POD_FIELD_*` flags of fields the view does not carry.
+    pub spec_fields: u32,
+    pub reserved2_: u32,
 }
+
+/// `sh_pod.spec_fields` (since 1.3): spec.hostUsers is set.
+pub const SH_POD_FIELD_HOST_USERS: u32 = 1;
+/// `sh_pod.spec_fields` (since 1.3): a container or init container has restartPolicyRules.
+pub const SH_POD_FIELD_RESTART_POLICY_RULES: u32 = 2;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -895,6 +903,9 @@ pub struct sh_host_api {
     pub writes_planned: Option<unsafe extern "C" fn(*mut sh_host) -> c_int>,
     /// Waits in a binding cycle; an `sh_wait_end` (SH_WAIT_ELAPSED: the time passed).
     pub cycle_wait: Option<unsafe extern "C" fn(*mut sh_host, *mut sh_cycle, u32) -> c_int>,
+    /// Since 1.3: the number naming a kind's objects as a cycle (or, with no cycle, now) reads
+    /// them; 0 for an unknown kind.
+    pub object_kind_version: Option<unsafe extern "C" fn(*mut sh_host, *mut sh_cycle, u32) -> u64>,
 }
 
 // --- 7. Entry point ----------------------------------------------------------------------

@@ -344,6 +344,14 @@ impl Pod {
         }
         self.0.resource_claim_count
     }
+    /// The `sys::SH_POD_FIELD_*` flags: which fields the view does not carry are set in the
+    /// manifest (read them through `Host::pod_manifest`); since 1.3, 0 on an older host.
+    pub fn spec_fields(&self) -> u32 {
+        if (self.0.struct_size as usize) < end_of!(sys::sh_pod, spec_fields) {
+            return 0;
+        }
+        self.0.spec_fields
+    }
     pub fn raw(&self) -> &sys::sh_pod {
         &self.0
     }

@@ -87,6 +87,7 @@ fn pod_with_volumes() -> &'static sh_pod {
     pod.volumes = volumes.as_ptr();
     pod.volume_count = volumes.len() as u32;
     pod.resource_claim_count = 2;
+    pod.spec_fields = SH_POD_FIELD_HOST_USERS;
     Box::leak(Box::new(pod))
 }
 
@@ -154,6 +155,7 @@ fn a_volume_gives_the_fields_of_its_source() {
     );
     assert_eq!(iscsi.raw().source, SH_VOLUME_ISCSI);
     assert_eq!(pod.resource_claim_count(), 2);
+    assert_eq!(pod.spec_fields(), SH_POD_FIELD_HOST_USERS);
 }
 
 #[test]
@@ -188,13 +190,22 @@ fn declared_features_are_sorted_and_found_by_their_bytes() {
 fn an_older_hosts_views_have_no_volumes_and_no_features() {
     // A 1.2 host's pod ends at conditions; whatever lies past it is not the pod's.
     let mut older: sh_pod = *pod_with_volumes();
-    older.struct_size = std::mem::size_of::<sh_pod>() as u32 - 16;
+    older.struct_size = std::mem::size_of::<sh_pod>() as u32 - 24;
     older.volumes = nowhere();
     older.volume_count = 7;
     older.resource_claim_count = 7;
+    older.spec_fields = SH_POD_FIELD_RESTART_POLICY_RULES;
     let pod = unsafe { Pod::from_raw(&older) };
     assert!(pod.volumes().is_empty());
     assert_eq!(pod.resource_claim_count(), 0);
+    assert_eq!(pod.spec_fields(), 0);
+    // A view that ends at resource_claim_count has volumes, but no spec_fields.
+    older = *pod_with_volumes();
+    older.struct_size = std::mem::size_of::<sh_pod>() as u32 - 8;
+    older.spec_fields = SH_POD_FIELD_RESTART_POLICY_RULES;
+    let pod = unsafe { Pod::from_raw(&older) };
+    assert_eq!(pod.resource_claim_count(), 2);
+    assert_eq!(pod.spec_fields(), 0);
 
     // A 1.2 host's node ends at allocatable.
     let mut older: sh_node = *node_with_features(&["gpu"]);

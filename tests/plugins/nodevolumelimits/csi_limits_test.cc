@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -894,6 +895,97 @@ TEST(CSILimitsTest, MalformedObjectsAreNamed) {
       object(R"({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "bad",
           "namespace": "default"}, "spec": {"volumeName": "bad"}})")};
   check(badPv);
+}
+
+// ---- Usage kept across cycles -----------------------------------------------------------------
+
+// One plugin instance and one store over several cycles, as the scheduler runs them: what the
+// plugin keeps from a cycle must follow every change of the node's pods and of the objects.
+class Cycles {
+ public:
+  Cycles() : plugin_(kPlugin, "", &services_) {}
+
+  void apply(const ObjectPtr& o, bool deleted = false) {
+    std::vector<sh::connectors::ObjectEvent> events;
+    services_.store.applyByKind(deleted, o, events);
+  }
+  // A new snapshot of the node with `placed` on it: a new generation of the node.
+  void place(const std::vector<PodWrapper>& placed) {
+    std::vector<PodPtr> pods;
+    for (const PodWrapper& p : placed) {
+      PodWrapper onNode = p;
+      pods.push_back(onNode.node(kNode).obj());
+    }
+    snapshot_ = sh::cache::buildSnapshot({makeNode().name(kNode).obj()}, pods);
+  }
+  // PreFilter and Filter of `pod` on the node, on the last snapshot and the store's objects now.
+  sh::Status filter(const PodWrapper& pod) {
+    PodPtr p = pod.obj();
+    sh_cycle cycle;
+    cycle.snapshot = snapshot_.get();
+    cycle.objects = services_.store.snapshot();
+    cycle.framework = &plugin_.framework();
+    const sh_host_api* api = sh::hostApi();
+    sh_status* status = api->status_create();
+    const sh_code pre = plugin_.instance().vtable().pre_filter(plugin_.instance().self(), &cycle,
+                                                               &p->view(), nullptr, status);
+    api->status_destroy(status);
+    EXPECT_EQ(pre, SH_SUCCESS);
+    cycle.parallelPhase = true;
+    std::vector<sh::PluginTrace> trace;
+    plugin_.framework().runFilter(cycle, p->view(), *snapshot_->views.at(0), &trace);
+    return trace.size() == 1 ? trace[0].status : sh::Status::error("no trace");
+  }
+
+ private:
+  StoreServices services_;
+  LoadedPlugin plugin_;
+  std::shared_ptr<sh::cache::Snapshot> snapshot_;
+};
+
+TEST(CSILimitsTest, KeptCountsFollowTheNodeAndTheObjects) {
+  Cycles cycles;
+  for (const ObjectPtr& o : storage({kEbs})) {
+    cycles.apply(o);
+  }
+  cycles.apply(csiNode("csinode", 2, {kEbs}));
+  const PodWrapper newPod = claims("new", {"csi-ebs.csi.aws.com-1"});
+
+  // csi-...-0 on the node, the new pod's csi-...-1: 1 + 1 <= 2.
+  cycles.place({claims("a", {"csi-ebs.csi.aws.com-0"})});
+  EXPECT_TRUE(cycles.filter(newPod).ok());
+  EXPECT_TRUE(cycles.filter(newPod).ok());  // the same cycle again: the same answer
+
+  // Another pod lands with csi-...-2 (a new generation of the node): 2 + 1 > 2.
+  cycles.place({claims("a", {"csi-ebs.csi.aws.com-0"}), claims("b", {"csi-ebs.csi.aws.com-2"})});
+  EXPECT_EQ(cycles.filter(newPod).reasons(), std::vector<std::string>{kExceeded});
+
+  // The same node and pods; the CSINode now allows 3 (a new version of the kind): 2 + 1 <= 3.
+  cycles.apply(csiNode("csinode", 3, {kEbs}));
+  EXPECT_TRUE(cycles.filter(newPod).ok());
+
+  // A VolumeAttachment of csi-...-3 to the node: 3 + 1 > 3.
+  std::vector<ObjectPtr> vas = attachments(4, {kEbs});
+  cycles.apply(vas[3]);
+  EXPECT_EQ(cycles.filter(newPod).reasons(), std::vector<std::string>{kExceeded});
+  // One of a volume a pod there already uses counts once: still 3 + 1 > 3.
+  cycles.apply(vas[0]);
+  EXPECT_EQ(cycles.filter(newPod).reasons(), std::vector<std::string>{kExceeded});
+  // It goes again: 3 + 1 > 3 until csi-...-3's goes too, then 2 + 1 <= 3.
+  cycles.apply(vas[0], true);
+  EXPECT_EQ(cycles.filter(newPod).reasons(), std::vector<std::string>{kExceeded});
+  cycles.apply(vas[3], true);
+  EXPECT_TRUE(cycles.filter(newPod).ok());
+
+  // The claim of pod b is deleted: not counted any more (a pod already there whose claim is
+  // gone), 1 + 1 <= 3 — and with the limit back at 1, 1 + 1 > 1.
+  cycles.apply(object(R"({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata":
+      {"name": "csi-ebs.csi.aws.com-2", "namespace": "default"}, "spec":
+      {"volumeName": "csi-ebs.csi.aws.com-2"}})"),
+               true);
+  EXPECT_TRUE(cycles.filter(newPod).ok());
+  cycles.apply(csiNode("csinode", 1, {kEbs}));
+  EXPECT_EQ(cycles.filter(newPod).reasons(), std::vector<std::string>{kExceeded});
 }
 
 // ---- EnqueueExtensions ------------------------------------------------------------------------

@@ -178,6 +178,8 @@ int main(void) {
   F(sh_pod, volumes);
   F(sh_pod, volume_count);
   F(sh_pod, resource_claim_count);
+  F(sh_pod, spec_fields);
+  F(sh_pod, reserved2_);
   S(sh_image);
   F(sh_image, name);
   F(sh_image, reserved_);
@@ -372,6 +374,7 @@ int main(void) {
   F(sh_host_api, node_manifest);
   F(sh_host_api, writes_planned);
   F(sh_host_api, cycle_wait);
+  F(sh_host_api, object_kind_version);
   S(sh_object_kind);
   F(sh_object_kind, struct_size);
   F(sh_object_kind, verbs);
