@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -116,6 +118,8 @@ struct ResidentLibrary {
 // every write, shrink and grow (and against further sealing), so nothing done to the plugin's
 // file afterwards — `cp` onto it, truncation, a partial write — can reach the pages the
 // library is mapped from. Returns the descriptor, or refuses.
+constexpr int kSealAttempts = 8;  // about 360 ms of waits in all
+
 int sealedCopy(const PluginFile& file) {
   const std::string name = "schedhost-plugin:" + file.path().substr(file.path().rfind('/') + 1);
   int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
@@ -141,7 +145,17 @@ int sealedCopy(const PluginFile& file) {
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+  // F_SEAL_WRITE fails with EBUSY while the kernel still holds a transient reference to a page
+  // just written (its per-CPU LRU batches, on a busy machine): asked again after a short wait.
+  int sealed = -1;
+  for (int attempt = 0; attempt < kSealAttempts; ++attempt) {
+    sealed = ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+    if (sealed == 0 || errno != EBUSY) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 * (attempt + 1)));
+  }
+  if (sealed != 0) {
     const int err = errno;
     ::close(fd);
     refuse(file.path(),
