@@ -335,8 +335,10 @@ TEST(SchedulerTest, NodeDeletedWhilePodWaitsOnPermitFailsTheBindCleanly) {
   ASSERT_TRUE(h.eventually([&] { return h.scheduler().cache().dumpForTest().nodes.empty(); }));
   EXPECT_TRUE(waitingPod(h, "p")->allow("TestPermit"));
 
-  // Bind fails at the cluster; the failure is an error, not "unschedulable".
+  // Bind fails at the cluster; the failure is an error, not "unschedulable". The event is
+  // recorded after the error is counted: awaited on its own.
   ASSERT_TRUE(h.eventually([&] { return h.scheduler().stats().errors >= 1; }));
+  ASSERT_TRUE(h.eventually([&] { return !h.events("p", "FailedScheduling").empty(); }));
   auto failures = h.events("p", "FailedScheduling");
   ASSERT_FALSE(failures.empty());
   EXPECT_THAT(failures.front().message, HasSubstr("node \"n1\" not found"));
