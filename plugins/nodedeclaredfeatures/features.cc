@@ -86,6 +86,9 @@ bool notForScheduling(const Json& /*spec*/, SpecError& /*error*/) { return false
 
 }  // namespace
 
+// NodeDeclaredFeatures::infer answers "none" without these inferences for a pod whose view
+// flags neither spec.hostUsers nor a container's restartPolicyRules (sh_pod.spec_fields): a
+// feature that reads another field needs a flag of its own there.
 std::vector<Feature> allFeatures() {
   return {
       {"RestartAllContainersOnContainerExits", &inferRestartAllContainers, std::nullopt},

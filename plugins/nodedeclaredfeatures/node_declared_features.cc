@@ -74,10 +74,12 @@ NodeDeclaredFeatures::NodeDeclaredFeatures(Host& host, const Args& /*args*/)
 
 std::optional<FeatureSet> NodeDeclaredFeatures::infer(const sh_pod& pod, std::string& error) const {
   // Every feature that matters to scheduling reads spec.hostUsers or a container's
-  // restartPolicyRules (features.cc): a pod that sets neither needs none, and its manifest is
-  // not parsed. A host older than 1.3 flags nothing, and gives no manifest either (below).
+  // restartPolicyRules (features.cc): a pod whose view says it sets neither needs none, and
+  // its manifest is not parsed. A view without spec_fields says nothing: the manifest is read.
   constexpr uint32_t kReadFields = SH_POD_FIELD_HOST_USERS | SH_POD_FIELD_RESTART_POLICY_RULES;
-  if (host_.servesClaimsAndManifests() && (specFields(pod) & kReadFields) == 0) {
+  constexpr std::size_t kFlagsEnd = offsetof(sh_pod, spec_fields) + sizeof(uint32_t);
+  if (pod.struct_size >= kFlagsEnd && host_.servesClaimsAndManifests() &&
+      (specFields(pod) & kReadFields) == 0) {
     return FeatureSet{0};
   }
   if (!host_.servesClaimsAndManifests()) {
