@@ -70,8 +70,8 @@ std::shared_ptr<const AttachmentIndex> CSILimits::attachments(const Cycle& cycle
 
 std::shared_ptr<const CycleData> CSILimits::prepare(const Cycle& cycle, const sh_pod& pod) {
   auto data = std::make_shared<CycleData>();
-  data->versions = KindVersions::read(host_, cycle);
-  data->epoch = usage_->epochOf(data->versions);
+  const KindVersions versions = KindVersions::read(host_, cycle);
+  data->epoch = usage_->epochOf(versions);
   VolumeResolver resolver(host_, cycle, volumeIdPrefix_);
   CycleData::PodVolumes& without = data->withoutCsiNode;
   CycleData::PodVolumes& with = data->withCsiNode;
@@ -87,7 +87,7 @@ std::shared_ptr<const CycleData> CSILimits::prepare(const Cycle& cycle, const sh
   }
   // upstream's informer index va.spec.nodename, built once per version of the kind: a node's
   // usage needs it, whatever this pod's volumes are.
-  data->attachments = attachments(cycle, data->versions.of[kVolumeAttachments]);
+  data->attachments = attachments(cycle, versions.of[kVolumeAttachments]);
   return data;
 }
 

@@ -29,7 +29,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -45,8 +44,8 @@ struct PodVolume {
   uint64_t bit = 0;  // NodeUsage::volumeBit(name)
 };
 
-// What PreFilter prepared for one cycle: the pod's volumes for either kind of node, the
-// versions of the kinds the cycle reads and the VolumeAttachments by spec.nodeName. Object
+// What PreFilter prepared for one cycle: the pod's volumes for either kind of node, the epoch
+// of the kinds' versions the cycle reads and the VolumeAttachments by spec.nodeName. Object
 // views stay valid for the whole cycle.
 struct CycleData {
   // The pod's volumes (filterAttachableVolumes of the new pod), or the status that resolving
@@ -57,9 +56,7 @@ struct CycleData {
   };
   PodVolumes withoutCsiNode;
   PodVolumes withCsiNode;
-  KindVersions versions;
-  uint64_t epoch = 0;  // NodeUsageCache::epochOf(versions)
-  // Set only when the pod has volumes on some kind of node.
+  uint64_t epoch = 0;  // NodeUsageCache::epochOf the kinds' versions
   std::shared_ptr<const AttachmentIndex> attachments;
 };
 
