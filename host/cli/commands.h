@@ -46,7 +46,28 @@ struct KubeArgs {
   std::string leaseDuration, renewDeadline, retryPeriod;  // Go durations: "15s"
   std::string leaseName, leaseNamespace;
   int shutdownGraceSeconds = 30;  // the whole stop after SIGTERM ends within this (run_kube.cc)
+  std::string master;             // --master: the API server's URL, over the kubeconfig's
+  std::string contentType;        // --kube-api-content-type (deprecated upstream)
 };
+
+// kube-scheduler's serving flags as an upstream manifest writes them.
+struct ServingFlags {
+  std::optional<int> securePort;            // --secure-port
+  std::string bindAddress;                  // --bind-address
+  std::string authenticationKubeconfig;     // --authentication-kubeconfig
+  std::string authorizationKubeconfig;      // --authorization-kubeconfig
+  std::optional<bool> profiling;            // --profiling (deprecated upstream)
+  std::optional<bool> contentionProfiling;  // --contention-profiling (deprecated upstream)
+};
+
+// `schedhost config convert FILE`: TOML to a KubeSchedulerConfiguration (YAML) or back, on
+// stdout (config_command.cc). 0; 1 after printing what cannot be converted; 2 for a file already
+// in the format asked for.
+struct ConfigConvertArgs {
+  std::string file;
+  std::string to;  // "toml" or "yaml"; empty: the other format
+};
+int runConfigConvert(const ConfigConvertArgs& args);
 
 struct RunArgs {
   std::string config;   // schedhost.toml; empty: the default profile
@@ -55,9 +76,12 @@ struct RunArgs {
   std::vector<std::string> pluginDirs;
   uint64_t seed = 0;
   bool follow = false;
-  std::string adminAddress;  // overrides [admin] address
-  std::string adminSocket;   // overrides [admin] socket
+  std::string adminAddress;                  // overrides [admin] address
+  std::string adminSocket;                   // overrides [admin] socket
+  bool adminRemoteHealthAndMetrics = false;  // or [admin] remoteHealthAndMetrics
   KubeArgs kube;
+  ServingFlags serving;
+  std::string featureGates;  // --feature-gates
 };
 int runRun(const RunArgs& args);
 // `run` against a Kubernetes API server (run_kube.cc).

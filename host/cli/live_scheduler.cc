@@ -4,10 +4,13 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <sstream>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
 #include "host/admin/server.h"
+#include "host/cli/logging.h"
 #include "host/cli/run_admin.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/framework/plugin_call.h"
@@ -188,8 +191,8 @@ bool LiveScheduler::start(connectors::Connector& connector, cycle::DecisionLog* 
 
   s.adminHandler = std::make_unique<RunAdmin>(*s.scheduler, *s.reloader, s.metrics);
   s.adminHandler->setReadiness(s.readiness);
-  admin::ServerOptions adminOptions =
-      adminServerOptions(s.host, s.args.adminAddress, s.args.adminSocket);
+  admin::ServerOptions adminOptions = adminServerOptions(
+      s.host, s.args.adminAddress, s.args.adminSocket, s.args.adminRemoteHealthAndMetrics);
   s.adminServer = std::make_unique<admin::Server>(adminOptions, *s.adminHandler);
   if (!adminOptions.address.empty() || !adminOptions.socket.empty()) {
     if (Status as = s.adminServer->start(); !as.ok()) {
@@ -288,7 +291,16 @@ void LiveScheduler::finish(cycle::DecisionLog& log) {
   summary.elapsedSeconds = elapsed;
   summary.attemptLatency = s.latency;
   log.summary(summary);
-  std::cerr << cycle::summaryText(summary);
+  const std::string text = cycle::summaryText(summary);
+  if (jsonLogging()) {
+    // One log line per line of the summary, so that stderr stays JSON lines.
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      spdlog::info("{}", line);
+    }
+  } else {
+    std::cerr << text;
+  }
 }
 
 }  // namespace sh::cli

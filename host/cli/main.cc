@@ -3,13 +3,14 @@
 #include <iostream>
 #include <string>
 
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "host/cli/commands.h"
+#include "host/cli/logging.h"
 #include "host/cli/plugin_dirs.h"
 #include "host/cli/plugin_new.h"
+#include "host/cli/upstream_flags.h"
 #include "host/framework/plugin_call.h"
 
 namespace {
@@ -35,12 +36,21 @@ int main(int argc, char** argv) {
   sh::installFatalSignalReport();
   CLI::App app{"schedhost: a Kubernetes-compatible pod scheduler with binary plugins"};
   app.require_subcommand(1);
+  // Options of the process may also follow the command (kube-scheduler's flags have none).
+  app.fallthrough();
   // info, as kube-scheduler logs at its default verbosity: state changes (a reload applied,
   // leadership gained or lost, a watch relisting) are said; nothing is logged per pod.
-  std::string logLevel = "info";
-  app.add_option("--log-level", logLevel, "trace, debug, info, warn, error, off")
+  sh::cli::LoggingOptions logging;
+  app.add_option("--log-level", logging.level, "trace, debug, info, warn, error, off")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  app.add_option("-v,--verbosity", logging.verbosity,
+                 "kube-scheduler's -v/--v: 0-3 info, 4 debug, 5 and more trace (wins over "
+                 "--log-level)");
+  app.add_option("--vmodule", logging.vmodule, "kube-scheduler's per-file verbosity (checked)");
+  app.add_option("--logging-format", logging.format,
+                 "text, or json: one JSON object per line with klog's field names")
+      ->capture_default_str();
 
   sh::cli::EvaluateArgs ev;
   auto* evaluate =
@@ -87,14 +97,20 @@ int main(int argc, char** argv) {
   profile->require_subcommand(1);
   auto* check = profile->add_subcommand(
       "check", "validate configuration or profile files and print the effective plugins");
-  check->add_option("FILE", pc.files, "schedhost.toml or profile .toml files")->required();
+  check
+      ->add_option("FILE", pc.files,
+                   "schedhost.toml, a KubeSchedulerConfiguration (YAML or JSON), or profile "
+                   ".toml files")
+      ->required();
   check->add_option("--plugin-dir", pc.pluginDirs, "where plugin .so files are found");
   check->add_flag("--json", pc.json, "JSON output");
 
   sh::cli::RunArgs run;
   auto* runCmd = app.add_subcommand(
       "run", "schedule the pods of a cluster: a Kubernetes API server, or the embedded cluster");
-  runCmd->add_option("--config", run.config, "schedhost.toml (default: the default profile)");
+  runCmd->add_option("--config", run.config,
+                     "schedhost.toml, or kube-scheduler's KubeSchedulerConfiguration (YAML or "
+                     "JSON) (default: the default profile)");
   runCmd->add_option("--cluster", run.cluster,
                      "embedded cluster: initial state, v1.List or JSON lines (without it: a "
                      "Kubernetes API server)");
@@ -104,12 +120,35 @@ int main(int argc, char** argv) {
   runCmd->add_flag("--follow", run.follow, "keep reading the change stream");
   runCmd->add_option("--admin-address", run.adminAddress,
                      "serve the admin endpoints on HOST:PORT (default: [admin] address; off)");
+  runCmd->add_flag("--admin-remote-health-and-metrics", run.adminRemoteHealthAndMetrics,
+                   "let --admin-address be a non-loopback address that serves only /healthz, "
+                   "/livez, /readyz and /metrics (as [admin] remoteHealthAndMetrics)");
   runCmd->add_option("--admin-socket", run.adminSocket,
                      "serve the admin endpoints on this Unix socket (default: [admin] socket)");
   runCmd->add_option("--kubeconfig", run.kube.kubeconfig,
                      "kubeconfig file (default: [clientConnection] kubeconfig, $KUBECONFIG, "
                      "~/.kube/config, then the pod's service account)");
   runCmd->add_option("--context", run.kube.context, "kubeconfig context (default: current)");
+  runCmd->add_option("--master", run.kube.master,
+                     "the API server's address, over the kubeconfig's (kube-scheduler's --master)");
+  runCmd->add_option("--feature-gates", run.featureGates,
+                     "kube-scheduler's feature gates, NAME=true|false,... (docs/migrating-from-"
+                     "kube-scheduler.md)");
+  // kube-scheduler's HTTPS serving: accepted so that its manifests start; runRun says what of
+  // it is served.
+  runCmd->add_option("--secure-port", run.serving.securePort, "kube-scheduler's HTTPS port");
+  runCmd->add_option("--bind-address", run.serving.bindAddress, "kube-scheduler's HTTPS address");
+  runCmd->add_option("--authentication-kubeconfig", run.serving.authenticationKubeconfig,
+                     "kube-scheduler's delegated authentication");
+  runCmd->add_option("--authorization-kubeconfig", run.serving.authorizationKubeconfig,
+                     "kube-scheduler's delegated authorization");
+  // Deprecated upstream, still accepted by kube-scheduler v1.36.
+  runCmd->add_option("--kube-api-content-type", run.kube.contentType,
+                     "deprecated upstream: clientConnection.contentType");
+  runCmd->add_option("--profiling", run.serving.profiling,
+                     "deprecated upstream: enableProfiling (schedhost has no profiler)");
+  runCmd->add_option("--contention-profiling", run.serving.contentionProfiling,
+                     "deprecated upstream: enableContentionProfiling (no effect)");
   runCmd->add_option("--kube-api-qps", run.kube.qps,
                      "requests per second to the API server (default: [clientConnection] qps, "
                      "50; 0: no limit)");
@@ -136,6 +175,16 @@ int main(int argc, char** argv) {
                    "the Lease)")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
+
+  sh::cli::ConfigConvertArgs convert;
+  auto* configCmd = app.add_subcommand("config", "work with configuration files");
+  configCmd->require_subcommand(1);
+  auto* convertCmd = configCmd->add_subcommand(
+      "convert",
+      "schedhost TOML to kube-scheduler's KubeSchedulerConfiguration (YAML) or back, on stdout");
+  convertCmd->add_option("FILE", convert.file, "the configuration to convert")->required();
+  convertCmd->add_option("--to", convert.to, "toml or yaml (default: the other format)")
+      ->check(CLI::IsMember({"toml", "yaml"}));
 
   sh::cli::RbacArgs rbac;
   auto* rbacCmd = app.add_subcommand(
@@ -214,11 +263,30 @@ int main(int argc, char** argv) {
   reloadCmd->add_option("--timeout", reload.timeoutSeconds, "give up after this many seconds")
       ->capture_default_str();
 
-  CLI11_PARSE(app, argc, argv);
-  // Logs go to stderr so that JSON on stdout stays clean.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("schedhost"));
-  spdlog::set_level(spdlog::level::from_str(logLevel));
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  // kube-scheduler's command line: no command (it is `run`), pflag's -v=2, removed flags.
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    commands.push_back(sub->get_name());
+  }
+  sh::cli::AdaptedCommandLine adapted =
+      sh::cli::adaptUpstreamCommandLine(std::vector<std::string>(argv + 1, argv + argc), commands);
+  if (!adapted.error.empty()) {
+    std::cerr << "schedhost: " << adapted.error << "\n";
+    return 1;
+  }
+  std::vector<char*> adaptedArgv{argv[0]};
+  for (std::string& arg : adapted.args) {
+    adaptedArgv.push_back(arg.data());
+  }
+  try {
+    app.parse(static_cast<int>(adaptedArgv.size()), adaptedArgv.data());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (std::string error; !sh::cli::setUpLogging(logging, error)) {
+    std::cerr << "schedhost: " << error << "\n";
+    return 1;
+  }
   if (insecurePlugins) {
     sh::cli::allowInsecurePlugins();  // logs a WARNING, every time
   }
@@ -226,6 +294,9 @@ int main(int argc, char** argv) {
   auto dirsOr = [](std::vector<std::string> dirs) {
     return dirs.empty() ? sh::cli::defaultPluginDirs() : dirs;
   };
+  if (convertCmd->parsed()) {
+    return sh::cli::runConfigConvert(convert);
+  }
   if (statusCmd->parsed()) {
     return sh::cli::runStatus(status);
   }

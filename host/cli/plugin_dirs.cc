@@ -22,10 +22,12 @@ std::vector<std::string> defaultPluginDirs() {
     return dirs;
   }
   // A binary run from its build tree uses the plugins built beside it; an installed one
-  // uses the installed plugins.
+  // uses the installed plugins, even on the machine it was built on.
   std::error_code ec;
-  if (std::filesystem::is_directory(SCHEDHOST_BUILD_PLUGIN_DIR, ec)) {
-    dirs.emplace_back(SCHEDHOST_BUILD_PLUGIN_DIR);
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec &&
+      std::filesystem::is_regular_file(exe.parent_path() / SCHEDHOST_BUILD_TREE_MARKER, ec)) {
+    dirs.push_back((exe.parent_path() / SCHEDHOST_BUILD_PLUGIN_RELDIR).lexically_normal().string());
   } else {
     dirs.emplace_back(SCHEDHOST_INSTALL_PLUGIN_DIR);
   }

@@ -7,8 +7,10 @@
 
 namespace sh::cli {
 
-// $SCHEDHOST_PLUGIN_DIRS (colon-separated) when set; otherwise the plugin directory of
-// the build tree this binary came from when it exists, else the installed one.
+// $SCHEDHOST_PLUGIN_DIRS (colon-separated) when set; otherwise, for a binary that runs from
+// its build tree (the marker file SCHEDHOST_BUILD_TREE_MARKER beside it), the plugins built
+// beside it, found relative to the binary; for any other binary, the installed plugin
+// directory. Where the binary was built plays no part.
 std::vector<std::string> defaultPluginDirs();
 
 // The flag of every command that loads plugins (run, evaluate, bench, plugin list, profile

@@ -8,6 +8,7 @@
 #include "host/cli/json_print.h"
 #include "host/common/limits.h"
 #include "host/common/regular_file.h"
+#include "host/config/kube_scheduler_configuration.h"
 #include "host/config/profile_printer.h"
 #include "host/framework/host_services.h"
 #include "host/profile/profile_set.h"
@@ -23,6 +24,10 @@ bool looksLikeHostConfig(const std::string& path) {
   std::optional<std::string> text = readRegularFile(path, limits::kMaxConfigFileBytes, error);
   if (!text) {
     return false;
+  }
+  if (config::detectConfigFormat(*text, path) ==
+      config::ConfigFormat::kKubeSchedulerConfiguration) {
+    return true;  // a KubeSchedulerConfiguration is always a whole configuration
   }
   std::istringstream in(*text);
   std::string line;

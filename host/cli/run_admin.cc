@@ -21,11 +21,11 @@ std::string reloadJson(const reload::ReloadResult& r) {
 
 admin::ServerOptions adminServerOptions(const config::HostConfig& host,
                                         const std::string& addressFlag,
-                                        const std::string& socketFlag) {
+                                        const std::string& socketFlag, bool remoteFlag) {
   admin::ServerOptions options;
   options.address = addressFlag.empty() ? host.admin.address : addressFlag;
   options.socket = socketFlag.empty() ? host.admin.socket : socketFlag;
-  options.remoteHealthAndMetrics = host.admin.remoteHealthAndMetrics;
+  options.remoteHealthAndMetrics = host.admin.remoteHealthAndMetrics || remoteFlag;
   return options;
 }
 

@@ -45,10 +45,11 @@ class RunAdmin : public admin::Handler {
 
 // The admin server's options for `schedhost run`: the [admin] table (address, socket and the
 // remoteHealthAndMetrics opt-in), with --admin-address and --admin-socket, when given,
-// overriding their field.
+// overriding their field, and --admin-remote-health-and-metrics (`remoteFlag`) opting in as the
+// field does (a KubeSchedulerConfiguration has no [admin] table).
 admin::ServerOptions adminServerOptions(const config::HostConfig& host,
                                         const std::string& addressFlag,
-                                        const std::string& socketFlag);
+                                        const std::string& socketFlag, bool remoteFlag);
 
 // The reload result as the Reload decision line and POST /reload's body write it.
 std::string reloadJson(const reload::ReloadResult& result);

@@ -2,21 +2,80 @@
 // POST /reload) without a restart (docs/operations.md), over the embedded cluster
 // (`--cluster`) or a Kubernetes API server (run_kube.cc, docs/deploy.md).
 #include <iostream>
+#include <optional>
+#include <utility>
+
+#include <spdlog/spdlog.h>
 
 #include "host/cli/commands.h"
 #include "host/cli/live_scheduler.h"
+#include "host/config/feature_gates.h"
 #include "host/connectors/embedded/embedded_cluster.h"
 #include "host/cycle/decision_log.h"
 
 namespace sh::cli {
 
+namespace {
+
+// kube-scheduler's flags that schedhost takes but whose effect is not schedhost's: each is
+// said once at the start, so that nothing an operator wrote is dropped in silence.
+bool checkUpstreamFlags(const RunArgs& args) {
+  const ServingFlags& serving = args.serving;
+  if (serving.securePort && *serving.securePort != 0) {
+    spdlog::warn(
+        "--secure-port {}: kube-scheduler's HTTPS endpoint is not served by this version; "
+        "/healthz, /livez, /readyz and /metrics are served over HTTP on --admin-address",
+        *serving.securePort);
+  }
+  if (!serving.bindAddress.empty() && !serving.securePort.value_or(1)) {
+    spdlog::warn("--bind-address {}: nothing is served on the secure port (--secure-port 0)",
+                 serving.bindAddress);
+  }
+  for (const auto& [flag, value] :
+       {std::pair{"--authentication-kubeconfig", &serving.authenticationKubeconfig},
+        std::pair{"--authorization-kubeconfig", &serving.authorizationKubeconfig}}) {
+    if (!value->empty()) {
+      spdlog::warn("{} {}: used only by the HTTPS endpoint, which this version does not serve",
+                   flag, *value);
+    }
+  }
+  for (const auto& [flag, value] :
+       {std::pair{"--profiling", serving.profiling},
+        std::pair{"--contention-profiling", serving.contentionProfiling}}) {
+    if (value) {
+      spdlog::warn("{}: deprecated upstream, and without effect here (schedhost has no profiler)",
+                   flag);
+    }
+  }
+  const std::string& contentType = args.kube.contentType;
+  if (!contentType.empty() && contentType != "application/json" &&
+      contentType != "application/vnd.kubernetes.protobuf") {
+    std::cerr << "schedhost run: --kube-api-content-type \"" << contentType
+              << "\": must be application/json or application/vnd.kubernetes.protobuf\n";
+    return false;
+  }
+  std::string error;
+  std::optional<config::FeatureGates> gates = config::FeatureGates::parse(args.featureGates, error);
+  if (!gates) {
+    std::cerr << "schedhost run: --feature-gates: " << error << "\n";
+    return false;
+  }
+  config::setProcessFeatureGates(std::move(*gates));
+  return true;
+}
+
+}  // namespace
+
 int runRun(const RunArgs& args) {
+  if (!checkUpstreamFlags(args)) {
+    return 1;
+  }
   if (args.cluster.empty()) {
     return runKube(args);
   }
-  if (!args.kube.kubeconfig.empty() || !args.kube.context.empty()) {
-    std::cerr << "schedhost run: --cluster (the embedded cluster) and --kubeconfig/--context "
-                 "(an API server) exclude each other\n";
+  if (!args.kube.kubeconfig.empty() || !args.kube.context.empty() || !args.kube.master.empty()) {
+    std::cerr << "schedhost run: --cluster (the embedded cluster) and --kubeconfig/--context/"
+                 "--master (an API server) exclude each other\n";
     return 1;
   }
   LiveScheduler live(args);

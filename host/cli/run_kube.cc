@@ -162,7 +162,29 @@ int runKube(const RunArgs& args) {
   kube::RestConfigOptions ro;
   ro.kubeconfig = settings->kubeconfig;
   ro.context = args.kube.context;
-  std::optional<kube::RestConfig> rest = kube::loadRestConfig(ro, error);
+  std::optional<kube::RestConfig> rest;
+  const std::string& master = args.kube.master;
+  if (!master.empty() && master.rfind("https://", 0) != 0 && master.rfind("http://", 0) != 0) {
+    std::cerr << "schedhost run: --master \"" << master
+              << "\": expected an http:// or https:// URL\n";
+    return 1;
+  }
+  if (!master.empty() && settings->kubeconfig.empty()) {
+    // client-go's BuildConfigFromFlags(master, ""): the address alone, no credentials.
+    rest.emplace();
+    rest->server = master;
+    rest->context = "--master";
+    rest->source = "--master";
+    rest->namespaceName = "default";
+  } else {
+    rest = kube::loadRestConfig(ro, error);
+    if (rest && !master.empty()) {
+      rest->server = master;  // the kubeconfig's credentials, this address
+    }
+  }
+  while (rest && !rest->server.empty() && rest->server.back() == '/') {
+    rest->server.pop_back();
+  }
   if (!rest) {
     if (settings->kubeconfig.empty()) {
       error += ", or --cluster FILE for the embedded cluster";
@@ -207,6 +229,12 @@ int runKube(const RunArgs& args) {
   kube::KubeCluster cluster(*transport, co);
   // Declared after the cluster: destroyed first, so that a late scrape never reads it.
   KubeMetrics clusterMetrics(live.metricsRegistry(), cluster);
+  if (host.delayCacheUntilActive && settings->leaderElect) {
+    spdlog::warn(
+        "{}: delayCacheUntilActive: the cache is filled while waiting to lead, as with false "
+        "(a faster takeover, the memory of a full cache on every replica)",
+        host.file);
+  }
   // The reflectors start listing now; nothing is queued for the loop before activate().
   // Started before the admin endpoints, which ask it whether it has synced.
   cluster.start();

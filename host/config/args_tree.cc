@@ -8,6 +8,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include "host/config/toml_reader.h"
 #include "host/config/toml_value.h"
 
 namespace sh::config {
@@ -26,11 +27,8 @@ bool isBareKey(std::string_view key) {
   return true;
 }
 
-SourceLocation tomlLocation(const TomlValue& value) {
-  const toml::source_location loc = value.location();
-  return SourceLocation{loc.file_name(), static_cast<int>(loc.line()),
-                        static_cast<int>(loc.column())};
-}
+// locationOf: through the line map of a translated KubeSchedulerConfiguration too.
+SourceLocation tomlLocation(const TomlValue& value) { return locationOf(value); }
 
 template <typename T>
 std::string streamToString(const T& value) {

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "host/config/feature_gates.h"
+
 namespace sh::config {
 
 namespace {
@@ -32,6 +34,13 @@ constexpr std::array<DefaultPlugin, 20> kDefaultMultiPoint = {{
 
 }  // namespace
 
-std::span<const DefaultPlugin> defaultMultiPointPlugins() { return kDefaultMultiPoint; }
+std::span<const DefaultPlugin> defaultMultiPointPlugins() {
+  // Upstream appends NodeDeclaredFeatures only while its gate is on.
+  static_assert(kDefaultMultiPoint.back().name == "NodeDeclaredFeatures");
+  if (!processFeatureGates().enabled("NodeDeclaredFeatures")) {
+    return std::span<const DefaultPlugin>(kDefaultMultiPoint).first(kDefaultMultiPoint.size() - 1);
+  }
+  return kDefaultMultiPoint;
+}
 
 }  // namespace sh::config

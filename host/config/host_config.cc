@@ -212,6 +212,32 @@ void readClientConnection(TableReader& top, HostConfig& config, const std::files
       }
     }
   }
+  // Media types client-go knows for the core API (a comma-separated list for
+  // acceptContentTypes).
+  const auto contentType = [&](std::string_view field, std::string& target, bool list) {
+    auto v = reader.string(field);
+    if (!v) {
+      return;
+    }
+    std::stringstream items(*v);
+    std::string item;
+    bool ok = list || !v->empty();
+    while (ok && std::getline(items, item, list ? ',' : '\0')) {
+      item.erase(0, item.find_first_not_of(' '));
+      item.erase(item.find_last_not_of(' ') + 1);
+      ok = item == "application/json" || item == "application/vnd.kubernetes.protobuf";
+    }
+    if (!ok) {
+      diags.error(locationOf(*reader.find(field)), reader.pathOf(field),
+                  std::string(list ? "each entry must be" : "must be") +
+                      " \"application/json\" or \"application/vnd.kubernetes.protobuf\", got \"" +
+                      *v + "\"");
+    } else {
+      target = std::move(*v);
+    }
+  };
+  contentType("contentType", out.contentType, false);
+  contentType("acceptContentTypes", out.acceptContentTypes, true);
   if (const auto v = reader.integer("burst")) {
     const int64_t minimum = out.qps > 0 ? 1 : 0;
     if (*v < minimum || *v > kInt32Max) {
@@ -463,17 +489,42 @@ std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path&
   return files;
 }
 
-HostConfig parseHostConfig(std::string_view text, const std::string& fileName, Diagnostics& diags) {
-  HostConfig config;
-  config.file = fileName;
-  const SourceLocation fileStart{fileName, 1, 1};
-  std::optional<TomlValue> root = parseToml(text, fileName, diags);
-  if (!root) {
-    config.parsed = false;
-    return config;
+namespace {
+
+bool readBool(TableReader& reader, std::string_view field, bool& target) {
+  const TomlValue* v = reader.find(field);
+  if (v == nullptr) {
+    return false;
   }
+  if (!v->is_boolean()) {
+    TableReader::wrongType(reader.diags(), *v, reader.pathOf(field), "a boolean");
+    return false;
+  }
+  target = v->as_boolean();
+  return true;
+}
+
+// The fields of upstream's KubeSchedulerConfiguration that schedhost's TOML carries for it.
+void readUpstreamFields(TableReader& reader, HostConfig& config, Diagnostics& diags) {
+  readBool(reader, "enableProfiling", config.enableProfiling);
+  // Upstream: contention profiling defaults to on only where profiling is.
+  config.enableContentionProfiling = config.enableProfiling;
+  readBool(reader, "enableContentionProfiling", config.enableContentionProfiling);
+  readBool(reader, "delayCacheUntilActive", config.delayCacheUntilActive);
+  if (const TomlValue* extenders = reader.array("extenders")) {
+    if (!extenders->as_array().empty()) {
+      diags.error(locationOf(extenders->as_array().front()), "extenders[0]",
+                  "scheduler extenders are not called by this version of schedhost; a "
+                  "configuration that depends on one is refused rather than run without it");
+    }
+  }
+}
+
+HostConfig readHostConfig(const TomlValue& root, HostConfig config, Diagnostics& diags) {
+  const std::string& fileName = config.file;
+  const SourceLocation fileStart{fileName, 1, 1};
   const std::filesystem::path base = std::filesystem::path(fileName).parent_path();
-  TableReader reader(*root, "", diags);
+  TableReader reader(root, "", diags);
   readTopLevel(reader, config, diags);
   config.pluginDirs = readDirs(reader, "pluginDirs", base);
   config.profileDirs = readDirs(reader, "profileDirs", base);
@@ -481,8 +532,12 @@ HostConfig parseHostConfig(std::string_view text, const std::string& fileName, D
   readReload(reader, config, diags);
   readBinding(reader, config, diags);
   readPlugins(reader, config, diags);
-  readClientConnection(reader, config, base, diags);
+  // kube-scheduler opens a relative kubeconfig from its working directory; schedhost.toml's
+  // relative paths are the file's.
+  readClientConnection(
+      reader, config, config.format == ConfigFormat::kToml ? base : std::filesystem::path(), diags);
   readLeaderElection(reader, config, diags);
+  readUpstreamFields(reader, config, diags);
 
   if (const TomlValue* profiles = reader.array("profiles")) {
     const auto& items = profiles->as_array();
@@ -514,6 +569,39 @@ HostConfig parseHostConfig(std::string_view text, const std::string& fileName, D
   reader.finish();
   finalizeProfiles(config.profiles, fileStart, diags);
   return config;
+}
+
+}  // namespace
+
+HostConfig parseHostConfig(std::string_view text, const std::string& fileName, Diagnostics& diags) {
+  HostConfig config;
+  config.file = fileName;
+  if (detectConfigFormat(text, fileName) == ConfigFormat::kToml) {
+    std::optional<TomlValue> root = parseToml(text, fileName, diags);
+    if (!root) {
+      config.parsed = false;
+      return config;
+    }
+    return readHostConfig(*root, std::move(config), diags);
+  }
+  // Upstream's defaults where they differ from schedhost's own
+  // (SetDefaults_KubeSchedulerConfiguration).
+  config.format = ConfigFormat::kKubeSchedulerConfiguration;
+  config.leaderElection.resourceName = "kube-scheduler";
+  config.clientConnection.contentType = "application/vnd.kubernetes.protobuf";
+  std::optional<TranslatedConfig> translated =
+      translateKubeSchedulerConfiguration(text, fileName, diags);
+  if (!translated) {
+    config.parsed = false;
+    return config;
+  }
+  const LineMapScope lines(fileName, translated->lines);
+  std::optional<TomlValue> root = parseToml(translated->toml, fileName, diags);
+  if (!root) {
+    config.parsed = false;
+    return config;
+  }
+  return readHostConfig(*root, std::move(config), diags);
 }
 
 HostConfig loadHostConfig(const std::filesystem::path& path, Diagnostics& diags) {

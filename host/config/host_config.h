@@ -11,13 +11,17 @@
 #include <vector>
 
 #include "host/config/diagnostics.h"
+#include "host/config/kube_scheduler_configuration.h"
 #include "host/config/profile_config.h"
 
 namespace sh::config {
 
 struct HostConfig {
-  std::string file;                      // the file it was read from
-  bool parsed = true;                    // false: the file could not be read or parsed
+  std::string file;    // the file it was read from
+  bool parsed = true;  // false: the file could not be read or parsed
+  // schedhost TOML, or a KubeSchedulerConfiguration in YAML or JSON (upstream's defaults then
+  // apply where the two differ: the Lease's name, the content type).
+  ConfigFormat format = ConfigFormat::kToml;
   int32_t parallelism = 16;              // 0 = one worker per core
   int32_t percentageOfNodesToScore = 0;  // 0 = adaptive
   int64_t podInitialBackoffSeconds = 1;
@@ -64,7 +68,17 @@ struct HostConfig {
     std::string kubeconfig;
     double qps = 50;      // requests per second; 0 = no client-side limit
     int32_t burst = 100;  // requests allowed at once above qps
+    // What requests and responses are encoded in. schedhost speaks JSON; upstream's default,
+    // protobuf, is accepted and answered in JSON (docs/migrating-from-kube-scheduler.md).
+    std::string contentType = "application/json";
+    std::string acceptContentTypes;  // "" = contentType's
   } clientConnection;
+  // Upstream's DebuggingConfiguration: kube-scheduler serves Go's profiler when set. schedhost
+  // has no such profiler; the fields are accepted for upstream files and change nothing.
+  bool enableProfiling = true;
+  bool enableContentionProfiling = true;
+  // Upstream's delayCacheUntilActive: with leader election, fill the cache only once leading.
+  bool delayCacheUntilActive = false;
   // [leaderElection]: one active scheduler among replicas, through a Lease (upstream
   // KubeSchedulerConfiguration.leaderElection). Read once, at start.
   struct LeaderElection {
@@ -91,6 +105,7 @@ std::string formatGoDuration(std::chrono::milliseconds duration);
 HostConfig loadHostConfig(const std::filesystem::path& path, Diagnostics& diags);
 // The same for text in memory; `file_name` is what diagnostics name and what relative
 // directories are resolved against.
+// A KubeSchedulerConfiguration (by detectConfigFormat) is translated and read the same way.
 HostConfig parseHostConfig(std::string_view text, const std::string& fileName, Diagnostics& diags);
 
 // Every *.toml directly inside `dir`, sorted by file name. A missing or unreadable directory

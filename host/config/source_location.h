@@ -5,6 +5,9 @@
 
 namespace sh::config {
 
+// The "file" of what no file wrote: the default profile when no configuration is given.
+inline constexpr const char* kBuiltInDefaults = "built-in defaults";
+
 // A position in a configuration file. line and column are 1-based; 0 means unknown (a value
 // that came from JSON, a default, or a whole file).
 struct SourceLocation {

@@ -329,10 +329,37 @@ std::optional<TomlValue> parseTomlFile(const std::filesystem::path& path, Diagno
   return parseToml(*text, path.string(), diags);
 }
 
+namespace {
+thread_local const LineMapScope* activeLineMap = nullptr;
+}  // namespace
+
+LineMapScope::LineMapScope(std::string file, const std::vector<SourceLocation>& lines)
+    : file_(std::move(file)), lines_(lines), previous_(activeLineMap) {
+  activeLineMap = this;
+}
+
+LineMapScope::~LineMapScope() { activeLineMap = previous_; }
+
+std::optional<SourceLocation> LineMapScope::map(const std::string& file, int line) {
+  for (const LineMapScope* scope = activeLineMap; scope != nullptr; scope = scope->previous_) {
+    if (scope->file_ == file) {
+      if (line >= 1 && static_cast<std::size_t>(line) <= scope->lines_.size()) {
+        return scope->lines_[static_cast<std::size_t>(line) - 1];
+      }
+      return SourceLocation{file, 0, 0};
+    }
+  }
+  return std::nullopt;
+}
+
 SourceLocation locationOf(const TomlValue& value) {
   const toml::source_location loc = value.location();
-  return SourceLocation{loc.file_name(), static_cast<int>(loc.line()),
-                        static_cast<int>(loc.column())};
+  SourceLocation where{loc.file_name(), static_cast<int>(loc.line()),
+                       static_cast<int>(loc.column())};
+  if (auto mapped = LineMapScope::map(where.file, where.line)) {
+    return *mapped;
+  }
+  return where;
 }
 
 std::string tomlTypeName(const TomlValue& value) {

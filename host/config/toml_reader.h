@@ -35,7 +35,28 @@ std::optional<TomlValue> parseTomlFile(const std::filesystem::path& path, Diagno
 // are used. `fallback` is used when the text has no snippet.
 Diagnostic syntaxErrorDiagnostic(const std::string& what, const SourceLocation& fallback);
 
+// Where `value` was written: its file, line and column, or, inside a LineMapScope for its
+// file, the position in the original file the TOML was translated from.
 SourceLocation locationOf(const TomlValue& value);
+
+// While alive, on this thread, locationOf() reports positions in `file` through `lines`
+// (lines[i] for line i + 1): the TOML translated from a KubeSchedulerConfiguration
+// (kube_scheduler_configuration.h) names the lines of the YAML an operator wrote.
+class LineMapScope {
+ public:
+  LineMapScope(std::string file, const std::vector<SourceLocation>& lines);
+  ~LineMapScope();
+  LineMapScope(const LineMapScope&) = delete;
+  LineMapScope& operator=(const LineMapScope&) = delete;
+
+  // The position `line` of `file` stands for, or nullopt when no scope maps it.
+  static std::optional<SourceLocation> map(const std::string& file, int line);
+
+ private:
+  std::string file_;
+  const std::vector<SourceLocation>& lines_;
+  const LineMapScope* previous_;
+};
 // "a string", "an integer", ... for messages.
 std::string tomlTypeName(const TomlValue& value);
 

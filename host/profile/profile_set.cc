@@ -123,9 +123,11 @@ ProfileSet load(const LoadRequest& request, HostServices* services, config::Diag
       set.host.profiles.push_back(std::move(*p));
     }
   }
+  // What the default profile is named after when no file gave it.
   config::SourceLocation where{
       request.hostConfigFile.empty()
-          ? (request.profileFiles.empty() ? std::string() : request.profileFiles.front())
+          ? (request.profileFiles.empty() ? std::string(config::kBuiltInDefaults)
+                                          : request.profileFiles.front())
           : request.hostConfigFile,
       0, 0};
   config::finalizeProfiles(set.host.profiles, where, diags);

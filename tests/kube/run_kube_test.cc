@@ -9,6 +9,7 @@
 #include <fstream>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -484,6 +485,65 @@ TEST_F(RunKubeTest, BadCredentialsWrongCaAndAnUnreachableServerFailAtStartup) {
         << c.name << ": " << err;
     EXPECT_NE(err.find(c.cause), std::string::npos) << c.name << ": " << err;
   }
+}
+
+// kube-scheduler's own command line and configuration file, unchanged: no command, pflag's
+// -v=2, the serving and feature-gate flags of an upstream manifest, a KubeSchedulerConfiguration
+// in YAML; logs as klog's JSON lines; the Lease upstream's default names.
+TEST_F(RunKubeTest, AnUpstreamManifestRunsAsItIs) {
+  for (int i = 0; i < 2; ++i) {
+    server_->create("nodes", nodeJson("node-" + std::to_string(i), "2"));
+  }
+  createPods(0, 3, "500m");
+  server_->create("pods", podJson("default", "scored", "100m", "no-scoring-scheduler"));
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  const std::filesystem::path config = dir_.path() / "kube-scheduler.yaml";
+  std::ofstream(config) << R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+podInitialBackoffSeconds: 1
+podMaxBackoffSeconds: 1
+leaderElection:
+  leaderElect: true
+clientConnection:
+  kubeconfig: )" << kubeconfig.string()
+                        << R"(
+profiles:
+  - schedulerName: default-scheduler
+  - schedulerName: no-scoring-scheduler
+    plugins:
+      preScore:
+        disabled:
+          - name: '*'
+      score:
+        disabled:
+          - name: '*'
+)";
+  auto run = start({"--authentication-kubeconfig=" + kubeconfig.string(),
+                    "--authorization-kubeconfig=" + kubeconfig.string(), "--bind-address=127.0.0.1",
+                    "--config=" + config.string(), "--leader-elect=true", "--secure-port=0", "-v=2",
+                    "--logging-format=json", "--feature-gates=SchedulerQueueingHints=true"});
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 4; }, kDeadline)) << run->err();
+  expectSound();
+  // SetDefaults_KubeSchedulerConfiguration: the Lease is kube-system/kube-scheduler.
+  const auto lease = server_->get("leases", "kube-system", "kube-scheduler");
+  ASSERT_TRUE(lease) << run->err();
+  EXPECT_NE(stringAt(*lease, {"spec", "holderIdentity"}), "");
+  run->signal(SIGTERM);
+  EXPECT_EQ(run->waitExit(30s), 0) << run->err();
+  // Every line on stderr is a JSON object with klog's fields.
+  std::istringstream lines(run->err());
+  std::string line;
+  int count = 0;
+  while (std::getline(lines, line)) {
+    boost::system::error_code ec;
+    const json::value v = json::parse(line, ec);
+    ASSERT_FALSE(ec) << "not JSON: " << line;
+    ASSERT_TRUE(v.is_object()) << line;
+    EXPECT_TRUE(v.as_object().contains("ts") && v.as_object().at("ts").is_double()) << line;
+    EXPECT_TRUE(v.as_object().contains("msg") && v.as_object().at("msg").is_string()) << line;
+    ++count;
+  }
+  EXPECT_GT(count, 0);
 }
 
 }  // namespace
