@@ -577,7 +577,7 @@ std::string yamlKey(const std::string& key) {
 
 class YamlWriter {
  public:
-  YamlWriter(const std::string& file, Diagnostics& diags) : file_(file), diags_(diags) {}
+  explicit YamlWriter(Diagnostics& diags) : diags_(diags) {}
   bool failed() const { return failed_; }
 
   // The entries of a table, each on its own line at `indent`.
@@ -657,7 +657,6 @@ class YamlWriter {
     }
   }
 
-  const std::string& file_;
   Diagnostics& diags_;
   bool failed_ = false;
 };
@@ -711,7 +710,7 @@ std::optional<std::string> tomlToKubeSchedulerConfiguration(std::string_view tex
   }
   std::string out = "apiVersion: " + std::string(kKubeSchedulerConfigApiVersion) +
                     "\nkind: " + std::string(kKubeSchedulerConfigKind) + "\n";
-  YamlWriter writer(fileName, diags);
+  YamlWriter writer(diags);
   writer.table(*root, 0, out);
   if (writer.failed()) {
     return std::nullopt;
