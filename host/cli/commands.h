@@ -32,6 +32,7 @@ struct ProfileCheckArgs {
   std::vector<std::string> files;
   std::vector<std::string> pluginDirs;
   bool json = false;
+  bool expanded = false;  // --json as each point's run order (config::toJson), not upstream's
 };
 int runProfileCheck(const ProfileCheckArgs& args);
 

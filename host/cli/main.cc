@@ -103,7 +103,12 @@ int main(int argc, char** argv) {
                    ".toml files")
       ->required();
   check->add_option("--plugin-dir", pc.pluginDirs, "where plugin .so files are found");
-  check->add_flag("--json", pc.json, "JSON output");
+  check->add_flag("--json", pc.json,
+                  "JSON: the effective profiles as upstream's defaulting gives them "
+                  "(KubeSchedulerProfile)");
+  check->add_flag("--expanded", pc.expanded,
+                  "with --json: each extension point's plugins in run order, with the effective "
+                  "weights and args, instead");
 
   sh::cli::RunArgs run;
   auto* runCmd = app.add_subcommand(

@@ -12,6 +12,7 @@
 #include "host/config/profile_printer.h"
 #include "host/framework/host_services.h"
 #include "host/profile/profile_set.h"
+#include "host/profile/registry_catalog.h"
 
 namespace sh::cli {
 namespace {
@@ -68,8 +69,11 @@ int runProfileCheck(const ProfileCheckArgs& args) {
   }
   if (args.json) {
     boost::json::array out;
-    for (const auto& rp : set.resolved) {
-      out.push_back(config::toJson(rp));
+    for (std::size_t i = 0; i < set.resolved.size(); ++i) {
+      out.push_back(args.expanded || i >= set.host.profiles.size()
+                        ? config::toJson(set.resolved[i])
+                        : config::toUpstreamJson(set.host.profiles[i], set.resolved[i],
+                                                 profile::RegistryCatalog(*set.registry)));
     }
     printPretty(std::cout, out);
     std::cout << "\n";

@@ -5,6 +5,7 @@
 // a binary finds its plugins by where it is, not by where it was built.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -70,9 +71,9 @@ class UpstreamConfigTest : public ::testing::Test {
     return r;
   }
 
-  // `profile check --json FILE`: the effective profiles.
+  // `profile check --json --expanded FILE`: the effective profiles, each point's run order.
   json::array effective(const std::string& file) {
-    const CliRun r = run({"profile", "check", "--json", file}, kPluginEnv);
+    const CliRun r = run({"profile", "check", "--json", "--expanded", file}, kPluginEnv);
     EXPECT_EQ(r.exitCode, 0) << r.err;
     boost::system::error_code ec;
     json::value v = json::parse(r.out, ec);
@@ -123,6 +124,33 @@ TEST_F(UpstreamConfigTest, MostAllocatedArgsAreTheProfiles) {
   ASSERT_EQ(strategy.at("resources").as_array().size(), 4u);
   EXPECT_EQ(strategy.at("resources").at(2).at("name"), "intel.com/foo");
   EXPECT_EQ(strategy.at("resources").at(2).at("weight"), 3);
+}
+
+// `profile check --json`: upstream's defaulted profile, as kube-scheduler reports it. The
+// written pluginConfig entry comes first, filled in; the default args of the other plugins in
+// use follow, sorted by name, each typed.
+TEST_F(UpstreamConfigTest, TheJsonIsUpstreamsDefaultedProfile) {
+  const CliRun r =
+      run({"profile", "check", "--json", upstream_ + "/most-allocated.yaml"}, kPluginEnv);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json::value profiles = json::parse(r.out);
+  ASSERT_EQ(profiles.as_array().size(), 1u);
+  const json::value& profile = profiles.at(0);
+  EXPECT_EQ(profile.at("plugins").at("score"), json::object());
+  const json::array& multiPoint = profile.at("plugins").at("multiPoint").at("enabled").as_array();
+  ASSERT_GE(multiPoint.size(), 2u);
+  EXPECT_EQ(multiPoint.at(0), json::parse(R"({"name": "SchedulingGates"})"));
+  EXPECT_EQ(multiPoint.at(4), json::parse(R"({"name": "TaintToleration", "weight": 3})"));
+  std::vector<std::string> kinds;
+  for (const json::value& c : profile.at("pluginConfig").as_array()) {
+    EXPECT_EQ(c.at("args").at("apiVersion"), "kubescheduler.config.k8s.io/v1");
+    kinds.emplace_back(c.at("args").at("kind").as_string());
+  }
+  ASSERT_FALSE(kinds.empty());
+  EXPECT_EQ(kinds.front(), "NodeResourcesFitArgs");
+  EXPECT_TRUE(std::is_sorted(kinds.begin() + 1, kinds.end())) << r.out;
+  EXPECT_EQ(profile.at("pluginConfig").at(0).at("args").at("scoringStrategy").at("type"),
+            "MostAllocated");
 }
 
 TEST_F(UpstreamConfigTest, MultiPointInJson) {

@@ -426,6 +426,146 @@ TEST(KubeSchedulerConfigurationTest, ConvertRefusesWhatUpstreamHasNoPlaceFor) {
   EXPECT_NE(diags.str().find("admin: schedhost's own field"), std::string::npos) << diags.str();
 }
 
+// The profiles as upstream's defaulting leaves them: apis/config/v1/defaults_test.go
+// TestSchedulerDefaults, "empty config" and the documented no-scoring profile, with v1.36's
+// default set (DynamicResources and NodeDeclaredFeatures on by default).
+boost::json::array upstreamDefaulted(std::string_view text) {
+  Diagnostics diags;
+  const HostConfig config = yaml(text, diags);
+  const std::vector<ResolvedProfile> resolved =
+      resolveAll(config.profiles, fullUpstreamCatalog(), diags);
+  EXPECT_FALSE(diags.hasErrors()) << diags.str();
+  boost::json::array out;
+  for (std::size_t i = 0; i < resolved.size(); ++i) {
+    out.push_back(toUpstreamJson(config.profiles[i], resolved[i], fullUpstreamCatalog()));
+  }
+  return out;
+}
+
+// getDefaultPlugins(): everything through MultiPoint, Score plugins with their weights.
+constexpr std::string_view kDefaultMultiPoint = R"({"enabled": [
+    {"name": "SchedulingGates"}, {"name": "PrioritySort"}, {"name": "NodeUnschedulable"},
+    {"name": "NodeName"}, {"name": "TaintToleration", "weight": 3},
+    {"name": "NodeAffinity", "weight": 2}, {"name": "NodePorts"},
+    {"name": "NodeResourcesFit", "weight": 1}, {"name": "VolumeRestrictions"},
+    {"name": "NodeVolumeLimits"}, {"name": "VolumeBinding"}, {"name": "VolumeZone"},
+    {"name": "PodTopologySpread", "weight": 2}, {"name": "InterPodAffinity", "weight": 2},
+    {"name": "DynamicResources", "weight": 2}, {"name": "DefaultPreemption"},
+    {"name": "NodeResourcesBalancedAllocation", "weight": 1},
+    {"name": "ImageLocality", "weight": 1}, {"name": "DefaultBinder"},
+    {"name": "NodeDeclaredFeatures"}]})";
+
+// defaults_test.go's pluginConfigs: the plugins in use with an args type, sorted by name, each
+// with its defaults, typed.
+constexpr std::string_view kDefaultPluginConfig = R"([
+  {"name": "DefaultPreemption", "args": {"apiVersion": "kubescheduler.config.k8s.io/v1",
+   "kind": "DefaultPreemptionArgs", "minCandidateNodesPercentage": 10,
+   "minCandidateNodesAbsolute": 100}},
+  {"name": "DynamicResources", "args": {"apiVersion": "kubescheduler.config.k8s.io/v1",
+   "kind": "DynamicResourcesArgs", "filterTimeout": "10s", "bindingTimeout": "600s"}},
+  {"name": "InterPodAffinity", "args": {"apiVersion": "kubescheduler.config.k8s.io/v1",
+   "kind": "InterPodAffinityArgs", "hardPodAffinityWeight": 1,
+   "ignorePreferredTermsOfExistingPods": false}},
+  {"name": "NodeAffinity", "args": {"apiVersion": "kubescheduler.config.k8s.io/v1",
+   "kind": "NodeAffinityArgs"}},
+  {"name": "NodeResourcesBalancedAllocation", "args": {
+   "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "NodeResourcesBalancedAllocationArgs",
+   "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}},
+  {"name": "NodeResourcesFit", "args": {"apiVersion": "kubescheduler.config.k8s.io/v1",
+   "kind": "NodeResourcesFitArgs", "scoringStrategy": {"type": "LeastAllocated",
+   "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}},
+  {"name": "PodTopologySpread", "args": {"apiVersion": "kubescheduler.config.k8s.io/v1",
+   "kind": "PodTopologySpreadArgs", "defaultingType": "System"}},
+  {"name": "VolumeBinding", "args": {"apiVersion": "kubescheduler.config.k8s.io/v1",
+   "kind": "VolumeBindingArgs", "bindTimeoutSeconds": 600}}])";
+
+boost::json::object upstreamPlugins(
+    std::string_view multiPoint,
+    std::initializer_list<std::pair<const char*, const char*>> points = {}) {
+  boost::json::object plugins;
+  for (const char* point :
+       {"preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+        "reserve", "permit", "preBind", "bind", "postBind"}) {
+    plugins[point] = boost::json::object();
+  }
+  for (const auto& [point, set] : points) plugins[point] = boost::json::parse(set);
+  plugins["multiPoint"] = boost::json::parse(multiPoint);
+  return plugins;
+}
+
+TEST(KubeSchedulerConfigurationTest, UpstreamsDefaultingOfAnEmptyConfiguration) {
+  const boost::json::array profiles = upstreamDefaulted(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n");
+  ASSERT_EQ(profiles.size(), 1u);
+  boost::json::object expected;
+  expected["schedulerName"] = "default-scheduler";
+  expected["plugins"] = upstreamPlugins(kDefaultMultiPoint);
+  expected["pluginConfig"] = boost::json::parse(kDefaultPluginConfig);
+  EXPECT_EQ(profiles[0], boost::json::value(expected)) << boost::json::serialize(profiles[0]);
+}
+
+// A profile's own sets stay where they were written; args written are filled in with their
+// defaults and keep their place ahead of the added ones (setDefaults_KubeSchedulerProfile).
+TEST(KubeSchedulerConfigurationTest, UpstreamsDefaultingKeepsWhatWasWritten) {
+  const boost::json::array profiles =
+      upstreamDefaulted(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: no-scoring-scheduler
+    percentageOfNodesToScore: 40
+    plugins:
+      preScore:
+        disabled:
+        - name: '*'
+      score:
+        disabled:
+        - name: '*'
+      multiPoint:
+        enabled:
+        - name: ImageLocality
+          weight: 5
+        disabled:
+        - name: NodeDeclaredFeatures
+    pluginConfig:
+    - name: NodeResourcesFit
+      args:
+        scoringStrategy:
+          type: MostAllocated
+)");
+  ASSERT_EQ(profiles.size(), 1u);
+  // mergePluginSet: ImageLocality replaced in place with its new weight, NodeDeclaredFeatures
+  // left out and listed as disabled.
+  boost::json::value multiPoint = boost::json::parse(kDefaultMultiPoint);
+  boost::json::array& enabled = multiPoint.as_object()["enabled"].as_array();
+  enabled.pop_back();  // NodeDeclaredFeatures
+  for (boost::json::value& plugin : enabled) {
+    if (plugin.at("name") == "ImageLocality") plugin.as_object()["weight"] = 5;
+  }
+  multiPoint.as_object()["disabled"] = boost::json::parse(R"([{"name": "NodeDeclaredFeatures"}])");
+  boost::json::array pluginConfig = boost::json::parse(kDefaultPluginConfig).as_array();
+  boost::json::value fit;
+  for (auto it = pluginConfig.begin(); it != pluginConfig.end(); ++it) {
+    if (it->at("name") == "NodeResourcesFit") {
+      fit = *it;
+      pluginConfig.erase(it);
+      break;
+    }
+  }
+  // SetDefaults_NodeResourcesFitArgs: a strategy without resources gets cpu and memory.
+  fit.as_object()["args"].as_object()["scoringStrategy"].as_object()["type"] = "MostAllocated";
+  pluginConfig.insert(pluginConfig.begin(), fit);
+
+  boost::json::object expected;
+  expected["schedulerName"] = "no-scoring-scheduler";
+  expected["percentageOfNodesToScore"] = 40;
+  expected["plugins"] = upstreamPlugins(boost::json::serialize(multiPoint),
+                                        {{"preScore", R"({"disabled": [{"name": "*"}]})"},
+                                         {"score", R"({"disabled": [{"name": "*"}]})"}});
+  expected["pluginConfig"] = pluginConfig;
+  EXPECT_EQ(profiles[0], boost::json::value(expected)) << boost::json::serialize(profiles[0]);
+}
+
 TEST(FeatureGatesTest, UpstreamNamesAndMessages) {
   std::string error;
   EXPECT_FALSE(FeatureGates::parse("NoSuchGate=true", error));

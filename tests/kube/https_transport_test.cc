@@ -203,6 +203,99 @@ TEST(HttpsTransportTest, TokenFileIsReReadWhenRotated) {
   std::filesystem::remove_all(dir);
 }
 
+// A plugin script in a fresh directory that prints a v1 ExecCredential with `status`
+// (JSON members, shell-expanded) and counts its runs in DIR/runs.
+std::string execPlugin(const std::string& name, const std::string& status) {
+  const std::string dir = ::testing::TempDir() + name + "-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/plugin";
+  std::ofstream(path) << "#!/bin/sh\necho run >> \"$(dirname \"$0\")/runs\"\n"
+                      << "cat <<EOF\n{\"apiVersion\":\"client.authentication.k8s.io/v1\","
+                      << "\"kind\":\"ExecCredential\",\"status\":{" << status << "}}\nEOF\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+ExecConfig execConfig(const std::string& command) {
+  ExecConfig exec;
+  exec.command = command;
+  exec.apiVersion = kExecApiVersionV1;
+  exec.interactiveMode = ExecInteractiveMode::kNever;
+  return exec;
+}
+
+// The plugin's token is sent; a 401 runs it again and the request is repeated once with the
+// token it gives then (here read from a file the test rotates, as a provider would).
+TEST(HttpsTransportTest, AnExecPluginsTokenIsSentAndRenewedAfterA401) {
+  auto serverOpts = serverOptions();
+  serverOpts.requiredToken = "one";
+  HttpsResponder server(serverOpts, echo);
+  const std::string plugin =
+      execPlugin("exec-token", R"sh("token":"$(cat "$(dirname "$0")/issued")")sh");
+  const std::string dir = std::filesystem::path(plugin).parent_path().string();
+  std::ofstream(dir + "/issued") << "one";
+  auto options = clientOptions(server);
+  options.config.exec = execConfig(plugin);
+  auto transport = makeTransport(options);
+  EXPECT_EQ(transport->get("/a").status, 200);
+  EXPECT_EQ(transport->get("/b").status, 200);
+  EXPECT_EQ(server.requests().back().header("authorization"), "Bearer one");
+  EXPECT_EQ(transport->execCredentialRuns(), 1u);  // kept: no expiry
+
+  std::ofstream(dir + "/issued") << "two";
+  server.setRequiredToken("two");
+  EXPECT_EQ(transport->get("/c").status, 200);  // 401, the plugin again, the request again
+  EXPECT_EQ(server.requests().back().header("authorization"), "Bearer two");
+  EXPECT_EQ(transport->execCredentialRuns(), 2u);
+
+  // A plugin that fails: the request fails naming it; nothing is sent without credentials.
+  std::filesystem::remove(plugin);
+  const std::size_t sent = server.requests().size();
+  server.setRequiredToken("three");
+  auto failed = transport->get("/d");
+  EXPECT_EQ(failed.status, 401);  // the answer the server gave; the plugin could not help
+  EXPECT_EQ(server.requests().size(), sent + 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HttpsTransportTest, AnExecPluginsClientCertificateIsPresented) {
+  auto serverOpts = serverOptions();
+  serverOpts.requireClientCert = true;
+  HttpsResponder server(serverOpts, echo);
+  auto escaped = [](std::string pem) {
+    std::string out;
+    for (char c : pem) out += c == '\n' ? std::string("\\n") : std::string(1, c);
+    return out;
+  };
+  const std::string plugin =
+      execPlugin("exec-cert", "\"clientCertificateData\":\"" + escaped(material().clientCert) +
+                                  "\",\"clientKeyData\":\"" + escaped(material().clientKey) + "\"");
+  auto options = clientOptions(server);
+  options.config.exec = execConfig(plugin);
+  auto response = makeTransport(options)->get("/api");
+  EXPECT_EQ(response.status, 200) << response.error;
+  ASSERT_FALSE(server.requests().empty());
+  EXPECT_EQ(server.requests().back().clientCommonName, "schedhost");
+  EXPECT_EQ(server.requests().back().header("authorization"), "");
+  std::filesystem::remove_all(std::filesystem::path(plugin).parent_path());
+}
+
+TEST(HttpsTransportTest, AnExecPluginThatFailsFailsTheRequestNamingIt) {
+  HttpsResponder server(serverOptions(), echo);
+  auto options = clientOptions(server);
+  options.config.exec = execConfig("schedhost-no-such-credential-plugin");
+  auto transport = makeTransport(options);
+  auto response = transport->get("/api");
+  EXPECT_EQ(response.status, 0);
+  EXPECT_THAT(
+      response.error,
+      StartsWith(server.url() +
+                 ": getting credentials: exec: executable schedhost-no-such-credential-plugin "
+                 "not found"));
+  EXPECT_TRUE(server.requests().empty());
+}
+
 TEST(HttpsTransportTest, CreateErrors) {
   HttpsTransport::Options options;
   options.config.server = "https://127.0.0.1:1";
@@ -787,6 +880,42 @@ TEST(HttpsTransportTest, StreamsAndSendsShareTheRateLimiter) {
   // Slow requests (sanitizers) may find a token refilled without waiting.
   EXPECT_GT(transport->rateLimiter().waited(), 0u);
   EXPECT_LE(transport->rateLimiter().waited(), 20u);
+}
+
+// Binds wait for a limiter of their own, events for another: a flood of other requests (status
+// patches, lists) that has emptied the general limiter never delays a bind.
+TEST(HttpsTransportTest, BindsAndEventsHaveRateLimitersOfTheirOwn) {
+  HttpsResponder server(serverOptions(), echo);
+  auto options = clientOptions(server);
+  options.qps = 2;
+  options.burst = 1;
+  auto transport = makeTransport(options);
+  std::atomic<int> generalDone{0};
+  std::thread flood([&] {
+    for (int i = 0; i < 5; ++i) {
+      if (transport->get("/status").status == 200) ++generalDone;
+    }
+  });
+  // The flood has taken the general burst once its first request is in.
+  while (server.requests().empty()) std::this_thread::sleep_for(milliseconds(1));
+  Request bind;
+  bind.method = Method::kPost;
+  bind.path = "/api/v1/namespaces/ns/pods/p/binding";
+  bind.rateClass = RateClass::kBinding;
+  EXPECT_EQ(transport->send(bind).status, 200);
+  Request event;
+  event.method = Method::kPost;
+  event.path = "/apis/events.k8s.io/v1/namespaces/ns/events";
+  event.rateClass = RateClass::kEvents;
+  EXPECT_EQ(transport->send(event).status, 200);
+  // 5 general requests at 2 per second after a burst of 1 take 2 s: the bind and the event
+  // came in well before the flood ended.
+  EXPECT_LT(generalDone.load(), 5);
+  flood.join();
+  EXPECT_EQ(generalDone.load(), 5);
+  EXPECT_EQ(transport->rateLimiter(RateClass::kBinding).waited(), 0u);
+  EXPECT_EQ(transport->rateLimiter(RateClass::kEvents).waited(), 0u);
+  EXPECT_GT(transport->rateLimiter(RateClass::kGeneral).waited(), 0u);
 }
 
 TEST(HttpsTransportTest, ThroughputIsPrinted) {

@@ -42,27 +42,6 @@ class TempDir {
   std::string path_;
 };
 
-std::string base64(const std::string& text) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < text.size(); i += 3) {
-    unsigned v = (static_cast<unsigned char>(text[i]) << 16) |
-                 (static_cast<unsigned char>(text[i + 1]) << 8) |
-                 static_cast<unsigned char>(text[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kAlphabet[(v >> s) & 63]);
-  }
-  if (i + 1 == text.size()) {
-    unsigned v = static_cast<unsigned char>(text[i]) << 16;
-    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == text.size()) {
-    unsigned v = (static_cast<unsigned char>(text[i]) << 16) |
-                 (static_cast<unsigned char>(text[i + 1]) << 8);
-    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
-  }
-  return out;
-}
-
 class RestConfigTest : public ::testing::Test {
  protected:
   RestConfigOptions options() {
@@ -122,9 +101,9 @@ std::string fullConfig() {
   auto replace = [&](const std::string& from, const std::string& to) {
     text.replace(text.find(from), from.size(), to);
   };
-  replace("CADATA", base64("-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n"));
-  replace("CERTDATA", base64("client cert pem"));
-  replace("KEYDATA", base64("client key pem!"));
+  replace("CADATA", encodeBase64("-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n"));
+  replace("CERTDATA", encodeBase64("client cert pem"));
+  replace("KEYDATA", encodeBase64("client key pem!"));
   return text;
 }
 
@@ -412,8 +391,39 @@ users:
       {"token file", users + "{tokenFile: /nonexistent/token}\n",
        "kubeconfig FILE: users[u].tokenFile: cannot read /nonexistent/token: No such file or "
        "directory"},
-      {"exec", users + "{exec: {command: aws, apiVersion: client.authentication.k8s.io/v1}}\n",
-       "kubeconfig FILE: users[u].exec: exec credential plugins are not supported"},
+      // clientcmd's validateAuthInfo messages for an exec entry.
+      {"exec mode", users + "{exec: {command: aws, apiVersion: client.authentication.k8s.io/v1}}\n",
+       "kubeconfig FILE: users[u].exec: interactiveMode must be specified for u to use exec "
+       "authentication plugin"},
+      {"exec bad mode",
+       users + "{exec: {command: aws, apiVersion: client.authentication.k8s.io/v1, "
+               "interactiveMode: Sometimes}}\n",
+       "kubeconfig FILE: users[u].exec: invalid interactiveMode for u: \"Sometimes\""},
+      {"exec command", users + "{exec: {apiVersion: client.authentication.k8s.io/v1}}\n",
+       "kubeconfig FILE: users[u].exec: command must be specified for u to use exec "
+       "authentication plugin"},
+      {"exec version", users + "{exec: {command: aws}}\n",
+       "kubeconfig FILE: users[u].exec: apiVersion must be specified for u to use exec "
+       "authentication plugin"},
+      {"exec v1alpha1",
+       users + "{exec: {command: aws, apiVersion: client.authentication.k8s.io/v1alpha1}}\n",
+       "kubeconfig FILE: users[u].exec.apiVersion: exec plugin: invalid apiVersion "
+       "\"client.authentication.k8s.io/v1alpha1\" (supported: client.authentication.k8s.io/v1, "
+       "client.authentication.k8s.io/v1beta1)"},
+      {"exec env",
+       users + "{exec: {command: aws, apiVersion: client.authentication.k8s.io/v1beta1, "
+               "env: [{value: x}]}}\n",
+       "kubeconfig FILE: users[u].exec.env[0]: env variable name must be specified for u to use "
+       "exec authentication plugin"},
+      {"exec args",
+       users + "{exec: {command: aws, apiVersion: client.authentication.k8s.io/v1beta1, "
+               "args: get-token}}\n",
+       "kubeconfig FILE: users[u].exec.args: not a list"},
+      {"exec and provider",
+       users + "{exec: {command: aws, apiVersion: client.authentication.k8s.io/v1beta1}, "
+               "auth-provider: {name: gcp}}\n",
+       "kubeconfig FILE: users[u]: authProvider cannot be provided in combination with an exec "
+       "plugin for u"},
       {"auth provider", users + "{auth-provider: {name: gcp}}\n",
        "kubeconfig FILE: users[u].auth-provider: auth provider \"gcp\" is not supported"},
       {"yaml", "clusters: [\n  {name: c\n", "kubeconfig FILE: line "},
@@ -575,6 +585,98 @@ TEST_F(RestConfigTest, ExplicitKubeconfigMissing) {
   opts.kubeconfig = dir_.path() + "/nope";
   EXPECT_EQ(loadError(opts),
             "kubeconfig " + opts.kubeconfig + ": cannot read: No such file or directory");
+}
+
+// An exec entry as EKS writes it: v1beta1 defaults interactiveMode to IfAvailable; a command
+// holding a '/' is relative to the kubeconfig, a bare name is left for $PATH;
+// provideClusterInfo hands the plugin the cluster (client-go's rest.ConfigToExecCluster).
+TEST_F(RestConfigTest, ExecCredentialPlugins) {
+  const std::string ca = "-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n";
+  auto opts = options();
+  opts.kubeconfig = dir_.write("kube/config", R"(
+current-context: eks
+clusters:
+- name: eks
+  cluster:
+    server: https://abc.eks.amazonaws.com
+    certificate-authority-data: )" + encodeBase64(ca) +
+                                                  R"(
+    extensions:
+    - name: client.authentication.k8s.io/exec
+      extension: {audience: sts, retries: 3, quoted: "3"}
+contexts: [{name: eks, context: {cluster: eks, user: eks}}]
+users:
+- name: eks
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: ../bin/aws
+      args: [eks, get-token, --cluster-name, prod]
+      env: [{name: AWS_PROFILE, value: ops}]
+      installHint: install the AWS CLI
+      provideClusterInfo: true
+)");
+  auto config = load(opts);
+  ASSERT_TRUE(config) << error_;
+  ASSERT_TRUE(config->exec.has_value());
+  const ExecConfig& exec = *config->exec;
+  EXPECT_EQ(exec.command, dir_.path() + "/bin/aws");
+  EXPECT_EQ(exec.args, (std::vector<std::string>{"eks", "get-token", "--cluster-name", "prod"}));
+  ASSERT_EQ(exec.env.size(), 1u);
+  EXPECT_EQ(exec.env[0], (std::pair<std::string, std::string>{"AWS_PROFILE", "ops"}));
+  EXPECT_EQ(exec.apiVersion, "client.authentication.k8s.io/v1beta1");
+  EXPECT_EQ(exec.installHint, "install the AWS CLI");
+  EXPECT_EQ(exec.interactiveMode, ExecInteractiveMode::kIfAvailable);
+  EXPECT_EQ(exec.clusterJson, R"({"server":"https://abc.eks.amazonaws.com",)"
+                              R"("certificate-authority-data":")" +
+                                  encodeBase64(ca) +
+                                  R"(","config":{"audience":"sts","retries":3,"quoted":"3"}})");
+
+  // A bare name is looked up in $PATH when it runs; v1 says its mode; no cluster unless asked.
+  opts.kubeconfig = dir_.write("kube/config2", R"(
+current-context: c
+clusters: [{name: c, cluster: {server: "https://h:1"}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+users:
+- name: u
+  user:
+    exec: {apiVersion: client.authentication.k8s.io/v1, command: gke-gcloud-auth-plugin,
+           interactiveMode: Never}
+)");
+  config = load(opts);
+  ASSERT_TRUE(config) << error_;
+  ASSERT_TRUE(config->exec.has_value());
+  EXPECT_EQ(config->exec->command, "gke-gcloud-auth-plugin");
+  EXPECT_EQ(config->exec->interactiveMode, ExecInteractiveMode::kNever);
+  EXPECT_EQ(config->exec->clusterJson, "");
+
+  // A token of the user's own wins, as in client-go: the plugin is not run.
+  opts.kubeconfig = dir_.write("kube/config3", R"(
+current-context: c
+clusters: [{name: c, cluster: {server: "https://h:1"}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+users:
+- name: u
+  user:
+    token: static
+    exec: {apiVersion: client.authentication.k8s.io/v1, command: aws, interactiveMode: Never}
+)");
+  config = load(opts);
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->token, "static");
+  EXPECT_FALSE(config->exec.has_value());
+}
+
+TEST(Base64Test, EncodesWithPadding) {
+  // RFC 4648's test vectors.
+  EXPECT_EQ(encodeBase64(""), "");
+  EXPECT_EQ(encodeBase64("f"), "Zg==");
+  EXPECT_EQ(encodeBase64("fo"), "Zm8=");
+  EXPECT_EQ(encodeBase64("foo"), "Zm9v");
+  EXPECT_EQ(encodeBase64("foob"), "Zm9vYg==");
+  EXPECT_EQ(encodeBase64("fooba"), "Zm9vYmE=");
+  EXPECT_EQ(encodeBase64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(encodeBase64(std::string("\xff\x00\xfe", 3)), "/wD+");
 }
 
 TEST(Base64Test, DecodesAndRejects) {

@@ -460,6 +460,53 @@ TEST_F(RunKubeTest, ARotatedTokenFileIsPickedUp) {
   expectSound();
 }
 
+// A kubeconfig whose user is an exec credential plugin, as EKS, GKE and AKS write them: the
+// plugin's token authenticates; when the API server stops taking it (401), the plugin runs
+// again and its new token is used, with no restart.
+TEST_F(RunKubeTest, AnExecCredentialPluginAuthenticatesAndIsRunAgainOn401) {
+  server_->create("nodes", nodeJson("node-0", "8"));
+  server_->setTokens({"exec-one"});
+  const auto plugin = dir_.path() / "bin/get-token";
+  std::filesystem::create_directories(plugin.parent_path());
+  {
+    std::ofstream(plugin) << "#!/bin/sh\n"
+                             "d=$(dirname \"$0\")\n"
+                             "echo run >> \"$d/runs\"\n"
+                             "printf '%s' \"$KUBERNETES_EXEC_INFO\" > \"$d/exec-info\"\n"
+                             "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",'\n"
+                             "printf '\"kind\":\"ExecCredential\",\"status\":{\"token\":\"%s\"}}' "
+                             "\"$(cat \"$d/issued\")\"\n";
+    std::ofstream(plugin.parent_path() / "issued") << "exec-one";
+  }
+  std::filesystem::permissions(plugin, std::filesystem::perms::owner_all);
+  KubeconfigAuth auth;
+  auth.clientCert = false;
+  auth.execCommand = "bin/get-token";  // relative to the kubeconfig's directory
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_, auth);
+  auto run = start(args(kubeconfig));
+  createPods(0, 3);
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 3; }, kDeadline)) << run->err();
+  std::string info;
+  std::getline(std::ifstream(plugin.parent_path() / "exec-info"), info);
+  EXPECT_EQ(json::parse(info),
+            json::parse(R"({"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1",
+                            "spec":{"interactive":false}})"));
+  // The provider rotates the credential: the old token is refused from now on.
+  { std::ofstream(plugin.parent_path() / "issued") << "exec-two"; }
+  server_->setTokens({"exec-two"});
+  createPods(3, 6);
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 6; }, kDeadline)) << run->err();
+  std::ifstream runs(plugin.parent_path() / "runs");
+  std::size_t count = 0;
+  for (std::string line; std::getline(runs, line);) ++count;
+  // Once at startup, then after the first 401s: every request that met a 401 with the old
+  // token asks for a new one, and the plugin runs once for all of them (watches and lists
+  // running at the time included).
+  EXPECT_GE(count, 2u);
+  EXPECT_LE(count, 3u);
+  expectSound();
+}
+
 // The startup errors: one line naming the server and the context, and exit code 1.
 TEST_F(RunKubeTest, BadCredentialsWrongCaAndAnUnreachableServerFailAtStartup) {
   struct Case {

@@ -238,6 +238,7 @@ EventRecorder::WriteResult EventRecorder::writeOnce(const Cached& cached) {
     patch.path = eventsPath(cached.namespaceName) + "/" + cached.name;
     patch.contentType = "application/merge-patch+json";
     patch.body = json::serialize(json::object{{"series", seriesJson(*cached.series)}});
+    patch.rateClass = RateClass::kEvents;
     response = transport_.send(patch);
     create = response.status == 404;  // removed meanwhile (expired): write it anew
   }
@@ -264,6 +265,7 @@ EventRecorder::WriteResult EventRecorder::writeOnce(const Cached& cached) {
     post.method = Method::kPost;
     post.path = eventsPath(cached.namespaceName);
     post.body = json::serialize(body);
+    post.rateClass = RateClass::kEvents;
     response = transport_.send(post);
   }
   if (response.ok()) {

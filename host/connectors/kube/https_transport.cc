@@ -46,6 +46,7 @@ constexpr auto kHeaderLimit = static_cast<std::uint32_t>(limits::kMaxResponseHea
 // How long a request that met a 401 waits for the token file to be read again.
 constexpr std::chrono::milliseconds kTokenRereadWait{1000};
 using SteadyClock = std::chrono::steady_clock;
+using Credential = std::shared_ptr<const ExecCredential>;
 
 struct ServerUrl {
   bool tls = true;
@@ -158,6 +159,7 @@ bool readTokenFile(const std::string& path, std::string& token, std::string& err
 // One connection: its own io_context, run by whichever thread holds the connection.
 struct Connection {
   asio::io_context ioc{1};
+  std::shared_ptr<ssl::context> context;  // what `tls` was made with; outlives it
   std::optional<beast::tcp_stream> plain;
   std::optional<ssl::stream<beast::tcp_stream>> tls;
   beast::flat_buffer buffer;
@@ -246,6 +248,66 @@ bool closedBeforeAnswer(const ErrorCode& ec) {
   return ec && ec != beast::error::timeout && ec != asio::error::operation_aborted;
 }
 
+// The TLS context for `config`'s CA (or the system trust store, or no verification), with the
+// client certificate and key when given. Null with `error` (prefixed with `where`) when one of
+// them is unusable.
+std::shared_ptr<ssl::context> makeSslContext(const RestConfig& config, const std::string& certPem,
+                                             const std::string& keyPem, const std::string& where,
+                                             std::string& error) {
+  auto context = std::make_shared<ssl::context>(ssl::context::tls_client);
+  SSL_CTX_set_min_proto_version(context->native_handle(), TLS1_2_VERSION);
+  ErrorCode ec;
+  if (config.insecureSkipTlsVerify) {
+    if (!config.caPem.empty()) {
+      error = where + "specifying a root certificates file with the insecure flag is not allowed";
+      return nullptr;
+    }
+    context->set_verify_mode(ssl::verify_none);
+  } else {
+    context->set_verify_mode(ssl::verify_peer);
+    if (!config.caPem.empty()) {
+      context->add_certificate_authority(asio::buffer(config.caPem), ec);
+      if (ec) {
+        error =
+            where + "certificate authority: not a usable PEM certificate (" + ec.message() + ")";
+        return nullptr;
+      }
+    } else {
+      context->set_default_verify_paths(ec);
+      if (ec) {
+        error = where + "system trust store: " + ec.message();
+        return nullptr;
+      }
+    }
+  }
+  if (certPem.empty() != keyPem.empty()) {
+    error = where + "a client certificate and a client key must be given together";
+    return nullptr;
+  }
+  if (!certPem.empty()) {
+    context->use_certificate_chain(asio::buffer(certPem), ec);
+    if (ec) {
+      error = where + "client certificate: not a usable PEM certificate (" + ec.message() + ")";
+      return nullptr;
+    }
+    context->use_private_key(asio::buffer(keyPem), ssl::context::pem, ec);
+    if (ec && ec.category() == asio::error::get_ssl_category() &&
+        ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == X509_R_KEY_VALUES_MISMATCH) {
+      error = where + "client key: does not match the client certificate";
+      return nullptr;
+    }
+    if (ec) {
+      error = where + "client key: not a usable PEM private key (" + ec.message() + ")";
+      return nullptr;
+    }
+    if (SSL_CTX_check_private_key(context->native_handle()) != 1) {
+      error = where + "client key: does not match the client certificate";
+      return nullptr;
+    }
+  }
+  return context;
+}
+
 }  // namespace
 
 class HttpsTransport::Impl {
@@ -254,10 +316,17 @@ class HttpsTransport::Impl {
        std::string initialToken)
       : options_(std::move(options)),
         url_(std::move(url)),
-        sslContext_(std::move(sslContext)),
         limiter_(options_.qps, options_.burst),
+        bindingLimiter_(options_.qps, options_.burst),
+        eventLimiter_(options_.qps, options_.burst),
+        sslContext_(std::move(sslContext)),
         token_(std::move(initialToken)) {
     const RestConfig& config = options_.config;
+    if (config.exec) {
+      ExecCredentialSource::Options eo;
+      eo.timeout = options_.execTimeout;
+      exec_ = std::make_unique<ExecCredentialSource>(*config.exec, eo);
+    }
     verifyName_ = config.tlsServerName.empty() ? url_.host : config.tlsServerName;
     verifyIp_ = isIpAddress(verifyName_);
     sniName_ = isIpAddress(verifyName_) ? std::string() : verifyName_;
@@ -296,24 +365,52 @@ class HttpsTransport::Impl {
 
   // A 401 while a token file is configured: the token may have rotated since it was last
   // read. The file is read again at once and the request repeated once with the new token.
+  // With an exec credential plugin, a 401 with the credential it gave runs it again (once
+  // however many requests met it) and the request is repeated once with the new credential.
   Response send(const Request& request) {
     const SteadyClock::time_point start = SteadyClock::now();
-    Response response = sendOnce(request, start);
-    if (response.status == 401 && refreshTokenNow()) {
-      response = sendOnce(request, start);
+    Credential used;
+    Response response = sendOnce(request, start, used);
+    if (response.status == 401 && (refreshTokenNow() || refreshExecCredential(used))) {
+      response = sendOnce(request, start, used);
     }
     return response;
   }
 
   Response stream(const Request& request, const BodySink& sink, std::stop_token stop) {
-    Response response = streamOnce(request, sink, stop);
-    if (response.status == 401 && refreshTokenNow()) {
-      response = streamOnce(request, sink, stop);
+    Credential used;
+    Response response = streamOnce(request, sink, stop, used);
+    if (response.status == 401 && (refreshTokenNow() || refreshExecCredential(used))) {
+      response = streamOnce(request, sink, stop, used);
     }
     return response;
   }
 
-  Response sendOnce(const Request& request, SteadyClock::time_point start) {
+  // After a 401 with `used`: true when the plugin gave another credential.
+  bool refreshExecCredential(const Credential& used) {
+    if (exec_ == nullptr) return false;
+    std::string error;
+    const Credential fresh = exec_->refreshAfterUnauthorized(used, error);
+    if (fresh == nullptr) {
+      spdlog::error("{}: refreshing credentials: {}", options_.config.server, error);
+      return false;
+    }
+    return fresh != used;
+  }
+
+  RateLimiter& limiterFor(RateClass rateClass) {
+    switch (rateClass) {
+      case RateClass::kBinding:
+        return bindingLimiter_;
+      case RateClass::kEvents:
+        return eventLimiter_;
+      case RateClass::kGeneral:
+        break;
+    }
+    return limiter_;
+  }
+
+  Response sendOnce(const Request& request, SteadyClock::time_point start, Credential& used) {
     const std::chrono::milliseconds timeout =
         request.timeout.count() > 0 ? std::min(request.timeout, options_.requestTimeout)
                                     : options_.requestTimeout;
@@ -323,7 +420,7 @@ class HttpsTransport::Impl {
       return why == Ended::kDeadline ? failure(what + ": " + endedText(why, timeout))
                                      : cancelled(what + ": " + endedText(why, timeout));
     }
-    if (!limiter_.acquireBefore(request.stop, *cancel.deadline)) {
+    if (!limiterFor(request.rateClass).acquireBefore(request.stop, *cancel.deadline)) {
       if (request.stop.stop_requested()) {
         return cancelled(what + ": " + endedText(Ended::kStopped, timeout));
       }
@@ -331,7 +428,7 @@ class HttpsTransport::Impl {
                      formatDuration(timeout));
     }
     HttpRequest message;
-    if (std::string error; !buildRequest(request, message, error)) return failure(error);
+    if (std::string error; !buildRequest(request, message, used, error)) return failure(error);
     for (int attempt = 0;; ++attempt) {
       std::string error;
       std::unique_ptr<Connection> connection = acquire(attempt > 0, cancel, timeout, error);
@@ -431,13 +528,16 @@ class HttpsTransport::Impl {
     }
   }
 
-  Response streamOnce(const Request& request, const BodySink& sink, std::stop_token stop) {
+  Response streamOnce(const Request& request, const BodySink& sink, std::stop_token stop,
+                      Credential& used) {
     const Cancel cancel{stop, &shutdown_, std::nullopt};
     if (cancel.check() == Ended::kShutdown) return cancelled(endedText(Ended::kShutdown, {}));
-    if (!limiter_.acquire(stop)) return failure("stopped before the request was sent");
+    if (!limiterFor(request.rateClass).acquire(stop)) {
+      return failure("stopped before the request was sent");
+    }
     HttpRequest message;
     std::string error;
-    if (!buildRequest(request, message, error)) return failure(error);
+    if (!buildRequest(request, message, used, error)) return failure(error);
     bool stopped = false;
     std::unique_ptr<Connection> connection =
         connect(cancel, options_.connectTimeout, error, stopped);
@@ -547,7 +647,10 @@ class HttpsTransport::Impl {
     return open_;
   }
   std::uint64_t requestsSent() const { return requestsSent_.load(); }
-  const RateLimiter& rateLimiter() const { return limiter_; }
+  const RateLimiter& rateLimiter(RateClass rateClass) const {
+    return const_cast<Impl*>(this)->limiterFor(rateClass);
+  }
+  std::uint64_t execRuns() const { return exec_ != nullptr ? exec_->runs() : 0; }
 
  private:
   Response failure(const std::string& error) const {
@@ -573,8 +676,10 @@ class HttpsTransport::Impl {
     return seconds;
   }
 
-  // False, with `error`, when the request cannot be written as asked.
-  bool buildRequest(const Request& request, HttpRequest& message, std::string& error) {
+  // False, with `error`, when the request cannot be written as asked. `used`: the exec
+  // plugin's credential it carries (null without a plugin).
+  bool buildRequest(const Request& request, HttpRequest& message, Credential& used,
+                    std::string& error) {
     message.method_string(methodName(request.method));
     message.target(url_.prefix + (request.path.empty() ? "/" : request.path));
     message.version(11);
@@ -585,7 +690,18 @@ class HttpsTransport::Impl {
       message.set(http::field::content_type, request.contentType);
       message.body() = request.body;
     }
-    const std::string token = currentToken();
+    std::string token = currentToken();
+    used = nullptr;
+    if (exec_ != nullptr) {
+      std::string execError;
+      used = exec_->get(execError);
+      if (used == nullptr) {
+        error = "getting credentials: " + execError;
+        return false;
+      }
+      token = used->token;
+      if (!used->clientCertPem.empty() && !useExecCertificate(used, error)) return false;
+    }
     if (!token.empty()) {
       // Checked where every token is read; checked again here, where a CR or LF would end the
       // header and write the rest as headers of its own.
@@ -645,6 +761,41 @@ class HttpsTransport::Impl {
       return false;
     }
     return tokenChanged_;
+  }
+
+  // Makes `credential`'s client certificate the one new connections present (idle ones, made
+  // with the last, are closed), unless it already is.
+  bool useExecCertificate(const Credential& credential, std::string& error) {
+    {
+      std::lock_guard lock(contextMutex_);
+      if (contextCredential_ == credential) return true;
+    }
+    if (!url_.tls) return true;
+    auto context = makeSslContext(options_.config, credential->clientCertPem,
+                                  credential->clientKeyPem, "", error);
+    if (context == nullptr) {
+      error = "getting credentials: the exec plugin's " + error;
+      return false;
+    }
+    {
+      std::lock_guard lock(contextMutex_);
+      sslContext_ = std::move(context);
+      contextCredential_ = credential;
+    }
+    std::vector<std::unique_ptr<Connection>> idle;
+    {
+      std::lock_guard lock(mutex_);
+      idle.swap(idle_);
+      open_ -= idle.size();
+    }
+    available_.notify_all();
+    for (auto& connection : idle) connection->close();
+    return true;
+  }
+
+  std::shared_ptr<ssl::context> currentContext() {
+    std::lock_guard lock(contextMutex_);
+    return sslContext_;
   }
 
   std::string currentToken() {
@@ -749,7 +900,8 @@ class HttpsTransport::Impl {
       return nullptr;
     }
     if (url_.tls) {
-      connection->tls.emplace(connection->ioc, *sslContext_);
+      connection->context = currentContext();
+      connection->tls.emplace(connection->ioc, *connection->context);
     } else {
       connection->plain.emplace(connection->ioc);
     }
@@ -805,11 +957,17 @@ class HttpsTransport::Impl {
 
   const Options options_;
   const ServerUrl url_;
-  const std::shared_ptr<ssl::context> sslContext_;
   std::string verifyName_;
   bool verifyIp_ = false;
   std::string sniName_;
-  RateLimiter limiter_;
+  RateLimiter limiter_;         // RateClass::kGeneral
+  RateLimiter bindingLimiter_;  // RateClass::kBinding
+  RateLimiter eventLimiter_;    // RateClass::kEvents
+
+  std::unique_ptr<ExecCredentialSource> exec_;  // the user's exec plugin, when configured
+  std::mutex contextMutex_;
+  std::shared_ptr<ssl::context> sslContext_;  // what new connections are made with
+  Credential contextCredential_;              // the exec credential it holds, if any
 
   std::mutex tokenMutex_;
   std::condition_variable_any tokenWake_;
@@ -837,57 +995,8 @@ std::unique_ptr<HttpsTransport> HttpsTransport::create(Options options, std::str
 
   std::shared_ptr<ssl::context> context;
   if (url.tls) {
-    context = std::make_shared<ssl::context>(ssl::context::tls_client);
-    SSL_CTX_set_min_proto_version(context->native_handle(), TLS1_2_VERSION);
-    ErrorCode ec;
-    if (config.insecureSkipTlsVerify) {
-      if (!config.caPem.empty()) {
-        error = where + "specifying a root certificates file with the insecure flag is not allowed";
-        return nullptr;
-      }
-      context->set_verify_mode(ssl::verify_none);
-    } else {
-      context->set_verify_mode(ssl::verify_peer);
-      if (!config.caPem.empty()) {
-        context->add_certificate_authority(asio::buffer(config.caPem), ec);
-        if (ec) {
-          error =
-              where + "certificate authority: not a usable PEM certificate (" + ec.message() + ")";
-          return nullptr;
-        }
-      } else {
-        context->set_default_verify_paths(ec);
-        if (ec) {
-          error = where + "system trust store: " + ec.message();
-          return nullptr;
-        }
-      }
-    }
-    if (config.clientCertPem.empty() != config.clientKeyPem.empty()) {
-      error = where + "a client certificate and a client key must be given together";
-      return nullptr;
-    }
-    if (!config.clientCertPem.empty()) {
-      context->use_certificate_chain(asio::buffer(config.clientCertPem), ec);
-      if (ec) {
-        error = where + "client certificate: not a usable PEM certificate (" + ec.message() + ")";
-        return nullptr;
-      }
-      context->use_private_key(asio::buffer(config.clientKeyPem), ssl::context::pem, ec);
-      if (ec && ec.category() == asio::error::get_ssl_category() &&
-          ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == X509_R_KEY_VALUES_MISMATCH) {
-        error = where + "client key: does not match the client certificate";
-        return nullptr;
-      }
-      if (ec) {
-        error = where + "client key: not a usable PEM private key (" + ec.message() + ")";
-        return nullptr;
-      }
-      if (SSL_CTX_check_private_key(context->native_handle()) != 1) {
-        error = where + "client key: does not match the client certificate";
-        return nullptr;
-      }
-    }
+    context = makeSslContext(config, config.clientCertPem, config.clientKeyPem, where, error);
+    if (context == nullptr) return nullptr;
   }
 
   std::string token = config.token;
@@ -923,6 +1032,9 @@ Response HttpsTransport::get(const std::string& path) {
 void HttpsTransport::cancelAll() { impl_->cancelAll(); }
 std::size_t HttpsTransport::openConnections() const { return impl_->openConnections(); }
 std::uint64_t HttpsTransport::requestsSent() const { return impl_->requestsSent(); }
-const RateLimiter& HttpsTransport::rateLimiter() const { return impl_->rateLimiter(); }
+const RateLimiter& HttpsTransport::rateLimiter(RateClass rateClass) const {
+  return impl_->rateLimiter(rateClass);
+}
+std::uint64_t HttpsTransport::execCredentialRuns() const { return impl_->execRuns(); }
 
 }  // namespace sh::kube

@@ -14,8 +14,16 @@
 //              read that fails keeps the last good token, with one warning. A 401 asks for a
 //              read at once, waits for it at most a second and, when the file holds another
 //              token, repeats the request once with it.
-//   Limiter    every request, send() and stream(), first takes a token of one RateLimiter
-//              (qps, burst; qps <= 0: unlimited).
+//   Exec       a user's exec credential plugin (exec_credential.h) gives the token, the client
+//              certificate, or both: asked for on the request's path (cached until it expires;
+//              a request waits for the plugin's run), and again after a 401 with what it gave,
+//              once, the request then repeated once. A new certificate is used by new
+//              connections; idle ones are closed.
+//   Limiter    every request, send() and stream(), first takes a token of the RateLimiter of
+//              its RateClass (transport.h): one for binds, one for events and one for the
+//              rest, each with qps and burst (qps <= 0: unlimited), so that status patches and
+//              events never hold up a bind. client-go gives each clientset a limiter of its
+//              own the same way; kube-scheduler's events have their own clientset.
 //   Pool       send() takes an idle keep-alive connection or opens one, up to maxConnections
 //              (callers beyond wait for one to be released), keeps it when the response allows
 //              keep-alive and drops it on any error. A request on a reused connection that
@@ -50,6 +58,7 @@
 #include <string>
 
 #include "host/common/limits.h"
+#include "host/connectors/kube/exec_credential.h"
 #include "host/connectors/kube/rate_limiter.h"
 #include "host/connectors/kube/rest_config.h"
 #include "host/connectors/kube/transport.h"
@@ -67,6 +76,9 @@ class HttpsTransport final : public Transport {
     std::chrono::milliseconds requestTimeout{30000};
     std::chrono::milliseconds watchIdleTimeout{660000};
     std::chrono::milliseconds tokenRefresh{60000};
+    // One run of an exec credential plugin (client-go sets none; a plugin that hangs would
+    // hold every request).
+    std::chrono::milliseconds execTimeout{60000};
     // The largest answer send() reads whole (limits::kMaxResponseBytes; smaller in tests).
     std::size_t maxResponseBytes = limits::kMaxResponseBytes;
     std::string userAgent = "schedhost";
@@ -95,7 +107,9 @@ class HttpsTransport final : public Transport {
   std::size_t openConnections() const;
   // Requests written to a connection, retries and streams included.
   std::uint64_t requestsSent() const;
-  const RateLimiter& rateLimiter() const;
+  const RateLimiter& rateLimiter(RateClass rateClass = RateClass::kGeneral) const;
+  // Times the exec credential plugin was started (0 without one).
+  std::uint64_t execCredentialRuns() const;
 
   class Impl;
 

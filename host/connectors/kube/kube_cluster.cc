@@ -500,6 +500,7 @@ Status KubeCluster::bind(const model::Pod& pod, std::string_view nodeName) {
   request.path = podPath(pod.namespaceName(), pod.name()) + "/binding";
   request.body = bindingBody(pod, nodeName);
   request.stop = stopBinds_.get_token();
+  request.rateClass = RateClass::kBinding;
   Response response = sendWrite(request);
   const std::string key = podKeyOf(pod);
   if (response.ok()) {

@@ -248,6 +248,186 @@ std::optional<RestConfig> inClusterConfig(const RestConfigOptions& options, cons
   return config;
 }
 
+// `node` as JSON text (maps, sequences and scalars; a scalar that reads as a number or a
+// boolean is written as one).
+void yamlToJson(const YAML::Node& node, std::string& out) {
+  auto quote = [&out](const std::string& text) {
+    out += '"';
+    for (const char c : text) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += c;
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        static constexpr char kHex[] = "0123456789abcdef";
+        out += "\\u00";
+        out += kHex[(c >> 4) & 15];
+        out += kHex[c & 15];
+      } else {
+        out += c;
+      }
+    }
+    out += '"';
+  };
+  if (node.IsMap()) {
+    out += '{';
+    bool first = true;
+    for (const auto& item : node) {
+      if (!first) out += ',';
+      first = false;
+      quote(item.first.as<std::string>(""));
+      out += ':';
+      yamlToJson(item.second, out);
+    }
+    out += '}';
+  } else if (node.IsSequence()) {
+    out += '[';
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      if (i > 0) out += ',';
+      yamlToJson(node[i], out);
+    }
+    out += ']';
+  } else if (node.IsScalar()) {
+    // A plain scalar that reads as a boolean or a number is one; anything else (a quoted
+    // scalar, tag "!") is a string.
+    const std::string& text = node.Scalar();
+    double number = 0;
+    const bool plain = node.Tag() == "?";
+    if (plain && (text == "true" || text == "false")) {
+      out += text;
+    } else if (plain && YAML::convert<double>::decode(node, number) &&
+               text.find_first_not_of("0123456789.-+eE") == std::string::npos) {
+      out += text;
+    } else {
+      quote(text);
+    }
+  } else {
+    out += "null";
+  }
+}
+
+// A user's `exec` entry (clientcmd's api.ExecConfig), checked as validateAuthInfo does, with
+// v1's defaulting (SetDefaults_ExecConfig: interactiveMode IfAvailable for v1beta1).
+bool execField(const Entry& user, const std::string& userName, const std::string& userPrefix,
+               const Entry& cluster, const RestConfig& config, ExecConfig& exec,
+               std::string& error) {
+  const std::string prefix = userPrefix + ".exec";
+  const YAML::Node node = user.body["exec"];
+  if (!node.IsMap()) {
+    error = prefix + ": not a map";
+    return false;
+  }
+  std::string fieldError;
+  std::string mode;
+  bool provideClusterInfo = false;
+  if (!scalarField(node, "command", exec.command, fieldError) ||
+      !scalarField(node, "apiVersion", exec.apiVersion, fieldError) ||
+      !scalarField(node, "installHint", exec.installHint, fieldError) ||
+      !scalarField(node, "interactiveMode", mode, fieldError) ||
+      !boolField(node, "provideClusterInfo", provideClusterInfo, fieldError)) {
+    error = prefix + "." + fieldError;
+    return false;
+  }
+  if (const YAML::Node args = node["args"]; args && !args.IsNull()) {
+    if (!args.IsSequence()) {
+      error = prefix + ".args: not a list";
+      return false;
+    }
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (!args[i].IsScalar()) {
+        error = prefix + ".args[" + std::to_string(i) + "]: not a string";
+        return false;
+      }
+      exec.args.push_back(args[i].Scalar());
+    }
+  }
+  if (const YAML::Node env = node["env"]; env && !env.IsNull()) {
+    if (!env.IsSequence()) {
+      error = prefix + ".env: not a list";
+      return false;
+    }
+    for (std::size_t i = 0; i < env.size(); ++i) {
+      std::string name;
+      std::string value;
+      if (!env[i].IsMap() || !scalarField(env[i], "name", name, fieldError) ||
+          !scalarField(env[i], "value", value, fieldError)) {
+        error = prefix + ".env[" + std::to_string(i) +
+                "]: " + (env[i].IsMap() ? fieldError : std::string("not a map"));
+        return false;
+      }
+      if (name.empty()) {
+        error = prefix + ".env[" + std::to_string(i) +
+                "]: env variable name must be specified for " + userName +
+                " to use exec authentication plugin";
+        return false;
+      }
+      exec.env.emplace_back(std::move(name), std::move(value));
+    }
+  }
+  if (exec.command.empty()) {
+    error = prefix + ": command must be specified for " + userName +
+            " to use exec authentication plugin";
+    return false;
+  }
+  if (exec.apiVersion.empty()) {
+    error = prefix + ": apiVersion must be specified for " + userName +
+            " to use exec authentication plugin";
+    return false;
+  }
+  if (exec.apiVersion != kExecApiVersionV1 && exec.apiVersion != kExecApiVersionV1Beta1) {
+    // client-go's newAuthenticator (v1alpha1 was removed in Kubernetes 1.24).
+    error = prefix + ".apiVersion: exec plugin: invalid apiVersion \"" + exec.apiVersion +
+            "\" (supported: " + std::string(kExecApiVersionV1) + ", " +
+            std::string(kExecApiVersionV1Beta1) + ")";
+    return false;
+  }
+  if (mode.empty() && exec.apiVersion == kExecApiVersionV1Beta1) mode = "IfAvailable";
+  if (mode == "Never") {
+    exec.interactiveMode = ExecInteractiveMode::kNever;
+  } else if (mode == "IfAvailable") {
+    exec.interactiveMode = ExecInteractiveMode::kIfAvailable;
+  } else if (mode == "Always") {
+    exec.interactiveMode = ExecInteractiveMode::kAlways;
+  } else if (mode.empty()) {
+    error = prefix + ": interactiveMode must be specified for " + userName +
+            " to use exec authentication plugin";
+    return false;
+  } else {
+    error = prefix + ": invalid interactiveMode for " + userName + ": \"" + mode + "\"";
+    return false;
+  }
+  // clientcmd's ResolveLocalPaths: a command holding a '/' is a path, relative to the file.
+  if (exec.command.find('/') != std::string::npos) {
+    exec.command = resolvePath(user.file->path, exec.command);
+  }
+  if (provideClusterInfo) {
+    // clientauthentication's Cluster, as client-go's rest.ConfigToExecCluster fills it.
+    std::string json = "{\"server\":";
+    yamlToJson(YAML::Node(config.server), json);
+    if (!config.tlsServerName.empty()) {
+      json += ",\"tls-server-name\":";
+      yamlToJson(YAML::Node(config.tlsServerName), json);
+    }
+    if (config.insecureSkipTlsVerify) json += ",\"insecure-skip-tls-verify\":true";
+    if (!config.caPem.empty()) {
+      json += ",\"certificate-authority-data\":\"" + encodeBase64(config.caPem) + "\"";
+    }
+    if (const YAML::Node extensions = cluster.body["extensions"];
+        extensions && extensions.IsSequence()) {
+      for (const auto& extension : extensions) {
+        if (extension.IsMap() && extension["name"] && extension["name"].IsScalar() &&
+            extension["name"].Scalar() == "client.authentication.k8s.io/exec" &&
+            extension["extension"]) {
+          json += ",\"config\":";
+          yamlToJson(extension["extension"], json);
+        }
+      }
+    }
+    json += '}';
+    exec.clusterJson = std::move(json);
+  }
+  return true;
+}
+
 bool validServer(std::string& server) {
   while (!server.empty() && server.back() == '/') server.pop_back();
   if (server.rfind("https://", 0) == 0) return server.size() > 8;
@@ -362,11 +542,14 @@ std::optional<RestConfig> fromFiles(const std::vector<KubeconfigFile>& files,
     }
     const std::string userWhere = "users[" + userName + "]";
     const std::string userPrefix = "kubeconfig " + user.file->path + ": " + userWhere;
-    if (user.body["exec"] && !user.body["exec"].IsNull()) {
-      error = userPrefix + ".exec: exec credential plugins are not supported";
-      return std::nullopt;
-    }
+    const bool hasExec = user.body["exec"] && !user.body["exec"].IsNull();
     if (user.body["auth-provider"] && !user.body["auth-provider"].IsNull()) {
+      if (hasExec) {
+        // clientcmd's validateAuthInfo.
+        error = userPrefix + ": authProvider cannot be provided in combination with an exec " +
+                "plugin for " + userName;
+        return std::nullopt;
+      }
       std::string provider;
       if (user.body["auth-provider"].IsMap()) {
         scalarField(user.body["auth-provider"], "name", provider, fieldError);
@@ -409,6 +592,19 @@ std::optional<RestConfig> fromFiles(const std::vector<KubeconfigFile>& files,
           error = userPrefix + ".tokenFile: " + config.tokenFile + ": " + why;
           return std::nullopt;
         }
+      }
+    }
+    if (hasExec) {
+      ExecConfig exec;
+      if (!execField(user, userName, userPrefix, cluster, config, exec, error)) {
+        return std::nullopt;
+      }
+      if (!config.token.empty() || !config.tokenFile.empty() || !config.clientCertPem.empty()) {
+        // client-go's Authenticator.UpdateTransportConfig: credentials of the user's own win.
+        spdlog::warn("{}.exec: not run: the user has a {} of its own, which is used", userPrefix,
+                     config.clientCertPem.empty() ? "token" : "client certificate");
+      } else {
+        config.exec = std::move(exec);
       }
     }
   }
@@ -473,6 +669,32 @@ bool decodeBase64(std::string_view text, std::string& out) {
   // Leftover bits: 0 (complete), 2 or 4 (one or two chars of padding); 6 is impossible.
   if (count >= 6 || padding > 2) return false;
   return true;
+}
+
+std::string encodeBase64(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const auto n = (static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16) |
+                   (static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8) |
+                   static_cast<unsigned char>(bytes[i + 2]);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += kAlphabet[(n >> 6) & 63];
+    out += kAlphabet[n & 63];
+  }
+  if (const std::size_t left = bytes.size() - i; left > 0) {
+    auto n = static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16;
+    if (left == 2) n |= static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += left == 2 ? kAlphabet[(n >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
 }
 
 std::optional<RestConfig> loadRestConfig(const RestConfigOptions& options, std::string& error) {

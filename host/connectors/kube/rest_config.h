@@ -22,6 +22,8 @@
 #include <string>
 #include <string_view>
 
+#include "host/connectors/kube/exec_credential.h"
+
 namespace sh::kube {
 
 struct RestConfig {
@@ -35,6 +37,9 @@ struct RestConfig {
   std::string tokenFile;  // re-read periodically by the transport; wins over token when readable
   bool insecureSkipTlsVerify = false;
   std::string tlsServerName;  // the name to verify the server certificate against
+  // The user's exec credential plugin: set only when the user has no token and no client
+  // certificate of its own.
+  std::optional<ExecConfig> exec;
 };
 
 // Why `token` cannot be sent as a bearer token ("" when it can): a control character (CR, LF,
@@ -56,5 +61,7 @@ std::optional<RestConfig> loadRestConfig(const RestConfigOptions& options, std::
 
 // Standard base64 (padding optional, whitespace ignored); false when `text` is not base64.
 bool decodeBase64(std::string_view text, std::string& out);
+// Standard base64 with padding.
+std::string encodeBase64(std::string_view bytes);
 
 }  // namespace sh::kube

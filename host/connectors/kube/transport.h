@@ -19,6 +19,10 @@ namespace sh::kube {
 
 enum class Method { kGet, kPost, kPut, kPatch, kDelete };
 
+// Which client-side rate limiter a request waits for: binds, events and the rest each have
+// their own, so that a flood of status patches or events never delays a bind.
+enum class RateClass { kGeneral, kBinding, kEvents };
+
 // "GET", "POST", ...
 std::string_view methodName(Method method);
 
@@ -36,6 +40,7 @@ struct Request {
   // it with status 0 and an error saying which.
   std::chrono::milliseconds timeout{0};
   std::stop_token stop;
+  RateClass rateClass = RateClass::kGeneral;
 };
 
 struct Response {

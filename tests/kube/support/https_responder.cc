@@ -155,6 +155,11 @@ class HttpsResponder::Impl {
     return requests_;
   }
 
+  void setRequiredToken(const std::string& token) {
+    std::lock_guard lock(mutex_);
+    options_.requiredToken = token;
+  }
+
  private:
   void acceptLoop() {
     for (;;) {
@@ -234,13 +239,14 @@ class HttpsResponder::Impl {
       }
       request.clientCommonName = commonName;
       request.connectionId = connection.id;
+      std::string requiredToken;
       {
         std::lock_guard lock(mutex_);
         requests_.push_back(request);
+        requiredToken = options_.requiredToken;
       }
       Reply reply;
-      if (!options_.requiredToken.empty() &&
-          request.header("authorization") != "Bearer " + options_.requiredToken) {
+      if (!requiredToken.empty() && request.header("authorization") != "Bearer " + requiredToken) {
         reply.status = 401;
         reply.body = R"({"kind":"Status","code":401,"reason":"Unauthorized"})";
       } else {
@@ -289,7 +295,7 @@ class HttpsResponder::Impl {
     }
   }
 
-  const Options options_;
+  Options options_;  // requiredToken under mutex_
   const Handler handler_;
   asio::io_context ioc_;
   ssl::context context_;
@@ -325,6 +331,7 @@ bool HttpsResponder::waitForOpenAtMost(std::size_t count, std::chrono::milliseco
 std::uint64_t HttpsResponder::connectionsAccepted() const { return impl_->accepted(); }
 std::size_t HttpsResponder::connectionsOpen() const { return impl_->open(); }
 std::vector<RecordedRequest> HttpsResponder::requests() const { return impl_->requests(); }
+void HttpsResponder::setRequiredToken(const std::string& token) { impl_->setRequiredToken(token); }
 void HttpsResponder::stop() { impl_->stop(); }
 
 }  // namespace sh::kubetest

@@ -79,6 +79,8 @@ class HttpsResponder {
   std::uint64_t connectionsAccepted() const;
   std::size_t connectionsOpen() const;
   std::vector<RecordedRequest> requests() const;
+  // The token requests must carry from now on ("" = none).
+  void setRequiredToken(const std::string& token);
 
   // Closes the listener and every connection and joins the threads. Idempotent.
   void stop();

@@ -90,6 +90,12 @@ std::filesystem::path writeKubeconfig(const std::filesystem::path& dir, const st
   if (!auth.tokenFile.empty()) {
     user += "    tokenFile: " + auth.tokenFile + "\n";
   }
+  if (!auth.execCommand.empty()) {
+    user +=
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+        "      interactiveMode: Never\n      command: " +
+        auth.execCommand + "\n";
+  }
   if (user.empty()) {
     user = "    {}\n";
   }

@@ -29,6 +29,9 @@ struct KubeconfigAuth {
   std::string token;       // a bearer token, inline
   std::string tokenFile;   // or a file holding it (relative to the kubeconfig's directory)
   bool wrongCa = false;    // trust an unrelated CA instead of the server's
+  // An exec credential plugin (client.authentication.k8s.io/v1, interactiveMode Never): the
+  // command, relative to the kubeconfig's directory when it holds a '/'.
+  std::string execCommand;
 };
 
 // Writes `dir`/kubeconfig (and the PEM files it names, by paths relative to it) for `server`,
