@@ -32,7 +32,8 @@ struct ProfileCheckArgs {
   std::vector<std::string> files;
   std::vector<std::string> pluginDirs;
   bool json = false;
-  bool expanded = false;  // --json as each point's run order (config::toJson), not upstream's
+  bool expanded = false;     // --json as each point's run order (config::toJson), not upstream's
+  std::string featureGates;  // --feature-gates, as for run
 };
 int runProfileCheck(const ProfileCheckArgs& args);
 

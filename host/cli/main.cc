@@ -106,6 +106,9 @@ int main(int argc, char** argv) {
   check->add_flag("--json", pc.json,
                   "JSON: the effective profiles as upstream's defaulting gives them "
                   "(KubeSchedulerProfile)");
+  check->add_option("--feature-gates", pc.featureGates,
+                    "kube-scheduler's feature gates, as for run (Gate=true|false,...): the "
+                    "profiles are checked as run would build them");
   check->add_flag("--expanded", pc.expanded,
                   "with --json: each extension point's plugins in run order, with the effective "
                   "weights and args, instead");

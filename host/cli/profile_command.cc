@@ -8,6 +8,7 @@
 #include "host/cli/json_print.h"
 #include "host/common/limits.h"
 #include "host/common/regular_file.h"
+#include "host/config/feature_gates.h"
 #include "host/config/kube_scheduler_configuration.h"
 #include "host/config/profile_printer.h"
 #include "host/framework/host_services.h"
@@ -50,6 +51,14 @@ bool looksLikeHostConfig(const std::string& path) {
 }  // namespace
 
 int runProfileCheck(const ProfileCheckArgs& args) {
+  std::string gateError;
+  std::optional<config::FeatureGates> gates =
+      config::FeatureGates::parse(args.featureGates, gateError);
+  if (!gates) {
+    std::cerr << "schedhost profile check: --feature-gates: " << gateError << "\n";
+    return 1;
+  }
+  config::setProcessFeatureGates(std::move(*gates));
   profile::LoadRequest req;
   for (const std::string& f : args.files) {
     if (req.hostConfigFile.empty() && looksLikeHostConfig(f)) {

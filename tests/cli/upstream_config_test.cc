@@ -225,6 +225,38 @@ TEST_F(UpstreamConfigTest, UpstreamCommandLineAndJsonLogs) {
   EXPECT_GT(count, 0) << "trace logs something";
 }
 
+// profile check takes --feature-gates as run does: the profiles it prints are the ones run
+// would build with the same gates.
+TEST_F(UpstreamConfigTest, ProfileCheckHonoursFeatureGates) {
+  auto multiPoint = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"profile", "check", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(upstream_ + "/no-scoring.yaml");
+    const CliRun r = run(args, kPluginEnv);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    std::vector<std::string> names;
+    const json::value profiles = json::parse(r.out);
+    for (const json::value& p :
+         profiles.at(0).at("plugins").at("multiPoint").at("enabled").as_array()) {
+      names.emplace_back(p.at("name").as_string());
+    }
+    return names;
+  };
+  const std::vector<std::string> on = multiPoint({});
+  ASSERT_FALSE(on.empty());
+  EXPECT_EQ(on.back(), "NodeDeclaredFeatures");
+  std::vector<std::string> off = multiPoint({"--feature-gates=NodeDeclaredFeatures=false"});
+  EXPECT_EQ(off, std::vector<std::string>(on.begin(), on.end() - 1));
+  const CliRun unknown =
+      run({"profile", "check", "--feature-gates=NoSuchGate=true", upstream_ + "/no-scoring.yaml"},
+          kPluginEnv);
+  EXPECT_EQ(unknown.exitCode, 1);
+  EXPECT_NE(unknown.err.find("schedhost profile check: --feature-gates: unrecognized feature "
+                             "gate: NoSuchGate"),
+            std::string::npos)
+      << unknown.err;
+}
+
 TEST_F(UpstreamConfigTest, RemovedFlagsAndUnhonouredGatesAreRefusedByName) {
   const CliRun removed = run({"--config=x.yaml", "--logtostderr=true"}, kPluginEnv);
   EXPECT_EQ(removed.exitCode, 1);
