@@ -344,7 +344,15 @@ TEST_F(RunKubeTest, SigtermWithAnApiServerThatAnswersNothingEndsWithinTheGrace) 
   ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 3; }, kDeadline)) << run->err();
   server_->stall("");
   createPods(3, 6);  // their binds and status patches will wait on the silent server
-  std::this_thread::sleep_for(500ms);
+  ASSERT_TRUE(eventually(
+      [&] {
+        for (const std::string& key : server_->stalledRequests()) {
+          if (key.find("/binding") != std::string::npos) return true;
+        }
+        return false;
+      },
+      kDeadline))
+      << run->err();
   run->signal(SIGTERM);
   const auto signalled = std::chrono::steady_clock::now();
   const std::optional<int> code = run->waitExit(60s);

@@ -359,6 +359,7 @@ struct FakeApiServer::Impl {
   // sessions are held here until the server stops.
   std::vector<std::string> stallPrefixes;
   std::vector<std::shared_ptr<void>> stalled;
+  std::vector<std::string> stalledKeys;
   std::vector<Recorded> recorded;
   std::chrono::milliseconds bindDelay{0};
 
@@ -1326,6 +1327,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       for (const std::string& prefix : impl_->stallPrefixes) {
         if (key.rfind(prefix, 0) == 0) {
           impl_->stalled.push_back(this->shared_from_this());  // no answer, ever
+          impl_->stalledKeys.push_back(key);
           return;
         }
       }
@@ -1793,6 +1795,11 @@ void FakeApiServer::setTokens(std::vector<std::string> tokens) {
 void FakeApiServer::setBindDelay(std::chrono::milliseconds delay) {
   std::lock_guard lock(impl_->metaMu);
   impl_->bindDelay = delay;
+}
+
+std::vector<std::string> FakeApiServer::stalledRequests() const {
+  std::lock_guard lock(impl_->metaMu);
+  return impl_->stalledKeys;
 }
 
 std::vector<FakeApiServer::Recorded> FakeApiServer::requests() const {

@@ -147,6 +147,8 @@ class FakeApiServer {
   std::vector<Recorded> requests() const;
   void clearRequests();
   std::size_t openWatches() const;
+  // "METHOD target" of each request held by stall(), in arrival order.
+  std::vector<std::string> stalledRequests() const;
   // Successful bindings per pod uid, and one pod's count.
   std::map<std::string, std::size_t> bindCounts() const;
   std::size_t bindCount(const std::string& podUid) const;
