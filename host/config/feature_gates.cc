@@ -4,6 +4,8 @@
 #include <array>
 #include <sstream>
 
+#include "host/common/trim.h"
+
 namespace sh::config {
 
 namespace {
@@ -33,12 +35,6 @@ const FeatureGateSpec* find(std::string_view name) {
   return it != gates.end() && it->name == name ? &*it : nullptr;
 }
 
-std::string trim(std::string text) {
-  text.erase(0, text.find_first_not_of(" \t"));
-  text.erase(text.find_last_not_of(" \t") + 1);
-  return text;
-}
-
 }  // namespace
 
 std::span<const FeatureGateSpec> knownFeatureGates() { return kKnownGates; }
@@ -52,7 +48,7 @@ std::optional<FeatureGates> FeatureGates::parse(std::string_view text, std::stri
   std::stringstream items{std::string(text)};
   std::string item;
   while (std::getline(items, item, ',')) {
-    item = trim(item);
+    item = std::string(trimmed(item, " \t"));
     if (item.empty()) {
       continue;
     }
@@ -61,8 +57,8 @@ std::optional<FeatureGates> FeatureGates::parse(std::string_view text, std::stri
       error = "missing bool value for " + item;
       return std::nullopt;
     }
-    const std::string name = trim(item.substr(0, eq));
-    const std::string valueText = trim(item.substr(eq + 1));
+    const std::string name = std::string(trimmed(item.substr(0, eq), " \t"));
+    const std::string valueText = std::string(trimmed(item.substr(eq + 1), " \t"));
     bool value = false;
     // Go's strconv.ParseBool.
     if (valueText == "1" || valueText == "t" || valueText == "T" || valueText == "true" ||

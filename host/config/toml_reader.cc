@@ -7,6 +7,7 @@
 
 #include "host/common/limits.h"
 #include "host/common/regular_file.h"
+#include "host/common/trim.h"
 #include "host/config/args_tree.h"
 
 namespace sh::config {
@@ -56,22 +57,13 @@ std::size_t firstInvalidUtf8(std::string_view text) {
   return std::string_view::npos;
 }
 
-std::string trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  const auto last = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(first, last - first + 1));
-}
-
 // " 12 | text" -> 12 and the offset of "text"; nullopt for anything else.
 std::optional<std::pair<int, std::size_t>> snippetLine(std::string_view line) {
   const auto bar = line.find(" | ");
   if (bar == std::string_view::npos) {
     return std::nullopt;
   }
-  const std::string number = trim(line.substr(0, bar));
+  const std::string number = std::string(trimmed(line.substr(0, bar), " \t\r"));
   if (number.empty() ||
       !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return std::nullopt;
@@ -225,7 +217,7 @@ Diagnostic syntaxErrorDiagnostic(const std::string& what, const SourceLocation& 
   }
   std::string reason = lines.empty() ? std::string("syntax error") : lines.front();
   if (reason.rfind("[error]", 0) == 0) {
-    reason = trim(reason.substr(7));
+    reason = std::string(trimmed(reason.substr(7), " \t\r"));
   }
   // "toml::parse_array: value having ..." -> "value having ...".
   if (reason.rfind("toml::", 0) == 0) {
@@ -241,9 +233,9 @@ Diagnostic syntaxErrorDiagnostic(const std::string& what, const SourceLocation& 
   bool haveLine = false;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const std::string& line = lines[i];
-    const std::string trimmed = trim(line);
-    if (trimmed.rfind("--> ", 0) == 0) {
-      where.file = trim(trimmed.substr(4));
+    const std::string bare = std::string(trimmed(line, " \t\r"));
+    if (bare.rfind("--> ", 0) == 0) {
+      where.file = std::string(trimmed(bare.substr(4), " \t\r"));
       haveLine = false;
       continue;
     }
@@ -256,11 +248,11 @@ Diagnostic syntaxErrorDiagnostic(const std::string& what, const SourceLocation& 
       continue;
     }
     const auto caret = line.find('^');
-    if (haveLine && caret != std::string::npos && trimmed.rfind("|", 0) == 0) {
+    if (haveLine && caret != std::string::npos && bare.rfind("|", 0) == 0) {
       where.column = caret >= textOffset ? static_cast<int>(caret - textOffset) + 1 : 1;
-      std::string rest = trim(std::string_view(line).substr(caret + 1));
+      std::string rest(trimmed(std::string_view(line).substr(caret + 1), " \t\r"));
       rest.erase(0, rest.find_first_not_of("-~^"));
-      label = trim(rest);
+      label = std::string(trimmed(rest, " \t\r"));
     }
   }
   if (!label.empty() && label.back() == '.') {

@@ -19,8 +19,6 @@ enum : std::size_t {
   kPersistentVolumeChange = 3
 };
 
-constexpr std::string_view kWaitForFirstConsumer = "WaitForFirstConsumer";
-
 // isSchedulableAfterStorageClassAdded: only a class that waits for the first consumer lets an
 // unbound claim pass PreFilter.
 sh_queueing_hint afterStorageClassAdded(const Object& added) noexcept {

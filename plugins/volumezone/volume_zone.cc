@@ -18,7 +18,6 @@ namespace schedhost::plugins::volumezone {
 namespace {
 
 constexpr char kBetaStorageClassAnnotation[] = "volume.beta.kubernetes.io/storage-class";
-constexpr std::string_view kWaitForFirstConsumer = "WaitForFirstConsumer";
 
 std::string objectRef(std::string_view kind, std::string_view ns, std::string_view name) {
   std::string out(kind);

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace schedhost::plugins::volumezone {
@@ -30,6 +31,8 @@ constexpr const char* kName = "VolumeZone";
 inline const std::string kPreFilterStateKey = std::string("PreFilter") + kName;
 
 constexpr char kErrReasonConflict[] = "node(s) had no available volume zone";
+// storagev1.VolumeBindingWaitForFirstConsumer, a StorageClass's volumeBindingMode.
+constexpr std::string_view kWaitForFirstConsumer = "WaitForFirstConsumer";
 
 // What PreFilter computes for Filter: the topologies of the pod's bound PVs, shared read-only
 // between a state and its clones (upstream's stateData.Clone returns itself).

@@ -9,7 +9,7 @@
 
 #include "tests/admin/fake_handler.h"
 
-namespace sh::admin {
+namespace sh::admin::client_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -65,4 +65,4 @@ TEST(AdminClient, TimeoutWhenNobodyAnswers) {
 }
 
 }  // namespace
-}  // namespace sh::admin
+}  // namespace sh::admin::client_test

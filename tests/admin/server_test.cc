@@ -11,7 +11,7 @@
 #include "host/admin/client.h"
 #include "tests/admin/fake_handler.h"
 
-namespace sh::admin {
+namespace sh::admin::server_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -700,4 +700,4 @@ TEST(AdminServerSocket, StopLeavesAReplacedSocket) {
 }
 
 }  // namespace
-}  // namespace sh::admin
+}  // namespace sh::admin::server_test

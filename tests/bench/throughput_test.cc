@@ -8,7 +8,7 @@
 #include <chrono>
 #include <vector>
 
-namespace sh::bench {
+namespace sh::bench::throughput_test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -74,4 +74,4 @@ TEST(ThroughputTest, EmptyTickFoldsIntoTheNext) {
 }
 
 }  // namespace
-}  // namespace sh::bench
+}  // namespace sh::bench::throughput_test

@@ -8,7 +8,7 @@
 
 #include <boost/json.hpp>
 
-namespace sh::bench {
+namespace sh::bench::workload_test {
 namespace {
 
 const char* kStorageWorkload = R"({
@@ -114,4 +114,4 @@ TEST(WorkloadTest, BadCsiNodeCountIsRefusedByName) {
 }
 
 }  // namespace
-}  // namespace sh::bench
+}  // namespace sh::bench::workload_test

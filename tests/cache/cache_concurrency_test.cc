@@ -17,7 +17,7 @@
 #include "host/model/testing/wrappers.h"
 #include "snapshot_summary.h"
 
-namespace sh::cache {
+namespace sh::cache::cache_concurrency_test {
 namespace {
 
 using model::testing::AffinityKind;
@@ -176,4 +176,4 @@ TEST(CacheConcurrencyTest, InformersSchedulerAndBinderShareTheCache) {
 }
 
 }  // namespace
-}  // namespace sh::cache
+}  // namespace sh::cache::cache_concurrency_test

@@ -17,7 +17,7 @@
 #include "host/model/testing/wrappers.h"
 #include "snapshot_summary.h"
 
-namespace sh::cache {
+namespace sh::cache::cache_random_test {
 namespace {
 
 using model::testing::AffinityKind;
@@ -368,4 +368,4 @@ TEST_P(CacheRandomTest, IncrementalSnapshotMatchesRebuild) {
 INSTANTIATE_TEST_SUITE_P(Seeds, CacheRandomTest, ::testing::Values(1, 2, 3, 20260723));
 
 }  // namespace
-}  // namespace sh::cache
+}  // namespace sh::cache::cache_random_test

@@ -13,7 +13,7 @@
 #include "host/model/testing/wrappers.h"
 #include "snapshot_summary.h"
 
-namespace sh::cache {
+namespace sh::cache::cache_test {
 namespace {
 
 using model::testing::makeNode;
@@ -594,4 +594,4 @@ TEST(CacheTest, ANodeRemovedAndAddedAgainKeepsItsPods) {
 }
 
 }  // namespace
-}  // namespace sh::cache
+}  // namespace sh::cache::cache_test

@@ -4,7 +4,7 @@
 
 #include "host/model/testing/wrappers.h"
 
-namespace sh::cache {
+namespace sh::cache::node_tree_test {
 namespace {
 
 using model::testing::makeNode;
@@ -43,4 +43,4 @@ TEST(NodeTreeTest, BetaZoneLabelWinsAndZoneChangeMovesToTheEnd) {
 }
 
 }  // namespace
-}  // namespace sh::cache
+}  // namespace sh::cache::node_tree_test

@@ -14,7 +14,7 @@
 #include "host/model/testing/wrappers.h"
 #include "snapshot_summary.h"
 
-namespace sh::cache {
+namespace sh::cache::snapshot_update_test {
 namespace {
 
 using model::testing::AffinityKind;
@@ -548,4 +548,4 @@ TEST(SnapshotUpdateTest, InconsistentSnapshotIsRebuiltAndReported) {
 }
 
 }  // namespace
-}  // namespace sh::cache
+}  // namespace sh::cache::snapshot_update_test

@@ -56,7 +56,7 @@
 #include "host/profile/profile_set.h"
 #include "tests/chaos/chaos_workload.h"
 
-namespace sh::chaos {
+namespace sh::chaos::chaos_soak_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -715,4 +715,4 @@ bindError = 0.01
 }
 
 }  // namespace
-}  // namespace sh::chaos
+}  // namespace sh::chaos::chaos_soak_test

@@ -17,7 +17,7 @@
 #include "host/admin/server.h"
 #include "tests/admin/fake_handler.h"
 
-namespace sh::admin {
+namespace sh::admin::admin_cli_test {
 namespace {
 
 using testing::FakeHandler;
@@ -291,4 +291,4 @@ TEST_F(AdminRun, NonLoopbackAddressWithTheOptIn) {
 }
 
 }  // namespace
-}  // namespace sh::admin
+}  // namespace sh::admin::admin_cli_test

@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-namespace sh {
+namespace sh::rbac_command_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -292,4 +292,4 @@ enabled = [ { name = "RbacKindsBad" } ]
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::rbac_command_test

@@ -28,7 +28,7 @@
 
 extern char** environ;
 
-namespace sh::cli {
+namespace sh::cli::run_live_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -810,4 +810,4 @@ TEST_F(RunLive, ReplacedGenerationsAreReleasedWhenIdle) {
 }
 
 }  // namespace
-}  // namespace sh::cli
+}  // namespace sh::cli::run_live_test

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace sh {
+namespace sh::test_command_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -181,4 +181,4 @@ TEST_F(TestCommand, JsonReport) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::test_command_test

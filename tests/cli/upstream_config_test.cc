@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
-namespace sh {
+namespace sh::upstream_config_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -310,4 +310,4 @@ TEST_F(UpstreamConfigTest, PluginsAreFoundByWhereTheBinaryIs) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::upstream_config_test

@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-namespace sh {
+namespace sh::regular_file_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -97,4 +97,4 @@ TEST(ByteSizeTextTest, NamesTheLargestWholeUnit) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::regular_file_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace sh {
+namespace sh::status_test {
 namespace {
 
 TEST(StatusTest, CodeNamesFollowThePluginAbiOrder) {
@@ -38,4 +38,4 @@ TEST(StatusTest, MessageJoinsReasonsAndWrapKeepsOne) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::status_test

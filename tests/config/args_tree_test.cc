@@ -8,7 +8,7 @@
 
 #include "host/config/toml_reader.h"
 
-namespace sh::config {
+namespace sh::config::args_tree_test {
 namespace {
 
 ArgNode fromToml(std::string_view text, const std::string& path = "args") {
@@ -152,4 +152,4 @@ TEST(ArgNodeTest, CloneIsDeepAndCloneAtRebases) {
 }
 
 }  // namespace
-}  // namespace sh::config
+}  // namespace sh::config::args_tree_test

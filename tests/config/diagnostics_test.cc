@@ -4,7 +4,7 @@
 
 #include "host/config/toml_reader.h"
 
-namespace sh::config {
+namespace sh::config::diagnostics_test {
 namespace {
 
 TEST(DiagnosticTest, Format) {
@@ -79,4 +79,4 @@ TEST(TomlReadTest, MissingFile) {
 }
 
 }  // namespace
-}  // namespace sh::config
+}  // namespace sh::config::diagnostics_test

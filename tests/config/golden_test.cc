@@ -24,7 +24,7 @@
 #include "host/config/profile_resolver.h"
 #include "tests/config/test_catalog.h"
 
-namespace sh::config {
+namespace sh::config::golden_test {
 namespace {
 
 const std::filesystem::path kCasesDir = SCHEDHOST_TEST_PROFILES_DIR;
@@ -142,4 +142,4 @@ TEST(ShippedProfilesTest, DefaultTomlIsUpstreamsDefaultProfile) {
 }
 
 }  // namespace
-}  // namespace sh::config
+}  // namespace sh::config::golden_test

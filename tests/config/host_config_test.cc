@@ -12,7 +12,7 @@
 
 #include "host/config/profile_config.h"
 
-namespace sh::config {
+namespace sh::config::host_config_test {
 namespace {
 
 HostConfig parse(std::string_view text, Diagnostics& diags) {
@@ -663,4 +663,4 @@ TEST(HostConfigTest, AdminRemoteHealthAndMetrics) {
 }
 
 }  // namespace
-}  // namespace sh::config
+}  // namespace sh::config::host_config_test

@@ -14,7 +14,7 @@
 #include "host/config/profile_resolver.h"
 #include "tests/config/test_catalog.h"
 
-namespace sh::config {
+namespace sh::config::kube_scheduler_configuration_test {
 namespace {
 
 using testing::fullUpstreamCatalog;
@@ -613,4 +613,4 @@ TEST(FeatureGatesTest, NodeDeclaredFeaturesOffLeavesTheDefaultSet) {
 }
 
 }  // namespace
-}  // namespace sh::config
+}  // namespace sh::config::kube_scheduler_configuration_test

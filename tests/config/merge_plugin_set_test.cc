@@ -9,7 +9,7 @@
 
 #include "tests/config/test_catalog.h"
 
-namespace sh::config {
+namespace sh::config::merge_plugin_set_test {
 namespace {
 
 using Names = std::vector<std::string>;
@@ -125,4 +125,4 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<MergeCase>& p) { return p.param.name; });
 
 }  // namespace
-}  // namespace sh::config
+}  // namespace sh::config::merge_plugin_set_test

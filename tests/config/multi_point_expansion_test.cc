@@ -9,7 +9,7 @@
 
 #include "tests/config/test_catalog.h"
 
-namespace sh::config {
+namespace sh::config::multi_point_expansion_test {
 namespace {
 
 using testing::frameworkCatalog;
@@ -141,4 +141,4 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<ExpansionCase>& p) { return p.param.name; });
 
 }  // namespace
-}  // namespace sh::config
+}  // namespace sh::config::multi_point_expansion_test

@@ -5,7 +5,7 @@
 
 #include "tests/config/test_catalog.h"
 
-namespace sh::config {
+namespace sh::config::profile_printer_test {
 namespace {
 
 TEST(ProfilePrinterTest, DescribeDefaultProfile) {
@@ -70,4 +70,4 @@ args = { timeout = 3 }
 }
 
 }  // namespace
-}  // namespace sh::config
+}  // namespace sh::config::profile_printer_test

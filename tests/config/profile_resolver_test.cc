@@ -11,7 +11,7 @@
 
 #include "tests/config/test_catalog.h"
 
-namespace sh::config {
+namespace sh::config::profile_resolver_test {
 namespace {
 
 using testing::frameworkCatalog;
@@ -415,4 +415,4 @@ TEST(ValidateProfilesTest, SameDefaultsPass) {
 }
 
 }  // namespace
-}  // namespace sh::config
+}  // namespace sh::config::profile_resolver_test

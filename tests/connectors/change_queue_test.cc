@@ -9,7 +9,7 @@
 
 #include "host/connectors/change_queue.h"
 
-namespace sh::connectors {
+namespace sh::connectors::change_queue_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -107,4 +107,4 @@ TEST(ChangeQueueTest, StoppingEndsTheWindow) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::change_queue_test

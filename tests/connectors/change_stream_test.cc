@@ -10,7 +10,7 @@
 #include "host/connectors/embedded/embedded_cluster.h"
 #include "tests/connectors/test_support.h"
 
-namespace sh::connectors {
+namespace sh::connectors::change_stream_test {
 namespace {
 
 using testing::describe;
@@ -174,4 +174,4 @@ TEST_F(StdinTest, StopEndsAReaderWaitingOnAnOpenPipe) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::change_stream_test

@@ -16,7 +16,7 @@
 #include "host/connectors/embedded/embedded_cluster.h"
 #include "tests/connectors/test_support.h"
 
-namespace sh::connectors {
+namespace sh::connectors::embedded_cluster_batch_test {
 namespace {
 
 using testing::describe;
@@ -216,4 +216,4 @@ TEST(EmbeddedClusterBatchTest, DefaultNextBatchDrainsNextWaitingOnlyForTheFirst)
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::embedded_cluster_batch_test

@@ -13,7 +13,7 @@
 #include "tests/connectors/test_support.h"
 #include "tests/model/pod_view_text.h"
 
-namespace sh::connectors {
+namespace sh::connectors::embedded_cluster_bind_test {
 namespace {
 
 using model::testing::makePod;
@@ -236,4 +236,4 @@ TEST_F(BindTest, ManifestsReadWhileOtherPodsAreBound) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::embedded_cluster_bind_test

@@ -12,7 +12,7 @@
 #include "host/connectors/embedded/embedded_cluster.h"
 #include "tests/connectors/test_support.h"
 
-namespace sh::connectors {
+namespace sh::connectors::embedded_cluster_concurrency_test {
 namespace {
 
 using testing::event;
@@ -185,4 +185,4 @@ TEST(EmbeddedClusterConcurrencyTest, FailuresEventsAndDeletesFromSeveralThreads)
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::embedded_cluster_concurrency_test

@@ -13,7 +13,7 @@
 #include "host/connectors/object_file.h"
 #include "tests/connectors/test_support.h"
 
-namespace sh::connectors {
+namespace sh::connectors::embedded_cluster_intake_test {
 namespace {
 
 using testing::describe;
@@ -34,7 +34,7 @@ boost::json::value podWithUid(std::string_view name, std::string_view uid) {
   return withKind(w.parseJson(), "Pod");
 }
 
-std::vector<std::string> describeAll(const std::vector<ClusterChange>& changes) {
+std::vector<std::string> describeWithUids(const std::vector<ClusterChange>& changes) {
   std::vector<std::string> out;
   for (const ClusterChange& c : changes) {
     const auto& p = c.curPod != nullptr ? c.curPod : c.oldPod;
@@ -59,7 +59,7 @@ Loaded load(const std::string& lines, const std::string& changes = "") {
   EmbeddedCluster cluster(o);
   EXPECT_TRUE(cluster.start().ok());
   Loaded out;
-  out.changes = describeAll(drain(cluster));
+  out.changes = describeWithUids(drain(cluster));
   // File names without their temporary directory.
   const std::string dirPrefix = o.initialState.substr(0, o.initialState.rfind('/') + 1);
   for (std::string warning : w.all()) {
@@ -172,4 +172,4 @@ TEST(EmbeddedClusterIntakeTest, OnlyARegularFileIsReadWhole) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::embedded_cluster_intake_test

@@ -10,23 +10,18 @@
 #include "host/connectors/embedded/embedded_cluster.h"
 #include "tests/connectors/test_support.h"
 
-namespace sh::connectors {
+namespace sh::connectors::embedded_cluster_objects_test {
 namespace {
 
 using testing::drain;
 using ::testing::ElementsAre;
 using testing::event;
 using testing::nodeJson;
+using testing::options;
 using testing::podJson;
 using testing::TempDir;
 using testing::text;
 using testing::Warnings;
-
-EmbeddedCluster::Options options(Warnings& w) {
-  EmbeddedCluster::Options o;
-  o.warn = w.sink();
-  return o;
-}
 
 boost::json::value priorityClass(std::string_view name, int value, std::string_view extra = "") {
   return boost::json::parse(R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass",)"
@@ -211,4 +206,4 @@ TEST(EmbeddedClusterObjectsTest, MalformedBudgetOrClassIsRejectedWithItsLine) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::embedded_cluster_objects_test

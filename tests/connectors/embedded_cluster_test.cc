@@ -11,7 +11,7 @@
 
 #include "tests/connectors/test_support.h"
 
-namespace sh::connectors {
+namespace sh::connectors::embedded_cluster_test {
 namespace {
 
 using testing::describe;
@@ -20,6 +20,7 @@ using ::testing::ElementsAre;
 using testing::event;
 using ::testing::HasSubstr;
 using testing::nodeJson;
+using testing::options;
 using testing::podJson;
 using ::testing::StartsWith;
 using testing::TempDir;
@@ -27,18 +28,12 @@ using testing::text;
 using testing::Warnings;
 using testing::withKind;
 
-std::vector<std::string> describeAll(const std::vector<ClusterChange>& changes) {
+std::vector<std::string> describeWithSources(const std::vector<ClusterChange>& changes) {
   std::vector<std::string> out;
   for (const ClusterChange& c : changes) {
     out.push_back(describe(c) + " @" + c.source);
   }
   return out;
-}
-
-EmbeddedCluster::Options options(Warnings& w) {
-  EmbeddedCluster::Options o;
-  o.warn = w.sink();
-  return o;
 }
 
 TEST(EmbeddedClusterTest, LoadsV1ListNodesFirstThenPods) {
@@ -68,7 +63,7 @@ TEST(EmbeddedClusterTest, LoadsV1ListNodesFirstThenPods) {
   ASSERT_TRUE(cluster.start().ok());
 
   EXPECT_EQ(cluster.pending(), 4u);
-  EXPECT_THAT(describeAll(drain(cluster)),
+  EXPECT_THAT(describeWithSources(drain(cluster)),
               ElementsAre("ADDED Node n1 @" + path + ":5", "ADDED Node n2 @" + path + ":7",
                           "ADDED Pod ns/a @" + path + ":4", "ADDED Pod ns/b @" + path + ":6"));
   EXPECT_TRUE(cluster.exhausted());
@@ -122,7 +117,7 @@ TEST(EmbeddedClusterTest, LoadsJsonLines) {
   o.initialState = path;
   EmbeddedCluster cluster(o);
   ASSERT_TRUE(cluster.start().ok());
-  EXPECT_THAT(describeAll(drain(cluster)),
+  EXPECT_THAT(describeWithSources(drain(cluster)),
               ElementsAre("ADDED Node n1 @" + path + ":3", "ADDED Pod ns/a @" + path + ":1",
                           "ADDED Pod default/b @" + path + ":5"));
   EXPECT_TRUE(w.all().empty());
@@ -172,7 +167,7 @@ TEST(EmbeddedClusterTest, InitialStateProblemsAreWarnedAndSkipped) {
   EXPECT_EQ(cluster.rejectedLines(), 6u);  // all but the duplicate, which was applied
 
   EXPECT_THAT(
-      describeAll(drain(cluster)),
+      describeWithSources(drain(cluster)),
       ElementsAre("ADDED Node n1 @" + path + ":1", "ADDED Pod ns/ok @" + path + ":6",
                   "MODIFIED Pod ns/ok @" + path + ":7", "ADDED Pod ns/last @" + path + ":10"));
 }
@@ -203,7 +198,7 @@ TEST(EmbeddedClusterTest, ListItemThatIsNotAnObject) {
   EmbeddedCluster cluster(o);
   ASSERT_TRUE(cluster.start().ok());
   EXPECT_THAT(w.all(), ElementsAre(path + ":3: items[1]: expected an object"));
-  EXPECT_THAT(describeAll(drain(cluster)), ElementsAre("ADDED Node n1 @" + path + ":2"));
+  EXPECT_THAT(describeWithSources(drain(cluster)), ElementsAre("ADDED Node n1 @" + path + ":2"));
 }
 
 TEST(EmbeddedClusterTest, StartFailsOnlyWhenAFileCannotBeOpened) {
@@ -251,7 +246,7 @@ TEST(EmbeddedClusterTest, WatchStreamAddedModifiedDeleted) {
   EmbeddedCluster cluster(o);
   ASSERT_TRUE(cluster.start().ok());
   auto changes = drain(cluster);
-  EXPECT_THAT(describeAll(changes),
+  EXPECT_THAT(describeWithSources(changes),
               ElementsAre("ADDED Node n1 @" + path + ":1", "ADDED Pod ns/p @" + path + ":2",
                           "MODIFIED Pod ns/p @" + path + ":4", "DELETED Pod ns/p @" + path + ":6",
                           "DELETED Node n1 @" + path + ":7"));
@@ -351,7 +346,7 @@ TEST(EmbeddedClusterTest, AddedOfExistingIsAppliedAsModified) {
   EmbeddedCluster cluster(o);
   ASSERT_TRUE(cluster.start().ok());
   auto changes = drain(cluster);
-  EXPECT_THAT(describeAll(changes),
+  EXPECT_THAT(describeWithSources(changes),
               ElementsAre("ADDED Pod ns/p @" + path + ":1", "MODIFIED Pod ns/p @" + path + ":2"));
   ASSERT_EQ(changes.size(), 2u);
   EXPECT_EQ(changes[1].oldPod, changes[0].curPod);
@@ -420,4 +415,4 @@ TEST(EmbeddedClusterTest, ReadAheadIsBounded) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::embedded_cluster_test

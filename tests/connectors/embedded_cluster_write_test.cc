@@ -9,7 +9,7 @@
 #include "host/cycle/decision_log.h"
 #include "tests/connectors/test_support.h"
 
-namespace sh::connectors {
+namespace sh::connectors::embedded_cluster_write_test {
 namespace {
 
 using testing::drain;
@@ -362,4 +362,4 @@ TEST_F(WriteTest, BindAfterTheInputEndedRefillsTheQueue) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::embedded_cluster_write_test

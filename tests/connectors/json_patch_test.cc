@@ -5,7 +5,7 @@
 #include <boost/json.hpp>
 #include <string>
 
-namespace sh::connectors {
+namespace sh::connectors::json_patch_test {
 namespace {
 
 boost::json::value parse(const char* text) { return boost::json::parse(text); }
@@ -409,4 +409,4 @@ TEST(JsonPatchTest, DeepStrategicMergePatchFailsNamingTheDepth) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::json_patch_test

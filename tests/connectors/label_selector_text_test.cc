@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace sh::connectors {
+namespace sh::connectors::label_selector_text_test {
 namespace {
 
 // Labels as the model hands them out. The ids are deliberately wrong: matching reads the text.
@@ -508,4 +508,4 @@ TEST(FieldSelectorTextTest, HostileInput) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::label_selector_text_test

@@ -8,7 +8,7 @@
 
 #include "tests/connectors/test_support.h"
 
-namespace sh::connectors {
+namespace sh::connectors::line_reader_test {
 namespace {
 
 using testing::TempDir;
@@ -69,4 +69,4 @@ TEST(LineReaderTest, ManyShortLinesAreScannedOnce) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::line_reader_test

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace sh::connectors {
+namespace sh::connectors::object_file_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -106,4 +106,4 @@ TEST(ObjectFileTest, AnObjectOverTheSizeLimitIsRefused) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::object_file_test

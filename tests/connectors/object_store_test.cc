@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace sh::connectors {
+namespace sh::connectors::object_store_test {
 namespace {
 
 ObjectKind podGroups(std::string labelSelector = "", std::string fieldSelector = "") {
@@ -300,4 +300,4 @@ TEST(StoredObjectTest, RefusesMalformedObjects) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::object_store_test

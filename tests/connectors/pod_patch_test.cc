@@ -5,7 +5,7 @@
 #include <boost/json.hpp>
 #include <string>
 
-namespace sh::connectors {
+namespace sh::connectors::pod_patch_test {
 namespace {
 
 TEST(PodPatchTest, TruncateNote) {
@@ -60,4 +60,4 @@ TEST(PodPatchTest, Rfc3339Now) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::pod_patch_test

@@ -15,7 +15,7 @@
 #include "host/connectors/object_write.h"
 #include "tests/connectors/test_support.h"
 
-namespace sh::connectors {
+namespace sh::connectors::pv_controller_test {
 namespace {
 
 namespace json = boost::json;
@@ -236,4 +236,4 @@ TEST_F(EmbeddedPvControllerTest, WithoutTheEmulationTheClaimStaysAsWritten) {
 }
 
 }  // namespace
-}  // namespace sh::connectors
+}  // namespace sh::connectors::pv_controller_test

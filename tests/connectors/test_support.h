@@ -80,6 +80,13 @@ class Warnings {
   std::shared_ptr<State> state_ = std::make_shared<State>();
 };
 
+// EmbeddedCluster's options with its warnings going to `w`, the rest defaulted.
+inline EmbeddedCluster::Options options(Warnings& w) {
+  EmbeddedCluster::Options o;
+  o.warn = w.sink();
+  return o;
+}
+
 inline boost::json::value withKind(boost::json::value v, std::string_view kind) {
   v.as_object()["apiVersion"] = "v1";
   v.as_object()["kind"] = kind;

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace sh::cycle {
+namespace sh::cycle::decision_log_test {
 namespace {
 
 std::vector<std::string> lines(const std::string& text) {
@@ -229,4 +229,4 @@ TEST(LatencyStatsTest, OneValueIsEveryPercentile) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::decision_log_test

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <vector>
 
-namespace sh::cycle {
+namespace sh::cycle::parallelizer_test {
 namespace {
 
 TEST(ParallelizerTest, RunsEveryIndexExactlyOnce) {
@@ -39,4 +39,4 @@ TEST(ParallelizerTest, ParallelismIsCappedAtTheCores) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::parallelizer_test

@@ -17,7 +17,7 @@
 
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_activate_test {
 namespace {
 
 using testing::keyOf;
@@ -187,4 +187,4 @@ TEST(SchedulerActivateTest, PostBindActivatesAfterTheBinding) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_activate_test

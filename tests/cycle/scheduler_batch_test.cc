@@ -17,7 +17,7 @@
 
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_batch_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -301,4 +301,4 @@ TEST(SchedulerBatchTest, APodRefusedAtIntakeLeavesTheOthersAlone) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_batch_test

@@ -12,7 +12,7 @@
 
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_binding_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -141,4 +141,4 @@ TEST(SchedulerTest, ConcurrentBindFailuresAllRecoverWithoutLeakingAssumedPods) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_binding_test

@@ -8,7 +8,7 @@
 
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_dependencies_test {
 namespace {
 
 using testing::node;
@@ -70,4 +70,4 @@ TEST(SchedulerDependenciesTest, PodsWhoseClaimsNoPluginHonoursAreTurnedAwayNamin
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_dependencies_test

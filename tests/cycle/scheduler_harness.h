@@ -388,4 +388,10 @@ class SchedulerHarness {
   SchedulerStats backgroundStats_;
 };
 
+// The scheduler's FailedScheduling message for the pod, its last one ("" when none).
+inline std::string lastFailure(SchedulerHarness& h, const std::string& pod) {
+  auto failures = h.events(pod, "FailedScheduling");
+  return failures.empty() ? std::string() : failures.back().message;
+}
+
 }  // namespace sh::cycle::testing

@@ -14,7 +14,7 @@
 #include "host/connectors/object_store.h"
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_objects_test {
 namespace {
 
 using testing::node;
@@ -92,4 +92,4 @@ TEST(SchedulerObjectsTest, APodWaitsForItsObjectAndTheBindingWritesIt) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_objects_test

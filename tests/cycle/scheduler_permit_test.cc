@@ -14,7 +14,7 @@
 
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_permit_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -36,7 +36,7 @@ bool waitsOnPermit(SchedulerHarness& h, const std::string& name) {
 }
 
 // The last FailedScheduling message about `name`, once there is one.
-std::string lastFailure(SchedulerHarness& h, const std::string& name) {
+std::string awaitFailure(SchedulerHarness& h, const std::string& name) {
   EXPECT_TRUE(h.eventually([&] { return !h.events(name, "FailedScheduling").empty(); }))
       << name << " never failed";
   auto events = h.events(name, "FailedScheduling");
@@ -98,7 +98,7 @@ TEST(SchedulerTest, PermitRejectSendsThePodBackToTheQueue) {
 
   // Upstream's FitError for the chosen node: one node, one explicit status, so "1 <reason>".
   const std::string message = "0/1 nodes are available: 1 not this time.";
-  EXPECT_EQ(lastFailure(h, "p"), message);
+  EXPECT_EQ(awaitFailure(h, "p"), message);
   ASSERT_NO_FATAL_FAILURE(expectPendingAndForgotten(h, "p", queue::PodLocation::kUnschedulable));
   ASSERT_TRUE(h.eventually([&] { return podScheduledCondition(*h.storedPod("p")).has_value(); }));
   const boost::json::object condition = *podScheduledCondition(*h.storedPod("p"));
@@ -155,7 +155,7 @@ TEST(SchedulerTest, PermitTimeoutRejectsThePod) {
   h.runInBackground();
 
   ASSERT_TRUE(waitsOnPermit(h, "p"));
-  EXPECT_EQ(lastFailure(h, "p"),
+  EXPECT_EQ(awaitFailure(h, "p"),
             "0/1 nodes are available: 1 rejected due to timeout after waiting 100ms at plugin "
             "TestPermit.");
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(100));
@@ -273,7 +273,7 @@ TEST(SchedulerTest, ConcurrentPermitDecisionsLeaveCacheAndClusterConsistent) {
         break;
       case 1:
         EXPECT_EQ(h.nodeOf(name), "") << name;
-        EXPECT_EQ(lastFailure(h, name), "0/1 nodes are available: 1 no.") << name;
+        EXPECT_EQ(awaitFailure(h, name), "0/1 nodes are available: 1 no.") << name;
         break;
       default:
         EXPECT_EQ(h.storedPod(name), nullptr) << name;
@@ -303,7 +303,7 @@ TEST(SchedulerTest, PodDeletedWhileWaitingOnPermitIsRejectedAndForgotten) {
 
   // The deletion rejects the waiting pod ("removed", as Handle.RejectWaitingPod) and the
   // binding cycle forgets it; it is not requeued.
-  EXPECT_EQ(lastFailure(h, "p"), "0/1 nodes are available: 1 removed.");
+  EXPECT_EQ(awaitFailure(h, "p"), "0/1 nodes are available: 1 removed.");
   ASSERT_TRUE(h.eventually([&] { return h.scheduler().cache().getPod(uidOf("p")) == nullptr; }));
   EXPECT_FALSE(wp->allow("TestPermit"));  // already resolved
   const SchedulerStats stats = h.stopBackground();
@@ -353,7 +353,7 @@ TEST(SchedulerTest, NodeDeletedWhilePodWaitsOnPermitFailsTheBindCleanly) {
   // Retried after its backoff, it finds no node at all (an error without a plugin to blame,
   // so it keeps being retried after backoff, as upstream).
   EXPECT_TRUE(
-      h.eventually([&] { return lastFailure(h, "p") == "no nodes available to schedule pods"; }));
+      h.eventually([&] { return awaitFailure(h, "p") == "no nodes available to schedule pods"; }));
 
   h.appendChange("ADDED", node("n2", "4", "32Gi"));
   ASSERT_TRUE(waitsOnPermit(h, "p"));
@@ -409,4 +409,4 @@ TEST(SchedulerTest, PreemptingAPodWaitingOnPermitRejectsItInMemory) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_permit_test

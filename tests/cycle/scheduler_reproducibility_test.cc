@@ -12,7 +12,7 @@
 
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_reproducibility_test {
 namespace {
 
 using testing::HarnessOptions;
@@ -99,4 +99,4 @@ TEST(SchedulerTest, DifferentSeedChangesSomeBindings) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_reproducibility_test

@@ -12,10 +12,11 @@
 #include "host/cycle/scheduler.h"
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_scenarios_test {
 namespace {
 
 using testing::keyOf;
+using testing::lastFailure;
 using testing::node;
 using testing::SchedulerHarness;
 using testing::withKind;
@@ -36,12 +37,6 @@ model::testing::PodWrapper appPod(const std::string& name, const std::string& ap
 
 boost::json::value podObject(model::testing::PodWrapper w) {
   return withKind(w.parseJson(), "Pod");
-}
-
-// The scheduler's FailedScheduling message for the pod, its last one.
-std::string lastFailure(SchedulerHarness& h, const std::string& pod) {
-  auto failures = h.events(pod, "FailedScheduling");
-  return failures.empty() ? std::string() : failures.back().message;
 }
 
 TEST(SchedulerScenarioTest, SpreadsAcrossThreeZonesAndStopsAtMaxSkew) {
@@ -216,4 +211,4 @@ TEST(SchedulerScenarioTest, RoomFreedByPreemptionIsKeptForThePreemptor) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_scenarios_test

@@ -15,7 +15,7 @@
 
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_test {
 namespace {
 
 using testing::HarnessOptions;
@@ -289,4 +289,4 @@ TEST(SchedulerTest, EachProfileSchedulesItsOwnPodsAndForeignPodsAreIgnored) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_test

@@ -17,11 +17,12 @@
 #include "host/queue/clock.h"
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_upstream_rules_test {
 namespace {
 
 using testing::binderProfile;
 using testing::keyOf;
+using testing::lastFailure;
 using testing::node;
 using testing::permitProfile;
 using testing::SchedulerHarness;
@@ -55,11 +56,6 @@ boost::json::value pinnedTo(model::testing::PodWrapper w, const std::vector<std:
       {"nodeAffinity",
        boost::json::object{{"requiredDuringSchedulingIgnoredDuringExecution", required}}}};
   return v;
-}
-
-std::string lastFailure(SchedulerHarness& h, const std::string& pod) {
-  auto failures = h.events(pod, "FailedScheduling");
-  return failures.empty() ? std::string() : failures.back().message;
 }
 
 std::string storedNomination(SchedulerHarness& h, const std::string& pod) {
@@ -526,4 +522,4 @@ TEST(UpstreamRulesTest, AnAssumedPodDeletedDuringPreBindIsForgottenAtOnce) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_upstream_rules_test

@@ -10,7 +10,7 @@
 
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::scheduler_volumes_test {
 namespace {
 
 using testing::node;
@@ -155,4 +155,4 @@ TEST(SchedulerVolumesTest, StoppingPastTheGraceEndsPreBindsWait) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::scheduler_volumes_test

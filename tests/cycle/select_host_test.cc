@@ -4,7 +4,7 @@
 
 #include <set>
 
-namespace sh::cycle {
+namespace sh::cycle::select_host_test {
 namespace {
 
 TEST(NumFeasibleNodesToFindTest, FollowsUpstreamFormula) {
@@ -43,4 +43,4 @@ TEST(SelectHostTest, TiesAreSeededAndReproducible) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::select_host_test

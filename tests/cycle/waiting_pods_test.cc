@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-namespace sh::cycle {
+namespace sh::cycle::waiting_pods_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -87,4 +87,4 @@ TEST(WaitingPodsTest, AddGetRemove) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::waiting_pods_test

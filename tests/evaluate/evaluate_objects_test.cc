@@ -11,7 +11,7 @@
 #include "host/evaluate/evaluate.h"
 #include "host/evaluate/expectations.h"
 
-namespace sh::evaluate {
+namespace sh::evaluate::evaluate_objects_test {
 namespace {
 
 std::string scenario(bool open, const std::string& extra = "") {
@@ -91,4 +91,4 @@ TEST(EvaluateObjectsTest, MalformedObjectsAreNamed) {
 }
 
 }  // namespace
-}  // namespace sh::evaluate
+}  // namespace sh::evaluate::evaluate_objects_test

@@ -8,7 +8,7 @@
 
 #include "host/evaluate/expectations.h"
 
-namespace sh {
+namespace sh::expectations_test {
 namespace {
 
 // What evaluate prints for a pod that fits n2 only: n1 fails NodeResourcesFit, and on n2
@@ -161,4 +161,4 @@ TEST(ExpectationsTest, PreFilterStatuses) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::expectations_test

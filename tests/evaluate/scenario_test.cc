@@ -8,7 +8,7 @@
 
 #include "host/evaluate/evaluate.h"
 
-namespace sh {
+namespace sh::scenario_test {
 namespace {
 
 constexpr const char* kPriorityClasses = R"([
@@ -144,4 +144,4 @@ TEST(ScenarioTest, ExpectAndCommentAreIgnored) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::scenario_test

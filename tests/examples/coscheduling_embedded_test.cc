@@ -15,7 +15,7 @@
 #include "host/connectors/object_store.h"
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::coscheduling_embedded_test {
 namespace {
 
 using testing::node;
@@ -193,4 +193,4 @@ TEST(CoschedulingEmbeddedTest, APodWaitsForItsPodGroupAndBindsOnceItExists) {
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::coscheduling_embedded_test

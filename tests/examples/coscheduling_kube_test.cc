@@ -19,7 +19,7 @@
 #include "tests/kube/support/schedhost_process.h"
 #include "tests/kube/support/test_certs.h"
 
-namespace sh::kubetest {
+namespace sh::kubetest::coscheduling_kube_test {
 namespace {
 
 namespace json = boost::json;
@@ -210,4 +210,4 @@ TEST_F(CoschedulingKubeTest, AMemberWaitsForItsPodGroupAndBindsOnceItIsCreated) 
 }
 
 }  // namespace
-}  // namespace sh::kubetest
+}  // namespace sh::kubetest::coscheduling_kube_test

@@ -11,7 +11,7 @@
 
 #include "host/framework/plugin_instance.h"
 
-namespace sh {
+namespace sh::cycle_state_test {
 namespace {
 
 struct Counter {
@@ -177,4 +177,4 @@ TEST(HostApiTest, WritesPlannedOnlyWhereTheHostSaysSo) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::cycle_state_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace sh {
+namespace sh::fit_error_test {
 namespace {
 
 Status rejected(sh_code code, std::vector<std::string> reasons, std::string plugin) {
@@ -79,4 +79,4 @@ TEST(FitErrorTest, DiagnosisRecordsRejectorsAndPendingPlugins) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::fit_error_test

@@ -16,7 +16,7 @@
 #include "host/model/testing/wrappers.h"
 #include "host/plugin/registry.h"
 
-namespace sh {
+namespace sh::framework_metrics_test {
 namespace {
 
 using model::testing::makeNode;
@@ -214,4 +214,4 @@ TEST_F(FrameworkMetricsTest, WithoutMetricsNothingIsRecordedAndNothingBreaks) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::framework_metrics_test

@@ -7,7 +7,7 @@
 #include "host/evaluate/evaluate.h"
 #include "host/model/testing/wrappers.h"
 
-namespace sh {
+namespace sh::framework_test {
 namespace {
 
 using model::testing::makeNode;
@@ -195,4 +195,4 @@ TEST(FrameworkTest, PostFilterNominationAndMessage) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::framework_test

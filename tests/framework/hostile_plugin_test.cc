@@ -29,7 +29,7 @@
 #include "host/model/testing/wrappers.h"
 #include "host/plugin/registry.h"
 
-namespace sh {
+namespace sh::hostile_plugin_test {
 namespace {
 
 using model::testing::makeNode;
@@ -263,4 +263,4 @@ TEST_F(HostilePluginTest, TheWatchdogReportsACallThatDoesNotReturn) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::hostile_plugin_test

@@ -14,7 +14,7 @@
 #include "host/framework/cycle_state.h"
 #include "host/framework/plugin_instance.h"
 
-namespace sh {
+namespace sh::object_services_test {
 namespace {
 
 class StoreServices : public NullHostServices {
@@ -218,4 +218,4 @@ TEST_F(ObjectServicesTest, BadArgumentsAreRefusedWithoutHarm) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::object_services_test

@@ -15,7 +15,7 @@
 #include "host/framework/plugin_instance.h"
 #include "host/model/testing/wrappers.h"
 
-namespace sh {
+namespace sh::preemption_services_test {
 namespace {
 
 using model::testing::makeNode;
@@ -165,4 +165,4 @@ TEST_F(PreemptionServicesTest, PodDisruptionBudgetsWithoutObjectsAreNone) {
 }
 
 }  // namespace
-}  // namespace sh
+}  // namespace sh::preemption_services_test

@@ -14,7 +14,7 @@
 
 #include "tests/kube/scripted_transport.h"
 
-namespace sh::kube {
+namespace sh::kube::event_recorder_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -24,7 +24,7 @@ using kubetest::ScriptedTransport;
 namespace json = boost::json;
 
 // 2026-11-25T10:00:00.123456789Z
-const TimePoint kStart =
+const TimePoint kEventTime =
     TimePoint(std::chrono::duration_cast<TimePoint::duration>(1795600800123456789ns));
 constexpr auto kFlush = std::chrono::milliseconds(5000);
 const std::string kEvents = "/apis/events.k8s.io/v1/namespaces/ns/events";
@@ -50,16 +50,16 @@ std::string hexNanos(TimePoint time) {
 json::object bodyOf(const Request& request) { return json::parse(request.body).as_object(); }
 
 TEST(KubeTimeTest, MicroTimeAndTimeRoundTrip) {
-  EXPECT_EQ(formatMicroTime(kStart), "2026-11-25T10:00:00.123456Z");
-  EXPECT_EQ(formatTime(kStart), "2026-11-25T10:00:00Z");
+  EXPECT_EQ(formatMicroTime(kEventTime), "2026-11-25T10:00:00.123456Z");
+  EXPECT_EQ(formatTime(kEventTime), "2026-11-25T10:00:00Z");
   EXPECT_EQ(formatMicroTime(TimePoint{}), "1970-01-01T00:00:00.000000Z");
   EXPECT_EQ(formatMicroTime(TimePoint{} - 1us), "1969-12-31T23:59:59.999999Z");
   EXPECT_EQ(formatMicroTime(*parseTime("2024-02-29T23:59:59.5+01:00")),
             "2024-02-29T22:59:59.500000Z");
-  const std::optional<TimePoint> back = parseTime(formatMicroTime(kStart));
+  const std::optional<TimePoint> back = parseTime(formatMicroTime(kEventTime));
   ASSERT_TRUE(back.has_value());
-  EXPECT_EQ(*back, kStart - 789ns);  // truncated to microseconds
-  EXPECT_EQ(parseTime("2026-11-25T10:00:00Z"), kStart - 123456789ns);
+  EXPECT_EQ(*back, kEventTime - 789ns);  // truncated to microseconds
+  EXPECT_EQ(parseTime("2026-11-25T10:00:00Z"), kEventTime - 123456789ns);
   EXPECT_FALSE(parseTime("2026-11-25 10:00:00Z").has_value());
   EXPECT_FALSE(parseTime("").has_value());
 }
@@ -89,7 +89,7 @@ class EventRecorderTest : public ::testing::Test {
 
   ScriptedApi api_;
   ScriptedTransport transport_{api_};
-  FakeClock clock_{kStart};
+  FakeClock clock_{kEventTime};
 };
 
 TEST_F(EventRecorderTest, FirstEventIsCreatedWithUpstreamFields) {
@@ -102,7 +102,7 @@ TEST_F(EventRecorderTest, FirstEventIsCreatedWithUpstreamFields) {
   EXPECT_EQ(requests[0].method, Method::kPost);
   EXPECT_EQ(requests[0].path, kEvents);
   const json::object body = bodyOf(requests[0]);
-  const std::string name = "pod-a." + hexNanos(kStart);
+  const std::string name = "pod-a." + hexNanos(kEventTime);
   EXPECT_EQ(name.size(), std::string("pod-a.").size() + 16);
   EXPECT_EQ(body.at("apiVersion"), "events.k8s.io/v1");
   EXPECT_EQ(body.at("kind"), "Event");
@@ -167,7 +167,7 @@ TEST_F(EventRecorderTest, IsomorphicEventsBecomeOneSeries) {
 
   const auto requests = transport_.requests();
   ASSERT_EQ(requests.size(), 2u);  // the third and fourth are counted in the cache only
-  const std::string name = "pod-a." + hexNanos(kStart);
+  const std::string name = "pod-a." + hexNanos(kEventTime);
   EXPECT_EQ(requests[1].method, Method::kPatch);
   EXPECT_EQ(requests[1].path, kEvents + "/" + name);
   EXPECT_EQ(requests[1].contentType, "application/merge-patch+json");
@@ -183,7 +183,7 @@ TEST_F(EventRecorderTest, IsomorphicEventsBecomeOneSeries) {
   const auto series = recorder.cachedSeries(scheduled("pod-a"));
   ASSERT_TRUE(series.has_value());
   EXPECT_EQ(series->count, 4);
-  EXPECT_EQ(series->lastObservedTime, kStart + 2s);
+  EXPECT_EQ(series->lastObservedTime, kEventTime + 2s);
 
   // Another reason, another regarding object, or a related object: not isomorphic.
   // (The clock moves between them: at the same nanosecond, two events about pod-a would have
@@ -211,7 +211,7 @@ TEST_F(EventRecorderTest, PatchOfAVanishedEventCreatesItAnew) {
   EventRecorder recorder(transport_, options());
   recorder.record(scheduled("pod-a"));
   ASSERT_TRUE(recorder.flush(kFlush));
-  const std::string path = kEvents + "/pod-a." + hexNanos(kStart);
+  const std::string path = kEvents + "/pod-a." + hexNanos(kEventTime);
   api_.remove(path);  // expired on the server (the events TTL)
   clock_.advance(1s);
   recorder.record(scheduled("pod-a"));
@@ -279,7 +279,7 @@ TEST_F(EventRecorderTest, SeriesAreRefreshedAndFinished) {
   ASSERT_EQ(requests.size(), 6u);
   EXPECT_EQ(requests[5].method, Method::kPost);
   EXPECT_EQ(bodyOf(requests[5]).at("metadata").at("name"),
-            json::value("pod-b." + hexNanos(kStart + 12min)));
+            json::value("pod-b." + hexNanos(kEventTime + 12min)));
 }
 
 TEST_F(EventRecorderTest, RetryableFailuresAreRetriedAfterRetrySleep) {
@@ -329,7 +329,7 @@ TEST_F(EventRecorderTest, RejectedEventsAreDroppedWithoutRetry) {
   // 409 AlreadyExists on a create: the event is there already; dropped, not retried.
   KubeEvent other = scheduled("pod-c");
   clock_.advance(1s);
-  const std::string name = "pod-c." + hexNanos(kStart + 1s);
+  const std::string name = "pod-c." + hexNanos(kEventTime + 1s);
   api_.put(kEvents + "/" + name, json::object{{"metadata", json::object{{"name", name}}}});
   recorder.record(other);
   ASSERT_TRUE(recorder.flush(kFlush));
@@ -385,4 +385,4 @@ TEST_F(EventRecorderTest, StopEndsARetryWaitAndDropsWhatIsLeft) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::event_recorder_test

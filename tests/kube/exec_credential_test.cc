@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-namespace sh::kube {
+namespace sh::kube::exec_credential_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -280,4 +280,4 @@ TEST_F(ExecPluginTest, InteractiveModes) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::exec_credential_test

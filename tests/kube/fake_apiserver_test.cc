@@ -30,7 +30,7 @@
 #include "tests/kube/support/fake_apiserver_json.h"
 #include "tests/kube/support/test_certs.h"
 
-namespace sh::kubetest {
+namespace sh::kubetest::fake_apiserver_test {
 namespace {
 
 namespace asio = boost::asio;
@@ -1088,4 +1088,4 @@ TEST(FakeApiServerJson, LabelSelectors) {
 }
 
 }  // namespace
-}  // namespace sh::kubetest
+}  // namespace sh::kubetest::fake_apiserver_test

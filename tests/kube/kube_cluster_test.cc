@@ -18,7 +18,7 @@
 #include "tests/kube/support/schedhost_process.h"
 #include "tests/kube/support/test_certs.h"
 
-namespace sh::kube {
+namespace sh::kube::kube_cluster_test {
 namespace {
 
 namespace json = boost::json;
@@ -263,4 +263,4 @@ TEST_F(KubeClusterTest, PreemptionMarksTheVictimThenDeletesItByUid) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::kube_cluster_test

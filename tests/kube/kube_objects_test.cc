@@ -25,7 +25,7 @@
 #include "tests/kube/support/schedhost_process.h"
 #include "tests/kube/support/test_certs.h"
 
-namespace sh::kube {
+namespace sh::kube::kube_objects_test {
 namespace {
 
 namespace json = boost::json;
@@ -512,4 +512,4 @@ TEST_F(KubeObjectsTest, KindsDeclaredLaterAreWatchedWithoutHoldingBackSync) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::kube_objects_test

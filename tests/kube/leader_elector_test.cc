@@ -19,7 +19,7 @@
 
 #include "tests/kube/scripted_transport.h"
 
-namespace sh::kube {
+namespace sh::kube::leader_elector_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -472,4 +472,4 @@ TEST(LeaderElectorSystemClockTest, ALeaderWhoseRequestsHangLosesAtTheRenewDeadli
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::leader_elector_test

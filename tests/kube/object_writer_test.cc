@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-namespace sh::kube {
+namespace sh::kube::object_writer_test {
 namespace {
 
 connectors::ObjectKind podGroups() {
@@ -129,4 +129,4 @@ TEST(ObjectWriterTest, AFailureGivesTheStatusMessageElseWhatWentWrong) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::object_writer_test

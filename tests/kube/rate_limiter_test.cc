@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace sh::kube {
+namespace sh::kube::rate_limiter_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -134,4 +134,4 @@ TEST(RateLimiterTest, StopEndsARealWait) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::rate_limiter_test

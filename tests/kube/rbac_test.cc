@@ -20,7 +20,7 @@
 #include "tests/kube/support/schedhost_process.h"
 #include "tests/kube/support/test_certs.h"
 
-namespace sh::kubetest {
+namespace sh::kubetest::rbac_test {
 namespace {
 
 namespace json = boost::json;
@@ -224,4 +224,4 @@ TEST(RbacTest, TheManifestsAllowExactlyWhatSchedhostAsks) {
 }
 
 }  // namespace
-}  // namespace sh::kubetest
+}  // namespace sh::kubetest::rbac_test

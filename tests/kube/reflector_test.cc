@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
-namespace sh::kube {
+namespace sh::kube::reflector_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -535,4 +535,4 @@ TEST(ReflectorTest, ToASinkThatDoesNotTakeItA404IsAFailedList) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::reflector_test

@@ -13,7 +13,7 @@
 #include <map>
 #include <string>
 
-namespace sh::kube {
+namespace sh::kube::rest_config_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -693,4 +693,4 @@ TEST(Base64Test, DecodesAndRejects) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::rest_config_test

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace sh::kube {
+namespace sh::kube::retry_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -159,4 +159,4 @@ TEST(RetryTest, RealSleepIsInterruptedByStop) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::retry_test

@@ -23,7 +23,7 @@
 #include "tests/kube/support/schedhost_process.h"
 #include "tests/kube/support/test_certs.h"
 
-namespace sh::kubetest {
+namespace sh::kubetest::run_kube_test {
 namespace {
 
 namespace json = boost::json;
@@ -614,4 +614,4 @@ profiles:
 }
 
 }  // namespace
-}  // namespace sh::kubetest
+}  // namespace sh::kubetest::run_kube_test

@@ -23,7 +23,7 @@
 #include "tests/kube/support/schedhost_process.h"
 #include "tests/kube/support/test_certs.h"
 
-namespace sh::kubetest {
+namespace sh::kubetest::soak_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -170,4 +170,4 @@ TEST(KubeSoakTest, EveryPodBoundOnceThroughDroppedAndExpiredWatches) {
 }
 
 }  // namespace
-}  // namespace sh::kubetest
+}  // namespace sh::kubetest::soak_test

@@ -5,7 +5,7 @@
 
 #include "host/model/testing/wrappers.h"
 
-namespace sh::kube {
+namespace sh::kube::status_patch_test {
 namespace {
 
 using model::testing::makePod;
@@ -89,4 +89,4 @@ TEST(StatusPatchTest, DeleteOptionsCarryTheUidPrecondition) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::status_patch_test

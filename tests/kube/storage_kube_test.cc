@@ -38,7 +38,7 @@
 #include "tests/kube/support/schedhost_process.h"
 #include "tests/kube/support/test_certs.h"
 
-namespace sh::kubetest {
+namespace sh::kubetest::storage_kube_test {
 namespace {
 
 namespace json = boost::json;
@@ -634,4 +634,4 @@ TEST_F(StorageKubeTest, AnAvailableLocalVolumeIsBoundToTheClaimOfThePodPlacedOnI
 }
 
 }  // namespace
-}  // namespace sh::kubetest
+}  // namespace sh::kubetest::storage_kube_test

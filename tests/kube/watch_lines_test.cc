@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-namespace sh::kube {
+namespace sh::kube::watch_lines_test {
 namespace {
 
 std::vector<std::string> feed(WatchLines& lines, const std::vector<std::string>& pieces) {
@@ -148,4 +148,4 @@ TEST(WatchLinesTest, EachByteIsScannedOnce) {
 }
 
 }  // namespace
-}  // namespace sh::kube
+}  // namespace sh::kube::watch_lines_test

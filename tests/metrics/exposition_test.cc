@@ -7,7 +7,7 @@
 
 #include "host/metrics/registry.h"
 
-namespace sh::metrics {
+namespace sh::metrics::exposition_test {
 namespace {
 
 TEST(MetricsExpositionTest, NumbersAsTheGoClientWritesThem) {
@@ -121,4 +121,4 @@ TEST(MetricsExpositionTest, DuplicateNamesAreRefused) {
 }
 
 }  // namespace
-}  // namespace sh::metrics
+}  // namespace sh::metrics::exposition_test

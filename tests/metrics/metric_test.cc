@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace sh::metrics {
+namespace sh::metrics::metric_test {
 namespace {
 
 TEST(MetricsPrimitivesTest, CounterCounts) {
@@ -128,4 +128,4 @@ TEST(MetricsConcurrencyTest, ScrapesWhileObservingSeeConsistentHistograms) {
 }
 
 }  // namespace
-}  // namespace sh::metrics
+}  // namespace sh::metrics::metric_test

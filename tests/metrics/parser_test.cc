@@ -7,7 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace sh::metrics::testing {
+namespace sh::metrics::testing::parser_test {
 namespace {
 
 TEST(MetricsParserTest, ReadsFamiliesSamplesAndEscapes) {
@@ -58,4 +58,4 @@ TEST(MetricsParserTest, RefusesGrammarErrors) {
 }
 
 }  // namespace
-}  // namespace sh::metrics::testing
+}  // namespace sh::metrics::testing::parser_test

@@ -9,7 +9,7 @@
 
 #include "tests/metrics/prometheus_text_parser.h"
 
-namespace sh::metrics {
+namespace sh::metrics::scheduler_metrics_test {
 namespace {
 
 using testing::ParsedFamily;
@@ -231,4 +231,4 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
 }
 
 }  // namespace
-}  // namespace sh::metrics
+}  // namespace sh::metrics::scheduler_metrics_test

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "host/model/interner.h"
+#include "tests/model/sv.h"
 
-namespace sh::model {
+namespace sh::model::cluster_objects_test {
 namespace {
 
-std::string_view sv(sh_str s) { return {s.ptr, s.len}; }
+using testing::sv;
+
 std::string_view nameOf(sh_id id) { return interner().view(id); }
 
 // Adds `json` and expects success.
@@ -219,4 +221,4 @@ TEST(ClusterObjectsTest, UnknownKind) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::cluster_objects_test

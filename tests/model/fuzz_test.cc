@@ -17,7 +17,7 @@
 #include "host/model/priority_admission.h"
 #include "host/model/testing/wrappers.h"
 
-namespace sh::model {
+namespace sh::model::fuzz_test {
 namespace {
 
 using testing::AffinityKind;
@@ -401,4 +401,4 @@ TEST(FuzzTest, DeeplyNestedJsonIsRejectedNotRecursedInto) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::fuzz_test

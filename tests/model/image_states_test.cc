@@ -6,7 +6,7 @@
 #include "host/model/node_info.h"
 #include "host/model/testing/wrappers.h"
 
-namespace sh::model {
+namespace sh::model::image_states_test {
 namespace {
 
 using testing::makeNode;
@@ -58,4 +58,4 @@ TEST(ImageStatesTest, DuplicateNamesOnOneNodeCountOnce) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::image_states_test

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-namespace sh::model {
+namespace sh::model::interner_test {
 namespace {
 
 TEST(InternerTest, WellKnownIdsArePreregistered) {
@@ -84,4 +84,4 @@ TEST(InternerTest, ConcurrentInternAgrees) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::interner_test

@@ -11,7 +11,7 @@
 #include "host/model/node.h"
 #include "host/model/pod.h"
 
-namespace sh::model {
+namespace sh::model::limits_test {
 namespace {
 
 namespace json = boost::json;
@@ -138,4 +138,4 @@ TEST(LimitsTest, SelectorsAndAffinityTermsOverTheirBoundAreRefused) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::limits_test

@@ -7,7 +7,7 @@
 #include "host/model/interner.h"
 #include "host/model/testing/wrappers.h"
 
-namespace sh::model {
+namespace sh::model::node_info_test {
 namespace {
 
 using testing::AffinityKind;
@@ -243,4 +243,4 @@ TEST(NodeInfoTest, PvcReferencesAreCountedPerClaim) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::node_info_test

@@ -5,13 +5,13 @@
 #include "host/model/interner.h"
 #include "host/model/node.h"
 #include "host/model/testing/wrappers.h"
+#include "tests/model/sv.h"
 
-namespace sh::model {
+namespace sh::model::node_parser_test {
 namespace {
 
 using testing::makeNode;
-
-std::string_view sv(sh_str s) { return {s.ptr, s.len}; }
+using testing::sv;
 
 TEST(NodeParserTest, Fields) {
   auto node = makeNode()
@@ -105,4 +105,4 @@ TEST(NodeParserTest, Errors) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::node_parser_test

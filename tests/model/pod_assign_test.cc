@@ -12,14 +12,14 @@
 #include "host/model/pod_assign.h"
 #include "host/model/testing/wrappers.h"
 #include "tests/model/pod_view_text.h"
+#include "tests/model/sv.h"
 
-namespace sh::model {
+namespace sh::model::pod_assign_test {
 namespace {
 
 using testing::makePod;
 using testing::podViewText;
-
-std::string_view sv(sh_str s) { return {s.ptr, s.len}; }
+using testing::sv;
 
 // A stand-in for the connector's binding patch (pod_patch.h applyBinding): spec.nodeName,
 // then PodScheduled=True with reason and message removed on the first PodScheduled condition,
@@ -197,4 +197,4 @@ TEST(PodAssignTest, APodParsedWithItsTextKeepsThatTextAsItsManifest) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::pod_assign_test

@@ -6,14 +6,15 @@
 #include "host/model/pod.h"
 #include "host/model/pod_assign.h"
 #include "host/model/testing/wrappers.h"
+#include "tests/model/sv.h"
 
-namespace sh::model {
+namespace sh::model::pod_parser_test {
 namespace {
 
 using testing::AffinityKind;
 using testing::makePod;
+using testing::sv;
 
-std::string_view sv(sh_str s) { return {s.ptr, s.len}; }
 std::string_view nameOf(sh_id id) { return interner().view(id); }
 
 std::string parseError(std::string_view json) {
@@ -588,4 +589,4 @@ TEST(PodParserTest, TheManifestTreeIsThePodsJson) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::pod_parser_test

@@ -8,7 +8,7 @@
 #include "host/model/interner.h"
 #include "host/model/testing/wrappers.h"
 
-namespace sh::model {
+namespace sh::model::pod_requests_test {
 namespace {
 
 using testing::makePod;
@@ -264,4 +264,4 @@ TEST(PodRequestsTest, ApplyPodLevelDefaultsHugepages) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::pod_requests_test

@@ -9,7 +9,7 @@
 #include "host/model/pod.h"
 #include "host/model/testing/wrappers.h"
 
-namespace sh::model {
+namespace sh::model::priority_admission_test {
 namespace {
 
 using testing::makePod;
@@ -159,4 +159,4 @@ TEST(PriorityAdmissionTest, TheAdmittedPodParsesWithItsPriority) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::priority_admission_test

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-namespace sh::model {
+namespace sh::model::quantity_test {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -231,4 +231,4 @@ TEST(QuantityTest, DigitlessSpellingsAreZeroAsUpstream) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::quantity_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace sh::model {
+namespace sh::model::rfc3339_test {
 namespace {
 
 TEST(Rfc3339Test, Parses) {
@@ -33,4 +33,4 @@ TEST(Rfc3339Test, RejectsMalformed) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::rfc3339_test

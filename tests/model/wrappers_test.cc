@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace sh::model {
+namespace sh::model::wrappers_test {
 namespace {
 
 using testing::makeNode;
@@ -38,4 +38,4 @@ TEST(WrappersTest, NodeDefaultsToThirtyTwoPods) {
 }
 
 }  // namespace
-}  // namespace sh::model
+}  // namespace sh::model::wrappers_test

@@ -14,7 +14,7 @@
 
 #include "tests/plugin/test_support.h"
 
-namespace sh::plugin {
+namespace sh::plugin::elf_reader_test {
 namespace {
 
 using ::sh::plugin::testing::fixture;
@@ -338,4 +338,4 @@ TEST_F(ElfReaderTest, RejectsBadSymbolTables) {
 }
 
 }  // namespace
-}  // namespace sh::plugin
+}  // namespace sh::plugin::elf_reader_test

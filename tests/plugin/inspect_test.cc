@@ -13,7 +13,7 @@
 #include "host/plugin/loader.h"
 #include "tests/plugin/test_support.h"
 
-namespace sh::plugin {
+namespace sh::plugin::inspect_test {
 namespace {
 
 using ::sh::plugin::testing::fixture;
@@ -149,4 +149,4 @@ TEST(InspectTest, Json) {
 }
 
 }  // namespace
-}  // namespace sh::plugin
+}  // namespace sh::plugin::inspect_test

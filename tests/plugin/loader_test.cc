@@ -18,23 +18,14 @@
 #include "host/plugin/sha256.h"
 #include "tests/plugin/test_support.h"
 
-namespace sh::plugin {
+namespace sh::plugin::loader_test {
 namespace {
 
 using ::sh::plugin::testing::fixture;
 using ::sh::plugin::testing::readBytes;
+using ::sh::plugin::testing::refusal;
 using ::sh::plugin::testing::ScratchDir;
 using ::testing::HasSubstr;
-
-// The message loadPlugin refuses `path` with, or "(loaded)".
-std::string refusal(const std::string& path, const LoadOptions& opts = {}) {
-  try {
-    loadPlugin(path, opts);
-  } catch (const LoadError& e) {
-    return e.what();
-  }
-  return "(loaded)";
-}
 
 std::string fileSha256(const std::string& path) {
   std::vector<std::uint8_t> bytes = readBytes(path);
@@ -295,4 +286,4 @@ TEST(LoaderTest, LoadsAFileChangedInPlaceAsANewLibrary) {
 }
 
 }  // namespace
-}  // namespace sh::plugin
+}  // namespace sh::plugin::loader_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace sh::plugin {
+namespace sh::plugin::points_test {
 namespace {
 
 sh_code filterStub(void*, sh_cycle*, const sh_pod*, const sh_node_info*, sh_status*) {
@@ -51,4 +51,4 @@ TEST(PointsTest, FromVtableIgnoresSlotsPastStructSize) {
 }
 
 }  // namespace
-}  // namespace sh::plugin
+}  // namespace sh::plugin::points_test

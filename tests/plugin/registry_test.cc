@@ -12,7 +12,7 @@
 
 #include "tests/plugin/test_support.h"
 
-namespace sh::plugin {
+namespace sh::plugin::registry_test {
 namespace {
 
 using ::sh::plugin::testing::fixture;
@@ -164,4 +164,4 @@ TEST(PluginRegistryTest, PointsToStringIsReachableFromTheRegistry) {
 }
 
 }  // namespace
-}  // namespace sh::plugin
+}  // namespace sh::plugin::registry_test

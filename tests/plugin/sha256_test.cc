@@ -11,7 +11,7 @@
 
 #include "host/plugin/plugin_file.h"
 
-namespace sh::plugin {
+namespace sh::plugin::sha256_test {
 namespace {
 
 struct Vector {
@@ -89,4 +89,4 @@ TEST(PluginFileTest, RememberedDigestsFollowEveryChangeOfTheFile) {
 }
 
 }  // namespace
-}  // namespace sh::plugin
+}  // namespace sh::plugin::sha256_test

@@ -1,4 +1,5 @@
-// Helpers shared by the loader tests: where the fixtures are, and a scratch directory.
+// Helpers shared by the loader tests: where the fixtures are, a scratch directory, and what a
+// load is refused with.
 #pragma once
 
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 #include <string>
 #include <system_error>
 #include <vector>
+
+#include "host/plugin/loader.h"
 
 namespace sh::plugin::testing {
 
@@ -71,5 +74,15 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+// The message loadPlugin refuses `path` with, or "(loaded)".
+inline std::string refusal(const std::string& path, const LoadOptions& options = {}) {
+  try {
+    loadPlugin(path, options);
+  } catch (const LoadError& e) {
+    return e.what();
+  }
+  return "(loaded)";
+}
 
 }  // namespace sh::plugin::testing

@@ -16,10 +16,11 @@
 #include "host/plugin/registry.h"
 #include "tests/plugin/test_support.h"
 
-namespace sh::plugin {
+namespace sh::plugin::trust_test {
 namespace {
 
 using ::sh::plugin::testing::fixture;
+using ::sh::plugin::testing::refusal;
 using ::sh::plugin::testing::ScratchDir;
 
 const std::string kOrFlag = ", or pass --insecure-plugin-permissions for development";
@@ -30,15 +31,6 @@ LoadOptions strict() {
   LoadOptions options;
   options.trust.serviceUser = "";
   return options;
-}
-
-std::string refusal(const std::string& path, const LoadOptions& options) {
-  try {
-    loadPlugin(path, options);
-  } catch (const LoadError& e) {
-    return e.what();
-  }
-  return "(loaded)";
 }
 
 // Who owns files in "owned by" messages: root, and the current user when that is not root.
@@ -265,4 +257,4 @@ TEST(TrustDeathTest, TheDevelopmentFlagDoesNotRelaxThePin) {
 }
 
 }  // namespace
-}  // namespace sh::plugin
+}  // namespace sh::plugin::trust_test

@@ -15,7 +15,7 @@
 #error "SCHEDHOST_PLUGIN_CATALOG must name plugins/catalog.toml"
 #endif
 
-namespace schedhost::testing {
+namespace schedhost::testing::catalog_test {
 namespace {
 
 // name → points, from the catalog's `name = "..."` and `points = [...]` lines.
@@ -107,4 +107,4 @@ TEST(CatalogTest, ListsEveryDefaultPluginWithItsPoints) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::catalog_test

@@ -17,7 +17,7 @@
 #include "host/model/cluster_objects.h"
 #include "tests/plugins/prefilter_extensions_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::cross_cycle_counts_test {
 namespace {
 
 constexpr char kSpread[] = "PodTopologySpread";
@@ -413,4 +413,4 @@ TEST(CrossCycleCountsTest, EvictedQueriesAreCountedAgain) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::cross_cycle_counts_test

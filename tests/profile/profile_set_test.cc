@@ -11,7 +11,7 @@
 
 #include "host/profile/generation.h"
 
-namespace sh::profile {
+namespace sh::profile::profile_set_test {
 namespace {
 
 // Profile loading never binds or waits; a host that refuses everything is enough.
@@ -149,4 +149,4 @@ disabled = [{name = "NodePorts"}]
 }
 
 }  // namespace
-}  // namespace sh::profile
+}  // namespace sh::profile::profile_set_test

@@ -5,7 +5,7 @@
 
 #include "tests/queue/queue_test_util.h"
 
-namespace sh::queue {
+namespace sh::queue::active_queue_test {
 namespace {
 
 using testing::key;
@@ -169,4 +169,4 @@ TEST(ActiveQueueTest, EventsKeepTheirObjectsAlive) {
 }
 
 }  // namespace
-}  // namespace sh::queue
+}  // namespace sh::queue::active_queue_test

@@ -7,7 +7,7 @@
 
 #include "tests/queue/queue_test_util.h"
 
-namespace sh::queue {
+namespace sh::queue::backoff_queue_test {
 namespace {
 
 using testing::key;
@@ -17,7 +17,7 @@ using testing::kStart;
 using testing::testPod;
 
 // Higher priority first, like PrioritySort.
-PodHeap::Less byPriority() {
+PodHeap::Less byPriorityAlone() {
   return [](const QueuedPodInfo& a, const QueuedPodInfo& b) {
     return a.pod->view().priority > b.pod->view().priority;
   };
@@ -46,7 +46,7 @@ std::vector<std::string> names(const std::vector<QueuedPodInfoPtr>& infos) {
 
 TEST(BackoffQueueTest, DurationDoublesFromInitialUpToMax) {
   FakeClock clock(kStart);
-  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
+  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriorityAlone());
   // count: 0   1   2   3   4   5    6    7    100
   // want:  0s  1s  2s  4s  8s  10s  10s  10s  10s (16 s capped at max)
   const std::pair<int, int64_t> table[] = {{0, 0},
@@ -82,7 +82,7 @@ TEST(BackoffQueueTest, DurationNeverOverflows) {
   };
   for (const Case& c : cases) {
     BackoffQueue bq(clock, std::chrono::nanoseconds(c.initial), std::chrono::nanoseconds(c.max),
-                    byPriority());
+                    byPriorityAlone());
     EXPECT_EQ(bq.backoffDurationNanos(c.count), c.want)
         << c.initial << " " << c.max << " " << c.count;
   }
@@ -90,7 +90,7 @@ TEST(BackoffQueueTest, DurationNeverOverflows) {
 
 TEST(BackoffQueueTest, ExpiryUsesErrorsFirstAndIsTruncatedToTheSecond) {
   FakeClock clock(kStart);
-  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
+  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriorityAlone());
   struct Case {
     const char* name;
     int64_t timestamp;
@@ -113,7 +113,7 @@ TEST(BackoffQueueTest, ExpiryUsesErrorsFirstAndIsTruncatedToTheSecond) {
 
 TEST(BackoffQueueTest, ExpiryIsCachedUntilReset) {
   FakeClock clock(kStart);
-  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
+  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriorityAlone());
   QueuedPodInfoPtr info = queuedInfo("p", kStart, 1);
   EXPECT_EQ(bq.backoffTime(*info), kStart + kSecond);
   info->unschedulableCount = 3;  // the queue resets the cache when it changes the count
@@ -124,7 +124,7 @@ TEST(BackoffQueueTest, ExpiryIsCachedUntilReset) {
 
 TEST(BackoffQueueTest, MaxZeroDisablesBackoff) {
   FakeClock clock(kStart);
-  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(0), byPriority());
+  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(0), byPriorityAlone());
   QueuedPodInfoPtr info = queuedInfo("p", kStart, 3);
   EXPECT_EQ(bq.backoffTime(*info), BackoffQueue::kNoBackoff);
   EXPECT_FALSE(bq.isBackingOff(*info));
@@ -134,7 +134,7 @@ TEST(BackoffQueueTest, BackingOffUntilTheWindowAfterTheExpiry) {
   // Rejected at 1000.3 s with count 1: expiry = truncate(1001.3 s) = 1001 s. The pod backs off
   // while expiry >= truncate(now): through the whole 1001 s window, done at 1002 s.
   FakeClock clock(kStart);
-  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
+  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriorityAlone());
   QueuedPodInfoPtr info = queuedInfo("p", kStart + 300 * kMillisecond, 1);
   const std::pair<int64_t, bool> table[] = {
       {kStart + 300 * kMillisecond, true},
@@ -159,7 +159,7 @@ TEST(BackoffQueueTest, AlignToWindowFloors) {
 
 TEST(BackoffQueueTest, ErrorsGoToTheErrorHeap) {
   FakeClock clock(kStart);
-  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
+  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriorityAlone());
   bq.add(queuedInfo("rejected", kStart, 1));
   bq.add(queuedInfo("failed", kStart, 0, 1));
   EXPECT_EQ(bq.podBackoffSize(), 1u);
@@ -203,7 +203,7 @@ TEST(BackoffQueueTest, PopAllCompleted) {
   };
   for (const Case& c : cases) {
     FakeClock clock(kStart);
-    BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
+    BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriorityAlone());
     for (const std::string& name : c.pods) {
       const bool error = name == "c" || name == "d";
       const int count = name == "a" || name == "c" ? 1 : 3;
@@ -218,7 +218,7 @@ TEST(BackoffQueueTest, PopAllCompleted) {
 
 TEST(BackoffQueueTest, SameWindowOrdersByQueueSort) {
   FakeClock clock(kStart);
-  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
+  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriorityAlone());
   // Same 1 s window (expiry 1001 s) despite different timestamps: priority decides.
   bq.add(queuedInfo("low", kStart, 1, 0, 1));
   bq.add(queuedInfo("high", kStart + 500 * kMillisecond, 1, 0, 100));
@@ -231,7 +231,7 @@ TEST(BackoffQueueTest, SameWindowOrdersByQueueSort) {
 
 TEST(BackoffQueueTest, UpdateKeepsTheExpiry) {
   FakeClock clock(kStart);
-  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriority());
+  BackoffQueue bq(clock, std::chrono::seconds(1), std::chrono::seconds(10), byPriorityAlone());
   bq.add(queuedInfo("p", kStart, 2));
   EXPECT_TRUE(bq.update(key("p"), testPod("p").label("x", "y").obj()));
   EXPECT_FALSE(bq.update(key("q"), testPod("q").obj()));
@@ -242,4 +242,4 @@ TEST(BackoffQueueTest, UpdateKeepsTheExpiry) {
 }
 
 }  // namespace
-}  // namespace sh::queue
+}  // namespace sh::queue::backoff_queue_test

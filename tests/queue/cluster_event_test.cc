@@ -7,13 +7,12 @@
 
 #include "tests/queue/queue_test_util.h"
 
-namespace sh::queue {
+namespace sh::queue::cluster_event_test {
 namespace {
 
+using testing::ev;
 using testing::makeNode;
 using testing::makePod;
-
-ClusterEvent ev(sh_event_resource r, uint32_t actions) { return ClusterEvent{r, actions, {}}; }
 
 std::vector<std::string> labels(const std::vector<ClusterEvent>& events) {
   std::vector<std::string> out;
@@ -339,4 +338,4 @@ TEST(ClusterEventTest, ToAbiPointsAtTheObjectsViews) {
 }
 
 }  // namespace
-}  // namespace sh::queue
+}  // namespace sh::queue::cluster_event_test

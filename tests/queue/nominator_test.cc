@@ -7,7 +7,7 @@
 
 #include "tests/queue/queue_test_util.h"
 
-namespace sh::queue {
+namespace sh::queue::nominator_test {
 namespace {
 
 using testing::testPod;
@@ -128,4 +128,4 @@ TEST(NominatorTest, ListerRefusesDeletedAndBoundPods) {
 }
 
 }  // namespace
-}  // namespace sh::queue
+}  // namespace sh::queue::nominator_test

@@ -9,7 +9,7 @@
 
 #include "tests/queue/queue_test_util.h"
 
-namespace sh::queue {
+namespace sh::queue::pod_heap_test {
 namespace {
 
 using testing::key;
@@ -118,4 +118,4 @@ TEST(PodHeapTest, RandomOperationsKeepTheHeapSorted) {
 }
 
 }  // namespace
-}  // namespace sh::queue
+}  // namespace sh::queue::pod_heap_test

@@ -137,4 +137,9 @@ inline std::string where(const SchedulingQueue& q, const std::string& name) {
   return found ? locationName(found->where) : "none";
 }
 
+// A cluster event on resource `r` with `actions`, no label.
+inline ClusterEvent ev(sh_event_resource r, uint32_t actions) {
+  return ClusterEvent{r, actions, {}};
+}
+
 }  // namespace sh::queue::testing

@@ -12,7 +12,7 @@
 
 #include "tests/queue/queue_fixture.h"
 
-namespace sh::queue {
+namespace sh::queue::scheduling_queue_activate_test {
 namespace {
 
 using testing::key;
@@ -122,4 +122,4 @@ TEST_F(ActivateKeysTest, ActivatedPodSkipsTheLeftoverWait) {
 }
 
 }  // namespace
-}  // namespace sh::queue
+}  // namespace sh::queue::scheduling_queue_activate_test

@@ -6,9 +6,10 @@
 #include "host/queue/scheduling_queue.h"
 #include "tests/queue/queue_fixture.h"
 
-namespace sh::queue {
+namespace sh::queue::scheduling_queue_hints_test {
 namespace {
 
+using testing::ev;
 using testing::kMillisecond;
 using testing::kSecond;
 using testing::makeNode;
@@ -17,8 +18,6 @@ using testing::plugins;
 using testing::testPod;
 
 class SchedulingQueueHintsTest : public testing::QueueFixture {};
-
-ClusterEvent ev(sh_event_resource r, uint32_t actions) { return ClusterEvent{r, actions, {}}; }
 
 TEST_F(SchedulingQueueHintsTest, EventMovesByHint) {
   struct Case {
@@ -428,4 +427,4 @@ TEST_F(SchedulingQueueHintsTest, EachProfileUsesItsOwnHints) {
 }
 
 }  // namespace
-}  // namespace sh::queue
+}  // namespace sh::queue::scheduling_queue_hints_test

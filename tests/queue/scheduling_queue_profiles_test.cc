@@ -6,7 +6,7 @@
 #include "host/queue/scheduling_queue.h"
 #include "tests/queue/queue_fixture.h"
 
-namespace sh::queue {
+namespace sh::queue::scheduling_queue_profiles_test {
 namespace {
 
 using testing::createPlugin;
@@ -162,4 +162,4 @@ TEST_F(QueueProfilesTest, PodsTurnedAwayByADroppedPluginAreRetried) {
 }
 
 }  // namespace
-}  // namespace sh::queue
+}  // namespace sh::queue::scheduling_queue_profiles_test

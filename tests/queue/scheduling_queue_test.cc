@@ -10,7 +10,7 @@
 
 #include "tests/queue/queue_fixture.h"
 
-namespace sh::queue {
+namespace sh::queue::scheduling_queue_test {
 namespace {
 
 using testing::key;
@@ -476,4 +476,4 @@ TEST_F(SchedulingQueueTest, ConcurrentProducersAndConsumers) {
 }
 
 }  // namespace
-}  // namespace sh::queue
+}  // namespace sh::queue::scheduling_queue_test

@@ -5,7 +5,7 @@
 
 #include "tests/queue/queue_test_util.h"
 
-namespace sh::queue {
+namespace sh::queue::unschedulable_pods_test {
 namespace {
 
 using testing::key;
@@ -76,4 +76,4 @@ TEST(UnschedulablePodsTest, ReAddingReportsAnExistingKey) {
 }
 
 }  // namespace
-}  // namespace sh::queue
+}  // namespace sh::queue::unschedulable_pods_test

@@ -16,7 +16,7 @@
 
 #include "host/framework/host_services.h"
 
-namespace sh::reload {
+namespace sh::reload::reloader_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -340,4 +340,4 @@ TEST_F(ReloaderTest, AReloadThatWouldLoseAPluginInUseIsRejected) {
 }
 
 }  // namespace
-}  // namespace sh::reload
+}  // namespace sh::reload::reloader_test

@@ -27,7 +27,7 @@
 #include "host/reload/reloader.h"
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::reload {
+namespace sh::reload::swap_under_load_test {
 namespace {
 
 using cycle::testing::HarnessOptions;
@@ -264,4 +264,4 @@ TEST(SwapUnderLoadTest, EveryPodOnceNoOvercommitDecisionsFollowTheirGeneration) 
 }
 
 }  // namespace
-}  // namespace sh::reload
+}  // namespace sh::reload::swap_under_load_test

@@ -27,6 +27,7 @@
 
 #include "host/common/limits.h"
 #include "host/common/regular_file.h"
+#include "host/common/trim.h"
 
 namespace sh::kube {
 namespace {
@@ -131,20 +132,12 @@ std::string formatDuration(std::chrono::milliseconds duration) {
   return std::to_string(duration.count()) + " ms";
 }
 
-std::string trim(std::string text) {
-  const char* space = " \t\r\n";
-  auto begin = text.find_first_not_of(space);
-  if (begin == std::string::npos) return {};
-  auto end = text.find_last_not_of(space);
-  return text.substr(begin, end - begin + 1);
-}
-
 bool readTokenFile(const std::string& path, std::string& token, std::string& error) {
   std::optional<std::string> text = readRegularFile(path, limits::kMaxCredentialFileBytes, error);
   if (!text) {
     return false;
   }
-  token = trim(std::move(*text));
+  token = std::string(trimmed(*text));
   if (token.empty()) {
     error = path + " is empty";
     return false;

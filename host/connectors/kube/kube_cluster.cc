@@ -7,6 +7,7 @@
 #include <boost/json/object.hpp>
 
 #include "host/connectors/kube/event_recorder.h"
+#include "host/connectors/kube/json_members.h"
 #include "host/connectors/kube/status_patch.h"
 #include "host/connectors/pod_patch.h"
 
@@ -17,11 +18,6 @@ namespace {
 using connectors::ClusterChange;
 using connectors::PreparedChange;
 using Type = ClusterChange::Type;
-
-std::string_view stringAt(const boost::json::object& o, std::string_view key) {
-  const boost::json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
-}
 
 std::string versionOf(const boost::json::value& object) {
   const boost::json::object* o = object.if_object();

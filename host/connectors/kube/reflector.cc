@@ -12,6 +12,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/string.hpp>
 
+#include "host/connectors/kube/json_members.h"
 #include "host/connectors/kube/watch_lines.h"
 #include "host/connectors/object_file.h"
 
@@ -19,17 +20,7 @@ namespace sh::kube {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-std::string_view stringAt(const boost::json::object& o, std::string_view key) {
-  const boost::json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
-}
-
-const boost::json::object* objectAt(const boost::json::object& o, std::string_view key) {
-  const boost::json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
+using SteadyClock = std::chrono::steady_clock;
 
 std::string_view resourceVersionOf(const boost::json::object& object) {
   const boost::json::object* meta = objectAt(object, "metadata");
@@ -154,7 +145,7 @@ void Reflector::fail(std::string message) {
 }
 
 bool Reflector::backoff(std::stop_token stop) {
-  const auto now = Clock::now();
+  const auto now = SteadyClock::now();
   if (backoff_.count() == 0 || now - lastFailure_ > options_.backoffReset) {
     backoff_ = options_.initialBackoff;
   } else {
@@ -339,7 +330,7 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
                      "&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeoutSeconds));
   const std::string what = "watch " + std::string(plural(resource_));
 
-  const auto started = Clock::now();
+  const auto started = SteadyClock::now();
   uint64_t received = 0;
   bool expired = false;
   std::string streamError;
@@ -481,7 +472,7 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
     return response.status == 429 || response.status >= 500 ? WatchEnd::kBackoff
                                                             : WatchEnd::kBackoffRelist;
   }
-  if (received == 0 && Clock::now() - started < std::chrono::seconds(1)) {
+  if (received == 0 && SteadyClock::now() - started < std::chrono::seconds(1)) {
     fail(what + ": very short watch: the server closed it within a second with no event");
     return WatchEnd::kBackoff;
   }

@@ -5,6 +5,7 @@
 
 #include "host/common/limits.h"
 #include "host/common/regular_file.h"
+#include "host/common/trim.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -44,14 +45,6 @@ bool readFile(const std::string& path, std::string& contents, std::string& error
   }
   contents = std::move(*text);
   return true;
-}
-
-std::string trim(std::string text) {
-  const char* space = " \t\r\n";
-  auto begin = text.find_first_not_of(space);
-  if (begin == std::string::npos) return {};
-  auto end = text.find_last_not_of(space);
-  return text.substr(begin, end - begin + 1);
 }
 
 bool fileExists(const std::string& path) {
@@ -183,7 +176,7 @@ bool pemField(const Entry& entry, const std::string& where, const char* field, s
     }
     // A file that is named must hold what it is named for: an empty CA file must never
     // become "no CA", the system trust store.
-    if (trim(out).empty()) {
+    if (trimmed(out).empty()) {
       error = prefix + field + ": " + file + " is empty";
       return false;
     }
@@ -214,7 +207,7 @@ std::optional<RestConfig> inClusterConfig(const RestConfigOptions& options, cons
     error = "in-cluster config: " + readError;
     return std::nullopt;
   }
-  config.token = trim(token);
+  config.token = std::string(trimmed(token));
   if (std::string why = bearerTokenProblem(config.token); !why.empty()) {
     error = "in-cluster config: " + config.tokenFile + ": " + why;
     return std::nullopt;
@@ -228,7 +221,7 @@ std::optional<RestConfig> inClusterConfig(const RestConfigOptions& options, cons
     // There but unusable: never a silent fallback to the system trust store.
     error = "in-cluster config: " + readError;
     return std::nullopt;
-  } else if (trim(ca).empty()) {
+  } else if (trimmed(ca).empty()) {
     error = "in-cluster config: " + caFile + " is empty";
     return std::nullopt;
   } else if (!holdsCertificate(ca)) {
@@ -242,8 +235,8 @@ std::optional<RestConfig> inClusterConfig(const RestConfigOptions& options, cons
   std::string ns;
   if (podNamespace != nullptr && *podNamespace != '\0') {
     config.namespaceName = podNamespace;
-  } else if (readFile(dir + "/namespace", ns, readError) && !trim(ns).empty()) {
-    config.namespaceName = trim(ns);
+  } else if (readFile(dir + "/namespace", ns, readError) && !trimmed(ns).empty()) {
+    config.namespaceName = std::string(trimmed(ns));
   }
   return config;
 }
@@ -587,7 +580,7 @@ std::optional<RestConfig> fromFiles(const std::vector<KubeconfigFile>& files,
           error = userPrefix + ".tokenFile: " + readError;
           return std::nullopt;
         }
-        config.token = trim(token);
+        config.token = std::string(trimmed(token));
         if (std::string why = bearerTokenProblem(config.token); !why.empty()) {
           error = userPrefix + ".tokenFile: " + config.tokenFile + ": " + why;
           return std::nullopt;

@@ -5,6 +5,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "host/connectors/kube/json_members.h"
+
 namespace sh::kube {
 
 namespace {
@@ -12,16 +14,6 @@ namespace {
 using boost::json::array;
 using boost::json::object;
 using boost::json::value;
-
-std::string_view stringAt(const object& o, std::string_view key) {
-  const value* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
-}
-
-const object* objectAt(const object& o, std::string_view key) {
-  const value* v = o.if_contains(key);
-  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
 
 // The stored manifest, parsed (a pod's json() is what it was parsed from).
 object manifestOf(const model::Pod& pod) {

@@ -291,7 +291,7 @@ class SessionBase {
   virtual void closeFromOutside() = 0;  // posts a close to the connection's strand
 };
 
-struct Reply {
+struct ApiReply {
   int status = 200;
   std::string body;
   int retryAfter = 0;
@@ -779,20 +779,21 @@ struct FakeApiServer::Impl {
 
   // ---- HTTP-level operations (take mu) ----
 
-  static Reply replyOf(const Outcome& outcome) {
-    if (outcome.code >= 400) return Reply{outcome.code, json::serialize(outcome.status)};
+  static ApiReply replyOf(const Outcome& outcome) {
+    if (outcome.code >= 400) return ApiReply{outcome.code, json::serialize(outcome.status)};
     if (outcome.object == nullptr) {
-      return Reply{outcome.code, json::serialize(statusBody(outcome.code, "", ""))};
+      return ApiReply{outcome.code, json::serialize(statusBody(outcome.code, "", ""))};
     }
-    return Reply{outcome.code, json::serialize(*outcome.object)};
+    return ApiReply{outcome.code, json::serialize(*outcome.object)};
   }
 
-  static Reply errorReply(int code, std::string_view message, std::string_view reason = {}) {
-    return Reply{code, json::serialize(
-                           statusBody(code, reason.empty() ? reasonFor(code) : reason, message))};
+  static ApiReply errorReply(int code, std::string_view message, std::string_view reason = {}) {
+    return ApiReply{code, json::serialize(statusBody(
+                              code, reason.empty() ? reasonFor(code) : reason, message))};
   }
 
-  Reply listReply(const Route& route, const std::unordered_map<std::string, std::string>& query) {
+  ApiReply listReply(const Route& route,
+                     const std::unordered_map<std::string, std::string>& query) {
     auto param = [&](const char* key) -> std::string {
       auto it = query.find(key);
       return it == query.end() ? std::string() : it->second;
@@ -874,14 +875,14 @@ struct FakeApiServer::Impl {
       body.append(*(*snap.items)[i].text);
     }
     body.append("]}");
-    return Reply{200, std::move(body)};
+    return ApiReply{200, std::move(body)};
   }
 
   // Sets up a watch: its queue holds the header and the first lines. Null with `error` set
   // when the request is refused before any byte is sent.
   std::shared_ptr<Watcher> startWatch(const Route& route,
                                       const std::unordered_map<std::string, std::string>& query,
-                                      std::function<void()> wake, Reply& error) {
+                                      std::function<void()> wake, ApiReply& error) {
     auto param = [&](const char* key) -> std::string {
       auto it = query.find(key);
       return it == query.end() ? std::string() : it->second;
@@ -1063,7 +1064,7 @@ struct FakeApiServer::Impl {
     return out;
   }
 
-  Reply special(std::string_view path) {
+  ApiReply special(std::string_view path) {
     if (path == "/version") {
       json::object version{{"major", "1"},
                            {"minor", "36"},
@@ -1074,7 +1075,7 @@ struct FakeApiServer::Impl {
                            {"goVersion", "go1.25.0"},
                            {"compiler", "gc"},
                            {"platform", "linux/amd64"}};
-      return Reply{200, json::serialize(version)};
+      return ApiReply{200, json::serialize(version)};
     }
     if (path == "/api") {
       json::object api{
@@ -1083,7 +1084,7 @@ struct FakeApiServer::Impl {
           {"serverAddressByClientCIDRs",
            json::array{json::object{{"clientCIDR", "0.0.0.0/0"},
                                     {"serverAddress", "127.0.0.1:" + std::to_string(port)}}}}};
-      return Reply{200, json::serialize(api)};
+      return ApiReply{200, json::serialize(api)};
     }
     if (path == "/apis") {
       json::array groups;
@@ -1099,14 +1100,15 @@ struct FakeApiServer::Impl {
                                       {"versions", json::array{version}},
                                       {"preferredVersion", version}});
       }
-      return Reply{200, json::serialize(json::object{
-                            {"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}})};
+      return ApiReply{200,
+                      json::serialize(json::object{
+                          {"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}})};
     }
-    return Reply{200, "ok"};
+    return ApiReply{200, "ok"};
   }
 
-  Reply dispatch(const Route& route, http::verb method, std::string_view body,
-                 std::string_view contentType) {
+  ApiReply dispatch(const Route& route, http::verb method, std::string_view body,
+                    std::string_view contentType) {
     if (route.bindingsCollection || route.sub == "binding") {
       std::lock_guard lock(mu);
       return replyOf(bindLocked(route.ns, route.name, body));
@@ -1117,7 +1119,7 @@ struct FakeApiServer::Impl {
       if (found == objects[route.resource].end()) {
         return replyOf(notFound(resources[route.resource], route.name));
       }
-      return Reply{200, *found->second.text};
+      return ApiReply{200, *found->second.text};
     }
     if (method == http::verb::delete_) {
       std::lock_guard lock(mu);
@@ -1144,7 +1146,7 @@ struct FakeApiServer::Impl {
 
   // Everything but the watch's streaming: authentication, faults, routing, the record.
   struct Handled {
-    Reply reply;
+    ApiReply reply;
     std::shared_ptr<Watcher> watcher;
   };
 
@@ -1179,9 +1181,9 @@ struct FakeApiServer::Impl {
       authorised = true;
       user = "system:anonymous";
     }
-    std::optional<Reply> early;
+    std::optional<ApiReply> early;
     if (!authorised) {
-      early = Reply{401, json::serialize(statusBody(401, "Unauthorized", "Unauthorized"))};
+      early = ApiReply{401, json::serialize(statusBody(401, "Unauthorized", "Unauthorized"))};
     } else {
       std::string key = std::string(http::to_string(req.method())) + " " + std::string(target);
       std::lock_guard lock(metaMu);
@@ -1189,9 +1191,9 @@ struct FakeApiServer::Impl {
         if (it->remaining <= 0 || key.rfind(it->prefix, 0) != 0) continue;
         std::string message = it->status == 429 ? "Too many requests, please try again later."
                                                 : "injected failure " + std::to_string(it->status);
-        early = Reply{it->status,
-                      json::serialize(statusBody(it->status, reasonFor(it->status), message)),
-                      it->retryAfter};
+        early = ApiReply{it->status,
+                         json::serialize(statusBody(it->status, reasonFor(it->status), message)),
+                         it->retryAfter};
         if (--it->remaining == 0) failRules.erase(it);
         break;
       }

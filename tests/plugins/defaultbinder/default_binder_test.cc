@@ -10,7 +10,7 @@
 #include "host/framework/cycle_state.h"
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::default_binder_test {
 namespace {
 
 // A connector that records the bindings it is asked for and answers `result`.
@@ -55,4 +55,4 @@ TEST(DefaultBinderTest, BindError) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::default_binder_test

@@ -13,7 +13,7 @@
 #include "host/model/cluster_objects.h"
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::default_preemption_test {
 namespace {
 
 using sh::evaluate::PluginSpec;
@@ -393,4 +393,4 @@ TEST(DefaultPreemption, UpstreamPostFilterCases) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::default_preemption_test

@@ -9,7 +9,7 @@
 
 #include "tests/plugins/score_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::image_locality_test {
 namespace {
 
 constexpr char kImage[] = "ImageLocality";
@@ -89,4 +89,4 @@ TEST(ImageLocalityTest, Score) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::image_locality_test

@@ -13,7 +13,7 @@
 
 #include "tests/plugins/prefilter_extensions_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::inter_pod_affinity_extensions_test {
 namespace {
 
 constexpr char kIPA[] = "InterPodAffinity";
@@ -160,4 +160,4 @@ TEST(InterPodAffinityExtensionsTest, AddRemovePod) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::inter_pod_affinity_extensions_test

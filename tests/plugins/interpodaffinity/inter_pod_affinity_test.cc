@@ -15,7 +15,7 @@
 #include "host/model/cluster_objects.h"
 #include "tests/plugins/score_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::inter_pod_affinity_test {
 namespace {
 
 constexpr char kIPA[] = "InterPodAffinity";
@@ -652,4 +652,4 @@ TEST(InterPodAffinityTest, NodeEvents) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::inter_pod_affinity_test

@@ -10,7 +10,7 @@
 
 #include "tests/plugins/score_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::node_affinity_test {
 namespace {
 
 constexpr char kAffinity[] = "NodeAffinity";
@@ -339,4 +339,4 @@ TEST(NodeAffinityArgsTest, Validation) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::node_affinity_test

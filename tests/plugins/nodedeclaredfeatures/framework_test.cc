@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace schedhost::plugins::nodedeclaredfeatures {
+namespace schedhost::plugins::nodedeclaredfeatures::framework_test {
 namespace {
 
 bool inferTrue(const Json& /*spec*/, SpecError& /*error*/) { return true; }
@@ -176,4 +176,4 @@ TEST(NodeDeclaredFeaturesFrameworkTest, IsSubset) {
 }
 
 }  // namespace
-}  // namespace schedhost::plugins::nodedeclaredfeatures
+}  // namespace schedhost::plugins::nodedeclaredfeatures::framework_test

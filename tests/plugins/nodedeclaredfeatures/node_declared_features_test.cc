@@ -14,7 +14,7 @@
 
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::node_declared_features_test {
 namespace {
 
 using sh::model::testing::PodWrapper;
@@ -331,4 +331,4 @@ TEST(NodeDeclaredFeaturesTest, PodUpdateHint) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::node_declared_features_test

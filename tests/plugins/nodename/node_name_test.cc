@@ -7,7 +7,7 @@
 
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::node_name_test {
 namespace {
 
 constexpr char kNodeName[] = "NodeName";
@@ -44,4 +44,4 @@ TEST(NodeNameTest, Events) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::node_name_test

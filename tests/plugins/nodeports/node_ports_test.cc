@@ -8,7 +8,7 @@
 
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::node_ports_test {
 namespace {
 
 constexpr char kPorts[] = "NodePorts";
@@ -125,4 +125,4 @@ TEST(NodePortsTest, Events) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::node_ports_test

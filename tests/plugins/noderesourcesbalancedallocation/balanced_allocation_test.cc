@@ -8,7 +8,7 @@
 
 #include "tests/plugins/score_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::balanced_allocation_test {
 namespace {
 
 constexpr char kBalanced[] = "NodeResourcesBalancedAllocation";
@@ -104,4 +104,4 @@ TEST(BalancedAllocationArgsTest, Validation) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::balanced_allocation_test

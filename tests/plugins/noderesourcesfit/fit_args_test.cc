@@ -6,7 +6,7 @@
 
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::fit_args_test {
 namespace {
 
 constexpr char kFit[] = "NodeResourcesFit";
@@ -93,4 +93,4 @@ TEST(FitArgsTest, UnknownField) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::fit_args_test

@@ -8,7 +8,7 @@
 
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::fit_events_test {
 namespace {
 
 constexpr char kFit[] = "NodeResourcesFit";
@@ -108,4 +108,4 @@ TEST(FitEventsTest, NodeEvents) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::fit_events_test

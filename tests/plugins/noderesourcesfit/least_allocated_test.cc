@@ -7,7 +7,7 @@
 
 #include "tests/plugins/score_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::least_allocated_test {
 namespace {
 
 constexpr char kFit[] = "NodeResourcesFit";
@@ -97,4 +97,4 @@ TEST(LeastAllocatedTest, ExtendedResources) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::least_allocated_test

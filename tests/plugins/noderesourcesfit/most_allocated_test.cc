@@ -6,7 +6,7 @@
 
 #include "tests/plugins/score_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::most_allocated_test {
 namespace {
 
 constexpr char kFit[] = "NodeResourcesFit";
@@ -80,4 +80,4 @@ TEST(MostAllocatedTest, Score) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::most_allocated_test

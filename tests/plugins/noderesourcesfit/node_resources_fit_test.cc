@@ -7,7 +7,7 @@
 
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::node_resources_fit_test {
 namespace {
 
 using sh::model::testing::ResourceMap;
@@ -358,4 +358,4 @@ TEST(FitTest, FitErrorMessage) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::node_resources_fit_test

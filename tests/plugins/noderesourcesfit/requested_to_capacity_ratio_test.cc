@@ -7,7 +7,7 @@
 
 #include "tests/plugins/score_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::requested_to_capacity_ratio_test {
 namespace {
 
 constexpr char kFit[] = "NodeResourcesFit";
@@ -103,4 +103,4 @@ TEST(RequestedToCapacityRatioTest, ExtendedResourcesWithWeights) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::requested_to_capacity_ratio_test

@@ -8,7 +8,7 @@
 
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::node_unschedulable_test {
 namespace {
 
 constexpr char kUnschedulable[] = "NodeUnschedulable";
@@ -79,4 +79,4 @@ TEST(NodeUnschedulableTest, Events) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::node_unschedulable_test

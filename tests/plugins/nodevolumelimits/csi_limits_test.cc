@@ -24,7 +24,7 @@
 #include "host/framework/plugin_instance.h"
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::csi_limits_test {
 namespace {
 
 using sh::connectors::ObjectPtr;
@@ -1197,4 +1197,4 @@ TEST(CSILimitsEventsTest, CSINodeUpdated) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::csi_limits_test

@@ -13,7 +13,7 @@
 
 #include "tests/plugins/prefilter_extensions_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::pod_topology_spread_extensions_test {
 namespace {
 
 constexpr char kSpread[] = "PodTopologySpread";
@@ -393,4 +393,4 @@ TEST(PodTopologySpreadExtensionsTest, RemoveUndoesAdd) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::pod_topology_spread_extensions_test

@@ -14,7 +14,7 @@
 #include "host/model/cluster_objects.h"
 #include "tests/plugins/score_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::pod_topology_spread_test {
 namespace {
 
 constexpr char kSpread[] = "PodTopologySpread";
@@ -601,4 +601,4 @@ TEST(PodTopologySpreadTest, NodeQueueingHints) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::pod_topology_spread_test

@@ -7,7 +7,7 @@
 
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::priority_sort_test {
 namespace {
 
 sh_queued_pod queued(const PodPtr& pod, int64_t timestamp) {
@@ -45,4 +45,4 @@ TEST(PrioritySortTest, Less) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::priority_sort_test

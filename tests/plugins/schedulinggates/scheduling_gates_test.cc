@@ -8,7 +8,7 @@
 
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::scheduling_gates_test {
 namespace {
 
 constexpr char kGates[] = "SchedulingGates";
@@ -38,4 +38,4 @@ TEST(SchedulingGatesTest, Events) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::scheduling_gates_test

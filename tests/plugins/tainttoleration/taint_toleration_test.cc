@@ -8,7 +8,7 @@
 
 #include "tests/plugins/score_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::taint_toleration_test {
 namespace {
 
 constexpr char kTaint[] = "TaintToleration";
@@ -163,4 +163,4 @@ TEST(TaintTolerationTest, Events) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::taint_toleration_test

@@ -6,7 +6,7 @@
 
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::args_test {
 namespace {
 
 TEST(VolumeBindingArgsTest, DefaultsAndValidValues) {
@@ -42,4 +42,4 @@ TEST(VolumeBindingArgsTest, UnknownField) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::args_test

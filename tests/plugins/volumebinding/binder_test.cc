@@ -12,7 +12,7 @@
 
 #include "tests/plugins/volumebinding/volume_binding_test_util.h"
 
-namespace schedhost::testing::volumebinding {
+namespace schedhost::testing::volumebinding::binder_test {
 namespace {
 
 constexpr char kProvisioner[] = "test-provisioner";
@@ -732,4 +732,4 @@ TEST(VolumeBindingBinderTest, BoundVolumeNodeAffinity) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing::volumebinding
+}  // namespace schedhost::testing::volumebinding::binder_test

@@ -12,7 +12,7 @@
 
 #include "tests/plugins/volumebinding/volume_binding_test_util.h"
 
-namespace schedhost::testing::volumebinding {
+namespace schedhost::testing::volumebinding::binding_cycle_test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -369,4 +369,4 @@ TEST(VolumeBindingCycleTest, ConflictingWriteFails) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing::volumebinding
+}  // namespace schedhost::testing::volumebinding::binding_cycle_test

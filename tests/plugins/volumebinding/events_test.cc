@@ -11,7 +11,7 @@
 
 #include "tests/plugins/volumebinding/volume_binding_test_util.h"
 
-namespace schedhost::testing::volumebinding {
+namespace schedhost::testing::volumebinding::events_test {
 namespace {
 
 using ObjectPtr = std::shared_ptr<const sh::connectors::StoredObject>;
@@ -194,4 +194,4 @@ TEST(VolumeBindingEventsTest, IsSchedulableAfterCSIStorageCapacityChange) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing::volumebinding
+}  // namespace schedhost::testing::volumebinding::events_test

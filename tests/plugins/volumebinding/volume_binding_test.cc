@@ -9,7 +9,7 @@
 
 #include "tests/plugins/volumebinding/volume_binding_test_util.h"
 
-namespace schedhost::testing::volumebinding {
+namespace schedhost::testing::volumebinding::volume_binding_test {
 namespace {
 
 // The classes of upstream's table: immediate-sc, wait-sc and wait-hdd-sc (no provisioner).
@@ -406,4 +406,4 @@ TEST(VolumeBindingTest, BoundZonalVolumeKeepsThePodInItsZone) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing::volumebinding
+}  // namespace schedhost::testing::volumebinding::volume_binding_test

@@ -16,7 +16,7 @@
 #include "host/evaluate/evaluate.h"
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::volume_restrictions_test {
 namespace {
 
 using sh::evaluate::Result;
@@ -586,4 +586,4 @@ TEST(VolumeRestrictionsTest, IsSchedulableAfterPersistentVolumeClaimAdded) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::volume_restrictions_test

@@ -16,7 +16,7 @@
 #include "host/evaluate/evaluate.h"
 #include "tests/plugins/plugin_test_util.h"
 
-namespace schedhost::testing {
+namespace schedhost::testing::volume_zone_test {
 namespace {
 
 using sh::evaluate::Result;
@@ -540,4 +540,4 @@ TEST(VolumeZoneTest, IsSchedulableAfterPersistentVolumeChange) {
 }
 
 }  // namespace
-}  // namespace schedhost::testing
+}  // namespace schedhost::testing::volume_zone_test

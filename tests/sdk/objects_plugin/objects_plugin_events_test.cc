@@ -12,7 +12,7 @@
 #include "host/connectors/object_store.h"
 #include "tests/cycle/scheduler_harness.h"
 
-namespace sh::cycle {
+namespace sh::cycle::objects_plugin_events_test {
 namespace {
 
 using testing::SchedulerHarness;
@@ -107,4 +107,4 @@ TEST(ObjectsPluginEventsTest, TheHintSeesOldAndNewObjectsAndTheWritesAreApplied)
 }
 
 }  // namespace
-}  // namespace sh::cycle
+}  // namespace sh::cycle::objects_plugin_events_test

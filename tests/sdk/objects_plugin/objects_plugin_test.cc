@@ -12,7 +12,7 @@
 
 #include "host/evaluate/evaluate.h"
 
-namespace sh::evaluate {
+namespace sh::evaluate::objects_plugin_test {
 namespace {
 
 constexpr char kScenario[] = R"({
@@ -107,4 +107,4 @@ TEST(ObjectsPluginTest, AMissingObjectIsNoneThroughTheCycle) {
 }
 
 }  // namespace
-}  // namespace sh::evaluate
+}  // namespace sh::evaluate::objects_plugin_test
