@@ -40,6 +40,7 @@
 #include "host/connectors/kube/https_transport.h"
 #include "host/connectors/kube/kube_cluster.h"
 #include "host/connectors/kube/leader_elector.h"
+#include "host/connectors/kube/proto/transcode.h"
 #include "host/connectors/kube/rest_config.h"
 #include "host/cycle/decision_log.h"
 
@@ -52,6 +53,8 @@ struct KubeSettings {
   std::string kubeconfig;
   double qps = 50;
   int burst = 100;
+  // The Accept header of lists and watches of the kinds with a protobuf schema; empty: JSON.
+  std::string protobufAccept;
   kube::LeaderElector::Options election;
   bool leaderElect = true;
 };
@@ -63,6 +66,15 @@ std::optional<KubeSettings> kubeSettings(const RunArgs& args, const config::Host
       !args.kube.kubeconfig.empty() ? args.kube.kubeconfig : host.clientConnection.kubeconfig;
   s.qps = args.kube.qps >= 0 ? args.kube.qps : host.clientConnection.qps;
   s.burst = args.kube.burst > 0 ? args.kube.burst : host.clientConnection.burst;
+  // client-go's Accept: acceptContentTypes, else contentType and ", */*" (rest.Request).
+  const std::string& contentType =
+      !args.kube.contentType.empty() ? args.kube.contentType : host.clientConnection.contentType;
+  const std::string accept = !host.clientConnection.acceptContentTypes.empty()
+                                 ? host.clientConnection.acceptContentTypes
+                                 : contentType + ", */*";
+  if (accept.find(kube::proto::kProtobufContentType) != std::string::npos) {
+    s.protobufAccept = accept;
+  }
   const config::HostConfig::LeaderElection& le = host.leaderElection;
   s.leaderElect = args.kube.leaderElect.value_or(le.leaderElect);
   s.election.leaseName = !args.kube.leaseName.empty() ? args.kube.leaseName : le.resourceName;
@@ -205,6 +217,7 @@ int runKube(const RunArgs& args) {
   kube::HttpsTransport::Options to;
   to.config = *rest;
   to.qps = settings->qps;
+  to.protobufAccept = settings->protobufAccept;
   to.burst = settings->burst;
   std::unique_ptr<kube::HttpsTransport> transport = kube::HttpsTransport::create(to, error);
   if (transport == nullptr) {
@@ -224,6 +237,7 @@ int runKube(const RunArgs& args) {
   eo.hostname = kube::hostname();
   kube::EventRecorder recorder(*transport, eo);
   kube::KubeCluster::Options co;
+  co.reflector.protobufAccept = settings->protobufAccept;
   co.events = &recorder;
   co.eventLog = &log;
   kube::KubeCluster cluster(*transport, co);

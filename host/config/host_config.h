@@ -68,8 +68,8 @@ struct HostConfig {
     std::string kubeconfig;
     double qps = 50;      // requests per second; 0 = no client-side limit
     int32_t burst = 100;  // requests allowed at once above qps
-    // What requests and responses are encoded in. schedhost speaks JSON; upstream's default,
-    // protobuf, is accepted and answered in JSON (docs/migrating-from-kube-scheduler.md).
+    // What requests and responses are encoded in: JSON, or protobuf for the built-in kinds'
+    // lists, watches and whole-object writes (upstream's default; docs/deploy.md).
     std::string contentType = "application/json";
     std::string acceptContentTypes;  // "" = contentType's
   } clientConnection;

@@ -16,10 +16,17 @@
 //   limited  the same with the default limiter (qps 50, burst 100): the first `burst` binds
 //            go at once, the rest at qps.
 //
-// Both over HTTPS (client certificate) and plain HTTP (FakeApiServer::Options::plainHttp).
+//   decode   the client's share of ingest alone, one thread, no server: the same pods' watch
+//            events, prepared as the API server writes them, cut into 64 KiB reads, framed,
+//            decoded and parsed into the model (parsePod), in JSON (WatchLines, the object's
+//            text parsed alone and kept as the manifest, as the Reflector does) and in
+//            protobuf (WatchFrames, proto::decodeWatchEvent).
+//
+// ingest, bind and limited over HTTPS (client certificate) and plain HTTP
+// (FakeApiServer::Options::plainHttp).
 //
 //   kube_bench [--events N] [--binds N] [--threads N] [--limited-binds N]
-//              [--only ingest|bind|limited] [--scheme https|http] [--json]
+//              [--only ingest|bind|limited|decode] [--scheme https|http] [--json]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -36,9 +43,14 @@
 #include <vector>
 
 #include <boost/json.hpp>
+#include <boost/json/monotonic_resource.hpp>
 
 #include "host/connectors/kube/https_transport.h"
 #include "host/connectors/kube/kube_cluster.h"
+#include "host/connectors/kube/proto/transcode.h"
+#include "host/connectors/kube/proto/watch_frames.h"
+#include "host/connectors/kube/watch_lines.h"
+#include "host/model/pod.h"
 #include "tests/kube/support/fake_apiserver.h"
 #include "tests/kube/support/kube_fixture.h"
 #include "tests/kube/support/test_certs.h"
@@ -60,8 +72,8 @@ struct Args {
 };
 
 struct Figure {
-  std::string name;    // "ingest", "bind", "limited"
-  std::string scheme;  // "https", "http"
+  std::string name;    // "ingest", "bind", "limited", "decode"
+  std::string scheme;  // "https", "http"; "json", "proto" for decode
   std::size_t count = 0;
   double seconds = 0;
   double perSecond = 0;
@@ -409,6 +421,83 @@ Figure limited(const Args& args, const std::string& scheme) {
   return f;
 }
 
+Figure decode(const Args& args, bool protobuf) {
+  const std::size_t n = args.events;
+  std::string stream;
+  for (std::size_t i = 0; i < n; ++i) {
+    json::object pod = benchPod("bench", i);
+    json::object& meta = pod["metadata"].as_object();
+    meta["uid"] = "6a1f0c2e-3b4d-4e5f-8a9b-" + std::to_string(100000000000 + i);
+    meta["resourceVersion"] = std::to_string(1000 + i);
+    meta["creationTimestamp"] = "2026-11-25T10:00:00Z";
+    if (protobuf) {
+      std::string body;
+      std::string error;
+      if (!kube::proto::encodeObject(pod, "v1", "Pod", body, error)) {
+        throw std::runtime_error("encode: " + error);
+      }
+      stream += kube::proto::encodeWatchFrame("ADDED", body);
+    } else {
+      stream += "{\"type\":\"ADDED\",\"object\":" + json::serialize(pod) + "}\n";
+    }
+  }
+  std::size_t parsed = 0;
+  std::string error;
+  std::vector<unsigned char> arenaBuffer(64 * 1024);
+  auto keep = [&](const json::value& object, std::string_view text) {
+    if (model::parsePod(object, error, text) != nullptr) {
+      ++parsed;
+    }
+  };
+  kube::WatchLines lines;
+  kube::proto::WatchFrames frames;
+  const double cpu0 = cpuNow();
+  const auto start = Clock::now();
+  constexpr std::size_t kRead = 64 * 1024;
+  for (std::size_t at = 0; at < stream.size(); at += kRead) {
+    const std::string_view piece = std::string_view(stream).substr(at, kRead);
+    if (protobuf) {
+      frames.append(piece, [&](std::string_view frame) {
+        boost::json::monotonic_resource arena(arenaBuffer.data(), arenaBuffer.size());
+        const json::storage_ptr storage(&arena);
+        json::value object(storage);
+        std::string type;
+        if (kube::proto::decodeWatchEvent(frame, type, object, error, storage)) {
+          keep(object, {});
+        }
+        return true;
+      });
+    } else {
+      lines.append(piece, [&](std::string_view line) {
+        // {"type":"ADDED","object":<object>}: the object's text, as the Reflector splits it.
+        constexpr std::string_view kPrefix = "{\"type\":\"ADDED\",\"object\":";
+        const std::string_view text = line.substr(kPrefix.size(), line.size() - kPrefix.size() - 1);
+        boost::json::monotonic_resource arena(arenaBuffer.data(), arenaBuffer.size());
+        const json::storage_ptr storage(&arena);
+        boost::system::error_code ec;
+        const json::value object = json::parse(text, ec, storage);
+        if (!ec) {
+          keep(object, text);
+        }
+        return true;
+      });
+    }
+  }
+  Figure f;
+  f.name = "decode";
+  f.scheme = protobuf ? "proto" : "json";
+  f.count = parsed;
+  f.seconds = secondsSince(start);
+  f.perSecond = static_cast<double>(parsed) / f.seconds;
+  f.cpuSeconds = cpuNow() - cpu0;
+  f.note = std::to_string(stream.size() / std::max<std::size_t>(n, 1)) + " bytes per event";
+  if (parsed != n) {
+    throw std::runtime_error("decode: " + std::to_string(parsed) + " of " + std::to_string(n) +
+                             " pods parsed: " + error);
+  }
+  return f;
+}
+
 bool parseArgs(int argc, char** argv, Args& args) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -441,7 +530,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
       (a == "--only" ? args.only : args.scheme) = v;
     } else {
       std::cerr << "usage: kube_bench [--events N] [--binds N] [--threads N] [--limited-binds N]"
-                   " [--only ingest|bind|limited] [--scheme https|http] [--json]\n";
+                   " [--only ingest|bind|limited|decode] [--scheme https|http] [--json]\n";
       return false;
     }
   }
@@ -459,7 +548,14 @@ int run(int argc, char** argv) {
   }
   std::vector<Figure> figures;
   auto want = [&](const char* what) { return args.only.empty() || args.only == what; };
+  if (want("decode")) {
+    figures.push_back(decode(args, false));
+    figures.push_back(decode(args, true));
+  }
   for (const std::string& scheme : schemes) {
+    if (args.only == "decode") {
+      break;
+    }
     if (want("ingest")) {
       figures.push_back(ingest(args, scheme));
     }

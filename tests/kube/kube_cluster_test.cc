@@ -50,8 +50,9 @@ class KubeClusterTest : public ::testing::Test {
     ASSERT_NE(transport_, nullptr) << error;
   }
 
-  void startCluster() {
+  void startCluster(std::string protobufAccept = {}) {
     KubeCluster::Options o;
+    o.reflector.protobufAccept = std::move(protobufAccept);
     o.reflector.initialBackoff = 5ms;
     o.reflector.maxBackoff = 20ms;
     o.writeRetry.initial = 1ms;
@@ -125,6 +126,39 @@ TEST_F(KubeClusterTest, ActivateQueuesTheStoreNodesFirstThenChangesAsTheyCome) {
   server_->create("pods", podJson("default", "c", "100m"));
   server_->remove("pods", "default", "a");
   EXPECT_EQ(drain(), (std::vector<std::string>{"added pod default/c", "deleted pod default/a"}));
+}
+
+// clientConnection.contentType application/vnd.kubernetes.protobuf, as kube-scheduler's
+// default: lists and watches of Pods and Nodes come in protobuf (watch frames cut into pieces
+// of 1..5 bytes by the server), and give the same changes and the same objects as JSON.
+TEST_F(KubeClusterTest, ListsAndWatchesInProtobufGiveWhatJsonGives) {
+  server_->create("pods", podJson("default", "a", "100m"));
+  server_->create("nodes", nodeJson("n1", "4"));
+  startCluster("application/vnd.kubernetes.protobuf, */*");
+  cluster_->activate();
+  EXPECT_EQ(drain(), (std::vector<std::string>{"added node n1", "added pod default/a"}));
+  server_->create("pods", podJson("default", "c", "250m"));
+  server_->remove("pods", "default", "a");
+  EXPECT_EQ(drain(), (std::vector<std::string>{"added pod default/c", "deleted pod default/a"}));
+  const auto pod = waitForPod("c");
+  ASSERT_NE(pod, nullptr);
+  // The object as the server stores it, field for field (its JSON, as a JSON watch gives it).
+  const json::object stored = *server_->get("pods", "default", "c");
+  EXPECT_EQ(pod->manifest(), json::value(stored)) << json::serialize(pod->manifest());
+  // A compaction ends the watch with an in-stream ERROR (a protobuf Status, 410): the
+  // reflector lists again and goes on.
+  server_->compact();
+  server_->create("pods", podJson("default", "d", "100m"));
+  EXPECT_NE(waitForPod("d"), nullptr);
+  std::size_t protobufReads = 0;
+  for (const auto& r : server_->requests()) {
+    if ((r.verb == "list" || r.verb == "watch") &&
+        (r.resource == "pods" || r.resource == "nodes")) {
+      EXPECT_EQ(r.accept, "application/vnd.kubernetes.protobuf, */*") << r.resource << r.query;
+      ++protobufReads;
+    }
+  }
+  EXPECT_GE(protobufReads, 5U);  // pods and nodes listed and watched, pods relisted
 }
 
 TEST_F(KubeClusterTest, ARelistDeliversWhatChangedMeanwhileAndNothingElse) {

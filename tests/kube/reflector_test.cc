@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
+#include "host/connectors/kube/proto/transcode.h"
+
 namespace sh::kube::reflector_test {
 namespace {
 
@@ -39,6 +41,7 @@ class ScriptedApi final : public Transport {
     {
       std::lock_guard<std::mutex> lock(mu_);
       paths_.push_back(request.path);
+      accepts_.push_back(request.accept);
       if (lists_.empty()) {
         return Response{500, R"({"kind":"Status","message":"no script"})", ""};
       }
@@ -54,6 +57,7 @@ class ScriptedApi final : public Transport {
     {
       std::unique_lock<std::mutex> lock(mu_);
       paths_.push_back(request.path);
+      accepts_.push_back(request.accept);
       changed_.notify_all();
       // No step left: an idle watch, open until stopped.
       changed_.wait(lock, stop, [this] { return !watches_.empty(); });
@@ -72,6 +76,11 @@ class ScriptedApi final : public Transport {
     std::lock_guard<std::mutex> lock(mu_);
     return paths_;
   }
+  // The Accept header of each request, in order.
+  std::vector<std::string> accepts() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return accepts_;
+  }
   // Waits until `n` requests were made.
   bool waitForRequests(std::size_t n) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -84,6 +93,7 @@ class ScriptedApi final : public Transport {
   std::deque<ListStep> lists_;
   std::deque<WatchStep> watches_;
   std::vector<std::string> paths_;
+  std::vector<std::string> accepts_;
 };
 
 class RecordingSink final : public ReflectorSink {
@@ -238,6 +248,74 @@ TEST(ReflectorTest, ListsInPagesThenWatchesFromTheListVersion) {
   EXPECT_GE(std::stoi(timeout), 300);
   EXPECT_LT(std::stoi(timeout), 600);
   EXPECT_EQ(sink.log(), std::vector<std::string>{"replace a,b,c"});
+}
+
+// A JSON document in protobuf, as an API server configured for it answers.
+std::string protobufOf(const std::string& text, std::string_view apiVersion,
+                       std::string_view kind) {
+  std::string body;
+  std::string error;
+  EXPECT_TRUE(
+      proto::encodeObject(boost::json::parse(text).as_object(), apiVersion, kind, body, error))
+      << error;
+  return body;
+}
+
+std::string protobufEvent(const std::string& type, const std::string& name, const std::string& rv) {
+  const boost::json::value line = boost::json::parse(event(type, name, rv));
+  return proto::encodeWatchFrame(
+      type, protobufOf(boost::json::serialize(line.at("object")), "v1", "Pod"));
+}
+
+TEST(ReflectorTest, KindsWithASchemaAreListedAndWatchedInProtobufWhenConfigured) {
+  ScriptedApi api;
+  RecordingSink sink;
+  constexpr std::string_view kAccept = "application/vnd.kubernetes.protobuf, */*";
+  api.onList([](const Request&) {
+    Response r{
+        200,
+        protobufOf(R"({"metadata":{"resourceVersion":"10"},"items":[)" + item("a", "3") + "]}",
+                   "v1", "PodList"),
+        ""};
+    r.contentType = "application/vnd.kubernetes.protobuf";
+    return r;
+  });
+  // Frames cut into pieces of 7 bytes; an expired ERROR (a protobuf Status) ends the watch.
+  const std::string expired = proto::encodeWatchFrame(
+      "ERROR", protobufOf(R"({"status":"Failure","reason":"Expired","code":410})", "v1", "Status"));
+  api.onWatch(watchSends(protobufEvent("ADDED", "b", "11") + protobufEvent("MODIFIED", "a", "12") +
+                         expired));
+  // The relist is answered in JSON, as a server may answer whatever was asked.
+  api.onList(page("20", "", {item("a", "12"), item("b", "11")}));
+  Reflector::Options options = fastOptions();
+  options.protobufAccept = std::string(kAccept);
+  const Resource resource = pods();
+  Reflector reflector(api, resource, sink, options);
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return sink.log().size() >= 4; }));
+  reflector.stop();
+  EXPECT_EQ(sink.log(),
+            (std::vector<std::string>{"replace a", "added b", "modified a", "replace a,b"}));
+  for (const std::string& accept : api.accepts()) {
+    EXPECT_EQ(accept, kAccept);
+  }
+  // No text comes with a protobuf event: the sink serialises the object if it needs one.
+  EXPECT_EQ(sink.texts(), (std::vector<std::string>{"", ""}));
+
+  // A kind without a schema (a custom resource: the API server serves those only as JSON) is
+  // asked for in JSON, protobuf configured or not.
+  ScriptedApi custom;
+  RecordingSink customSink;
+  custom.onList(page("5", "", {}));
+  const Resource podGroups{"PodGroup", "scheduling.x-k8s.io/v1alpha1",
+                           "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", "", true};
+  Reflector customReflector(custom, podGroups, customSink, options);
+  customReflector.start();
+  ASSERT_TRUE(custom.waitForRequests(2));
+  customReflector.stop();
+  for (const std::string& accept : custom.accepts()) {
+    EXPECT_EQ(accept, "application/json");
+  }
 }
 
 TEST(ReflectorTest, EventsBookmarksAndACleanEndWatchAgainFromTheLastVersion) {

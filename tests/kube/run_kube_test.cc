@@ -595,6 +595,25 @@ profiles:
   const auto lease = server_->get("leases", "kube-system", "kube-scheduler");
   ASSERT_TRUE(lease) << run->err();
   EXPECT_NE(stringAt(*lease, {"spec", "holderIdentity"}), "");
+  // clientConnection.contentType defaults to protobuf upstream: the built-in kinds are listed
+  // and watched in protobuf (client-go's Accept), and the pods above were scheduled from them.
+  // Binds, events and the Lease are written in protobuf too; patches stay JSON (their media
+  // types are JSON ones).
+  std::set<std::string> protobufKinds;
+  std::set<std::string> protobufWrites;
+  for (const auto& r : server_->requests()) {
+    if (r.verb == "list" || r.verb == "watch") {
+      EXPECT_EQ(r.accept, "application/vnd.kubernetes.protobuf, */*") << r.resource;
+      protobufKinds.insert(r.resource);
+    }
+    if (r.verb == "create" || r.verb == "update") {
+      EXPECT_EQ(r.contentType, "application/vnd.kubernetes.protobuf") << r.method << " " << r.path;
+      protobufWrites.insert(r.resource);
+    }
+  }
+  EXPECT_TRUE(protobufKinds.count("pods") == 1 && protobufKinds.count("nodes") == 1);
+  EXPECT_TRUE(protobufWrites.count("pods/binding") == 1 && protobufWrites.count("leases") == 1)
+      << run->err();
   run->signal(SIGTERM);
   EXPECT_EQ(run->waitExit(30s), 0) << run->err();
   // Every line on stderr is a JSON object with klog's fields.

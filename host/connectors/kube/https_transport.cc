@@ -28,6 +28,7 @@
 #include "host/common/limits.h"
 #include "host/common/regular_file.h"
 #include "host/common/trim.h"
+#include "host/connectors/kube/proto/transcode.h"
 
 namespace sh::kube {
 namespace {
@@ -361,6 +362,15 @@ class HttpsTransport::Impl {
   // With an exec credential plugin, a 401 with the credential it gave runs it again (once
   // however many requests met it) and the request is repeated once with the new credential.
   Response send(const Request& request) {
+    if (std::optional<Request> encoded = protobufWrite(request)) {
+      Response response = sendRetryingAuth(*encoded);
+      jsonAnswer(response);
+      return response;
+    }
+    return sendRetryingAuth(request);
+  }
+
+  Response sendRetryingAuth(const Request& request) {
     const SteadyClock::time_point start = SteadyClock::now();
     Credential used;
     Response response = sendOnce(request, start, used);
@@ -368,6 +378,52 @@ class HttpsTransport::Impl {
       response = sendOnce(request, start, used);
     }
     return response;
+  }
+
+  // With protobuf configured (Options::protobufAccept), a POST or PUT whose JSON body is an
+  // object of a kind with a schema (a Binding, an events.k8s.io Event, a Lease), encoded as
+  // protobuf and asking for a protobuf answer, as client-go sends it. Nullopt otherwise:
+  // patches are JSON by their media type, and other kinds go as they are.
+  std::optional<Request> protobufWrite(const Request& request) const {
+    if (options_.protobufAccept.empty() || request.body.empty() ||
+        request.contentType != "application/json" ||
+        (request.method != Method::kPost && request.method != Method::kPut)) {
+      return std::nullopt;
+    }
+    boost::system::error_code ec;
+    const boost::json::value body = boost::json::parse(request.body, ec);
+    if (ec || !body.is_object()) {
+      return std::nullopt;
+    }
+    const boost::json::object& object = body.get_object();
+    const boost::json::value* apiVersion = object.if_contains("apiVersion");
+    const boost::json::value* kind = object.if_contains("kind");
+    if (apiVersion == nullptr || kind == nullptr || !apiVersion->is_string() ||
+        !kind->is_string()) {
+      return std::nullopt;
+    }
+    Request out = request;
+    std::string error;
+    if (!proto::encodeObject(object, apiVersion->get_string(), kind->get_string(), out.body,
+                             error)) {
+      return std::nullopt;  // no schema, or a value the kind's type cannot hold: JSON says so
+    }
+    out.contentType = std::string(proto::kProtobufContentType);
+    out.accept = options_.protobufAccept;
+    return out;
+  }
+
+  // A protobuf answer handed back as JSON, which is what the callers of send() read.
+  static void jsonAnswer(Response& response) {
+    if (!proto::isProtobuf(response.contentType)) {
+      return;
+    }
+    boost::json::value value;
+    std::string error;
+    if (proto::decodeObject(response.body, value, error)) {
+      response.body = boost::json::serialize(value);
+      response.contentType = "application/json";
+    }
   }
 
   Response stream(const Request& request, const BodySink& sink, std::stop_token stop) {
@@ -514,6 +570,9 @@ class HttpsTransport::Impl {
       if (auto it = answer.find(http::field::location); it != answer.end()) {
         response.location = std::string(it->value());
       }
+      if (auto it = answer.find(http::field::content_type); it != answer.end()) {
+        response.contentType = std::string(it->value());
+      }
       const bool keepAlive = answer.keep_alive() && connection->buffer.size() == 0;
       response.body = std::move(answer.body());
       release(std::move(connection), keepAlive);
@@ -572,6 +631,9 @@ class HttpsTransport::Impl {
     Response response;
     response.status = parser.get().result_int();
     response.retryAfterSeconds = retryAfter(parser.get());
+    if (auto it = parser.get().find(http::field::content_type); it != parser.get().end()) {
+      response.contentType = std::string(it->value());
+    }
     const bool success = response.ok();
     const auto idle = success ? options_.watchIdleTimeout : options_.requestTimeout;
     std::vector<char> buffer(kStreamBuffer);
@@ -678,7 +740,7 @@ class HttpsTransport::Impl {
     message.version(11);
     message.set(http::field::host, url_.authority);
     message.set(http::field::user_agent, options_.userAgent);
-    message.set(http::field::accept, "application/json");
+    message.set(http::field::accept, request.accept.empty() ? "application/json" : request.accept);
     if (!request.body.empty()) {
       message.set(http::field::content_type, request.contentType);
       message.body() = request.body;

@@ -82,6 +82,11 @@ class HttpsTransport final : public Transport {
     // The largest answer send() reads whole (limits::kMaxResponseBytes; smaller in tests).
     std::size_t maxResponseBytes = limits::kMaxResponseBytes;
     std::string userAgent = "schedhost";
+    // Not empty: clientConnection asks for protobuf, and this is the Accept header of its
+    // requests. send() then writes a POST or PUT of a kind with a protobuf schema (a Binding,
+    // an Event, a Lease) in protobuf and hands its answer back as JSON; lists and watches ask
+    // for it themselves (Reflector::Options::protobufAccept).
+    std::string protobufAccept;
   };
 
   // Null with `error` set when the server URL, the CA, the client certificate or key, or the

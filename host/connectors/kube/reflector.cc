@@ -13,6 +13,9 @@
 #include <boost/json/string.hpp>
 
 #include "host/connectors/kube/json_members.h"
+#include "host/connectors/kube/proto/schema.h"
+#include "host/connectors/kube/proto/transcode.h"
+#include "host/connectors/kube/proto/watch_frames.h"
 #include "host/connectors/kube/watch_lines.h"
 #include "host/connectors/object_file.h"
 
@@ -66,6 +69,10 @@ Reflector::Reflector(Transport& transport, const Resource& resource, ReflectorSi
       resource_(resource),
       sink_(sink),
       options_(std::move(options)),
+      accept_(!options_.protobufAccept.empty() &&
+                      proto::speaksProtobuf(resource.apiVersion, resource.kind)
+                  ? options_.protobufAccept
+                  : std::string("application/json")),
       random_(options_.seed != 0 ? options_.seed : std::random_device{}()) {}
 
 Reflector::~Reflector() { stop(); }
@@ -233,6 +240,7 @@ Reflector::ListEnd Reflector::list(std::stop_token stop) {
     }
     Request request;
     request.path = collectionPath(query);
+    request.accept = accept_;
     Response response = transport_.send(request);
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -268,11 +276,12 @@ Reflector::ListEnd Reflector::list(std::stop_token stop) {
       fail(what + ": " + describeFailure(response));
       return ListEnd::kFailed;
     }
-    boost::system::error_code ec;
-    boost::json::value body =
-        boost::json::parse(response.body, ec, {}, connectors::jsonParseOptions());
-    if (ec || !body.is_object()) {
-      fail(what + ": the answer is not a JSON object");
+    boost::json::value body;
+    std::string why;
+    if (!parseBody(response, body, why) || !body.is_object()) {
+      fail(what + ": the answer is not " +
+           (proto::isProtobuf(response.contentType) ? "a list: " + why
+                                                    : std::string("a JSON object")));
       return ListEnd::kFailed;
     }
     boost::json::object& list = body.as_object();
@@ -328,6 +337,7 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
   request.path =
       collectionPath("watch=1&resourceVersion=" + escapeComponent(from) +
                      "&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeoutSeconds));
+  request.accept = accept_;
   const std::string what = "watch " + std::string(plural(resource_));
 
   const auto started = SteadyClock::now();
@@ -347,41 +357,11 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
   std::string seenVersion;
   uint64_t seenEvents = 0;
   uint64_t seenBookmarks = 0;
-  auto onLine = [&](std::string_view line) {
-    boost::json::monotonic_resource arena(arenaBuffer.data(), arenaBuffer.size());
-    const boost::json::storage_ptr storage(&arena);
+  // One event: its type, its object, and the object's JSON text when the sink can keep it
+  // (empty otherwise).
+  auto onEvent = [&](std::string_view type, boost::json::value* object,
+                     std::string_view objectText) {
     WatchEventType t{};
-    std::string_view type;
-    std::string_view objectText;
-    // In the arena too: assigning a value of another storage would copy it.
-    boost::json::value event(storage);
-    boost::json::value* object = nullptr;
-    if (splitWatchEvent(line, type, objectText)) {
-      // The API server's own layout: the object is parsed alone and its text is kept.
-      boost::system::error_code ec;
-      event = boost::json::parse(objectText, ec, storage, connectors::jsonParseOptions());
-      if (ec || !event.is_object()) {
-        objectText = {};
-      } else {
-        object = &event;
-      }
-    }
-    if (object == nullptr) {
-      objectText = {};
-      boost::system::error_code ec;
-      event = boost::json::parse(line, ec, storage, connectors::jsonParseOptions());
-      if (ec || !event.is_object()) {
-        streamError = "a watch event is not JSON";
-        return false;
-      }
-      boost::json::object& e = event.as_object();
-      type = stringAt(e, "type");
-      object = e.if_contains("object");
-      if (object == nullptr || !object->is_object()) {
-        streamError = "a watch event has no object";
-        return false;
-      }
-    }
     if (type == "ERROR") {
       const boost::json::value* code = object->as_object().if_contains("code");
       if (code != nullptr && code->is_int64() && code->as_int64() == 410) {
@@ -424,10 +404,69 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
     }
     return true;
   };
+  auto onLine = [&](std::string_view line) {
+    boost::json::monotonic_resource arena(arenaBuffer.data(), arenaBuffer.size());
+    const boost::json::storage_ptr storage(&arena);
+    std::string_view type;
+    std::string_view objectText;
+    // In the arena too: assigning a value of another storage would copy it.
+    boost::json::value event(storage);
+    boost::json::value* object = nullptr;
+    if (splitWatchEvent(line, type, objectText)) {
+      // The API server's own layout: the object is parsed alone and its text is kept.
+      boost::system::error_code ec;
+      event = boost::json::parse(objectText, ec, storage, connectors::jsonParseOptions());
+      if (ec || !event.is_object()) {
+        objectText = {};
+      } else {
+        object = &event;
+      }
+    }
+    if (object == nullptr) {
+      objectText = {};
+      boost::system::error_code ec;
+      event = boost::json::parse(line, ec, storage, connectors::jsonParseOptions());
+      if (ec || !event.is_object()) {
+        streamError = "a watch event is not JSON";
+        return false;
+      }
+      boost::json::object& e = event.as_object();
+      type = stringAt(e, "type");
+      object = e.if_contains("object");
+      if (object == nullptr || !object->is_object()) {
+        streamError = "a watch event has no object";
+        return false;
+      }
+    }
+    return onEvent(type, object, objectText);
+  };
+  // A protobuf watch (Content-Type "...;stream=watch"): length-prefixed WatchEvent frames.
+  auto onFrame = [&](std::string_view frame) {
+    boost::json::monotonic_resource arena(arenaBuffer.data(), arenaBuffer.size());
+    const boost::json::storage_ptr storage(&arena);
+    boost::json::value object(storage);
+    std::string type;
+    std::string why;
+    if (!proto::decodeWatchEvent(frame, type, object, why, storage) || !object.is_object()) {
+      streamError = "a protobuf watch event: " + why;
+      return false;
+    }
+    return onEvent(type, &object, {});
+  };
+  // The body's framing, from its first byte: a JSON event starts with "{" (or white space), a
+  // protobuf frame with the high byte of its length, which is 0 for any event under 16 MiB
+  // (events are capped lower). The Content-Type says the same; the body alone is enough, so
+  // the transports need not pass headers to the sink.
+  enum class Framing { kUnknown, kLines, kFrames } framing = Framing::kUnknown;
+  proto::WatchFrames protoFrames;
   Response response = transport_.stream(
       request,
       [&](std::string_view piece) {
-        const bool more = lines.append(piece, onLine);
+        if (framing == Framing::kUnknown && !piece.empty()) {
+          framing = piece.front() == '\0' ? Framing::kFrames : Framing::kLines;
+        }
+        const bool more = framing == Framing::kFrames ? protoFrames.append(piece, onFrame)
+                                                      : lines.append(piece, onLine);
         if (seenEvents > 0) {
           sink_.flush(resource_);
         }
@@ -443,7 +482,7 @@ Reflector::WatchEnd Reflector::watch(std::stop_token stop) {
         }
         if (!more) {
           if (streamError.empty() && !expired) {
-            streamError = lines.error();
+            streamError = framing == Framing::kFrames ? protoFrames.error() : lines.error();
           }
           return false;
         }

@@ -88,6 +88,10 @@ class Reflector {
     // How often a kind the API server does not serve is listed again.
     std::chrono::milliseconds notServedRetry{30000};
     uint64_t seed = 0;  // 0: random
+    // The Accept header of lists and watches of the kinds with a protobuf schema
+    // (proto::speaksProtobuf): clientConnection's acceptContentTypes, or its contentType and
+    // ", */*" as client-go writes it. Empty: JSON. Other kinds are always asked for in JSON.
+    std::string protobufAccept;
     // Receives each warning ("list pods: 403 Forbidden: ..."); null logs it with spdlog.
     std::function<void(const std::string&)> warn;
   };
@@ -145,6 +149,7 @@ class Reflector {
   const Resource& resource_;
   ReflectorSink& sink_;
   Options options_;
+  std::string accept_;  // the Accept header of this kind's lists and watches
 
   std::mt19937_64 random_;
   std::chrono::milliseconds backoff_{0};

@@ -3,6 +3,9 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
+#include "host/connectors/kube/proto/transcode.h"
+#include "host/connectors/object_file.h"
+
 namespace sh::kube {
 
 std::string_view methodName(Method method) {
@@ -68,6 +71,20 @@ std::string_view reasonPhrase(int status) {
 
 }  // namespace
 
+bool parseBody(const Response& response, boost::json::value& out, std::string& error,
+               const boost::json::storage_ptr& storage) {
+  if (proto::isProtobuf(response.contentType)) {
+    return proto::decodeObject(response.body, out, error, storage);
+  }
+  boost::system::error_code ec;
+  out = boost::json::parse(response.body, ec, storage, connectors::jsonParseOptions());
+  if (ec) {
+    error = "the answer is not JSON (" + ec.message() + ")";
+    return false;
+  }
+  return true;
+}
+
 std::string describeFailure(const Response& response) {
   if (response.status == 0) {
     return response.error.empty() ? std::string("no response") : response.error;
@@ -84,16 +101,18 @@ std::string describeFailure(const Response& response) {
            " (not followed: the API server's address in the configuration is the one used)";
   }
   std::string detail;
-  boost::system::error_code ec;
-  boost::json::value body = boost::json::parse(response.body, ec);
-  if (!ec && body.is_object()) {
+  boost::json::value body;
+  std::string error;
+  if (parseBody(response, body, error) && body.is_object()) {
     if (const boost::json::value* m = body.as_object().if_contains("message");
         m != nullptr && m->is_string()) {
       detail = std::string(m->as_string());
     }
   }
   if (detail.empty()) {
-    detail = response.body.substr(0, 200);
+    detail = proto::isProtobuf(response.contentType)
+                 ? "a protobuf body that is not a Status (" + error + ")"
+                 : response.body.substr(0, 200);
   }
   while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) {
     detail.pop_back();

@@ -5,10 +5,12 @@
 // patches, events, the Lease) sees only requests and responses.
 //
 // Requests carry a path with its query already escaped ("/api/v1/pods?limit=500&..."); bodies
-// are JSON. Responses are whole for send(), and arrive piece by piece for stream() (watches),
-// where pieces have nothing to do with lines or JSON objects: the caller reassembles them.
+// are JSON, or protobuf where the connector is configured for it (proto/transcode.h). Responses are
+// whole for send(), and arrive piece by piece for stream() (watches), where pieces have nothing to
+// do with lines or JSON objects: the caller reassembles them.
 #pragma once
 
+#include <boost/json.hpp>
 #include <chrono>
 #include <functional>
 #include <stop_token>
@@ -33,6 +35,11 @@ struct Request {
   // The body's type: "application/json", "application/strategic-merge-patch+json",
   // "application/merge-patch+json". Ignored without a body.
   std::string contentType = "application/json";
+  // The Accept header: what the answer may be encoded in, in order of preference. Protobuf
+  // is asked for ("application/vnd.kubernetes.protobuf, application/json") only for the kinds
+  // that have a schema (proto/schema.h); the API server answers a kind it cannot encode so
+  // (a custom resource) in JSON, and Response::contentType says which came.
+  std::string accept = "application/json";
   // send() only. The whole request — the rate limiter's wait, a connection of the pool,
   // connect, TLS, writing and reading — ends within `timeout` (0: the transport's own request
   // timeout; a longer one is cut to it), as client-go's context deadline does: leader
@@ -50,6 +57,7 @@ struct Response {
                       // certificate verify failed", "timed out after 30 s"); empty otherwise
   int retryAfterSeconds = 0;  // a Retry-After header in seconds (429, 503); 0 when absent
   std::string location;       // a redirect's Location header (3xx); redirects are not followed
+  std::string contentType;    // the answer's Content-Type header ("" when absent)
   bool cancelled = false;     // ended by Request::stop or the transport's shutdown, not the server
 
   bool ok() const { return status >= 200 && status < 300; }
@@ -59,9 +67,15 @@ struct Response {
 };
 
 // What went wrong, for messages: the transport error, or "403 Forbidden: <the Status message>"
-// (the body's message when it is a Kubernetes Status, else its first 200 bytes); a redirect
+// (the body's message when it is a Kubernetes Status, in JSON or protobuf, else its first 200
+// bytes); a redirect
 // names where it pointed: "302 Found: redirected to https://elsewhere/api (not followed)".
 std::string describeFailure(const Response& response);
+
+// The answer's body as JSON: parsed, or decoded from protobuf when its Content-Type says so
+// (proto/transcode.h). False with `error` saying why not.
+bool parseBody(const Response& response, boost::json::value& out, std::string& error,
+               const boost::json::storage_ptr& storage = {});
 
 // Receives a watch body piece by piece; returns false to end the stream.
 using BodySink = std::function<bool(std::string_view piece)>;

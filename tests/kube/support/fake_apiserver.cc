@@ -31,6 +31,8 @@
 #include <utility>
 
 #include "host/connectors/json_patch.h"
+#include "host/connectors/kube/proto/schema.h"
+#include "host/connectors/kube/proto/transcode.h"
 #include "tests/kube/support/fake_apiserver_json.h"
 
 namespace sh::kubetest {
@@ -50,6 +52,11 @@ constexpr std::size_t kBodyLimit = 64 * 1024 * 1024;
 constexpr std::size_t kContinueSnapshotsKept = 4096;
 constexpr std::string_view kWatchHeader =
     "HTTP/1.1 200 OK\r\nCache-Control: no-cache, private\r\nContent-Type: application/json\r\n"
+    "Transfer-Encoding: chunked\r\n\r\n";
+// A protobuf watch (k8s.io/apimachinery's protobuf serializer, stream=watch framing).
+constexpr std::string_view kProtobufWatchHeader =
+    "HTTP/1.1 200 OK\r\nCache-Control: no-cache, private\r\n"
+    "Content-Type: application/vnd.kubernetes.protobuf;stream=watch\r\n"
     "Transfer-Encoding: chunked\r\n\r\n";
 constexpr std::string_view kContinueTooOld =
     "The provided continue parameter is too old to display a consistent list result. You can "
@@ -255,6 +262,7 @@ struct Watcher {
   std::string ns;  // "" all namespaces
   Selector fields, labels;
   bool bookmarks = false;
+  bool protobuf = false;       // events go out as protobuf frames (the Accept header asked)
   std::function<void()> wake;  // posts a drain to the connection
 
   std::mutex mutex;
@@ -296,6 +304,48 @@ struct ApiReply {
   std::string body;
   int retryAfter = 0;
 };
+
+// Whether an Accept header puts protobuf first, as kube-apiserver's negotiation picks the first
+// media type it can serve ("application/vnd.kubernetes.protobuf, */*" from client-go).
+bool prefersProtobuf(std::string_view accept) {
+  const std::size_t comma = accept.find(',');
+  return kube::proto::isProtobuf(accept.substr(0, comma));
+}
+
+// A JSON body of a kind with a protobuf schema, re-encoded; nullopt when the body is not
+// such an object (a custom resource, /version): kube-apiserver answers those in JSON.
+std::optional<std::string> protobufOf(std::string_view jsonBody) {
+  boost::system::error_code ec;
+  json::value value = json::parse(jsonBody, ec);
+  if (ec || !value.is_object()) return std::nullopt;
+  const json::object& object = value.get_object();
+  const json::value* apiVersion = object.if_contains("apiVersion");
+  const json::value* kind = object.if_contains("kind");
+  if (apiVersion == nullptr || kind == nullptr || !apiVersion->is_string() || !kind->is_string())
+    return std::nullopt;
+  std::string out;
+  std::string error;
+  if (!kube::proto::encodeObject(object, apiVersion->get_string(), kind->get_string(), out,
+                                 error)) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+// A JSON watch line ({"type":...,"object":...}) as a protobuf frame; null when its object
+// has no schema.
+TextPtr protobufFrameOf(const std::string& line) {
+  boost::system::error_code ec;
+  json::value event = json::parse(line, ec);
+  if (ec || !event.is_object()) return nullptr;
+  const json::value* type = event.get_object().if_contains("type");
+  const json::value* object = event.get_object().if_contains("object");
+  if (type == nullptr || !type->is_string() || object == nullptr) return nullptr;
+  std::optional<std::string> body = protobufOf(json::serialize(*object));
+  if (!body) return nullptr;
+  return std::make_shared<const std::string>(
+      kube::proto::encodeWatchFrame(type->get_string(), *body));
+}
 
 struct FailRule {
   std::string prefix;
@@ -882,7 +932,7 @@ struct FakeApiServer::Impl {
   // when the request is refused before any byte is sent.
   std::shared_ptr<Watcher> startWatch(const Route& route,
                                       const std::unordered_map<std::string, std::string>& query,
-                                      std::function<void()> wake, ApiReply& error) {
+                                      std::function<void()> wake, bool protobuf, ApiReply& error) {
     auto param = [&](const char* key) -> std::string {
       auto it = query.find(key);
       return it == query.end() ? std::string() : it->second;
@@ -905,8 +955,14 @@ struct FakeApiServer::Impl {
       return nullptr;
     }
     watcher->scheduled = true;  // the connection drains right after this returns
+    {
+      std::lock_guard lock(mu);
+      const auto& info = resources[route.resource];
+      watcher->protobuf = protobuf && kube::proto::speaksProtobuf(apiVersionOf(info), info.kind);
+    }
     watcher->queue.push_back(
-        {WatchItem::Kind::kRaw, std::make_shared<const std::string>(kWatchHeader)});
+        {WatchItem::Kind::kRaw, std::make_shared<const std::string>(
+                                    watcher->protobuf ? kProtobufWatchHeader : kWatchHeader)});
     std::lock_guard lock(mu);
     if (from == 0) {
       for (const auto& [key, stored] : objects[route.resource]) {
@@ -1164,6 +1220,7 @@ struct FakeApiServer::Impl {
     bool authorised = false;
     auto auth = req.find(http::field::authorization);
     std::string contentType(req[http::field::content_type]);
+    const std::string accept(req[http::field::accept]);
     if (auth != req.end()) {
       std::string_view value(auth->value().data(), auth->value().size());
       if (value.rfind("Bearer ", 0) == 0) {
@@ -1209,10 +1266,20 @@ struct FakeApiServer::Impl {
     } else if (where.special) {
       out.reply = special(path);
     } else if (where.verb == "watch") {
-      out.watcher = startWatch(where, query, std::move(wake), out.reply);
+      out.watcher = startWatch(where, query, std::move(wake), prefersProtobuf(accept), out.reply);
       if (out.watcher) out.reply.status = 200;
     } else if (where.verb == "list") {
       out.reply = listReply(where, query);
+    } else if (kube::proto::isProtobuf(contentType)) {
+      // A protobuf body (a create or an update from a client configured for protobuf) is read
+      // as the JSON object it stands for.
+      json::value object;
+      std::string error;
+      if (!kube::proto::decodeObject(req.body(), object, error)) {
+        out.reply = errorReply(400, "the body is not a protobuf object: " + error, "BadRequest");
+      } else {
+        out.reply = dispatch(where, req.method(), json::serialize(object), "application/json");
+      }
     } else {
       out.reply = dispatch(where, req.method(), req.body(), contentType);
     }
@@ -1227,7 +1294,8 @@ struct FakeApiServer::Impl {
                       where.verb,
                       where.label,
                       where.group,
-                      std::chrono::steady_clock::now()};
+                      std::chrono::steady_clock::now(),
+                      accept};
       std::lock_guard lock(metaMu);
       recorded.push_back(std::move(record));
     }
@@ -1365,6 +1433,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     auto response = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(handled.reply.status), request_.version());
     response->set(http::field::content_type, "application/json");
+    if (prefersProtobuf(request_[http::field::accept])) {
+      if (std::optional<std::string> body = protobufOf(handled.reply.body)) {
+        handled.reply.body = std::move(*body);
+        response->set(http::field::content_type, kube::proto::kProtobufContentType);
+      }
+    }
     if (handled.reply.retryAfter > 0) {
       response->set(http::field::retry_after, std::to_string(handled.reply.retryAfter));
     }
@@ -1445,6 +1519,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       }
       std::size_t chunkMax = impl_->options.watchChunkMax;
       for (auto& item : items) {
+        if (item.kind == WatchItem::Kind::kLine && watcher_->protobuf) {
+          if (TextPtr frame = protobufFrameOf(*item.bytes)) item.bytes = std::move(frame);
+        }
         if (item.kind != WatchItem::Kind::kLine || chunkMax == 0) {
           std::size_t size = item.bytes ? item.bytes->size() : 0;
           pieces_.push_back({item.kind, item.bytes, 0, size});

@@ -31,7 +31,11 @@
 //   One resourceVersion counter for everything; each change is a watch event kept in a bounded
 //   history. A watch on a field or label selector sees an object that stops matching as
 //   DELETED and one that starts matching as ADDED (apiserver `cacheWatcher`).
-//   Errors are Status bodies. Authentication: a bearer token from `tokens`, or a client
+//   Errors are Status bodies. A request whose Accept header puts
+//   "application/vnd.kubernetes.protobuf" first is answered in protobuf for the kinds with a
+//   schema (host/connectors/kube/proto): objects, lists, Status bodies and watch frames
+//   ("...;stream=watch"); custom resources and the discovery paths stay JSON, as
+//   kube-apiserver's. Authentication: a bearer token from `tokens`, or a client
 //   certificate signed by tls.caCert (user = its CN), else 401 (unless allowAnonymous).
 //
 // Threading: every public method is thread-safe. Requests are served by `threads` io threads;
@@ -80,6 +84,7 @@ class FakeApiServer {
     std::string resource;  // "pods", "pods/binding", "pods/status", "leases", ...
     std::string apiGroup;  // "" (core), "apps", "events.k8s.io", ...
     std::chrono::steady_clock::time_point at;  // when it was answered
+    std::string accept;                        // the Accept header
   };
 
   explicit FakeApiServer(Options options);
