@@ -247,6 +247,22 @@ TEST(ProtoTranscodeTest, EncodingThenDecodingGivesTheObjectBack) {
     "status": {"phase": "Bound"}})");
   ASSERT_TRUE(encodeObject(claim.as_object(), "v1", "PersistentVolumeClaim", body, error));
   EXPECT_EQ(decoded(body), claim);
+  // Inline structs: a Volume's source, a PersistentVolume's source.
+  const json::value pod = json::parse(R"({
+    "apiVersion": "v1", "kind": "Pod",
+    "spec": {"volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "c"}},
+                         {"name": "tmp", "emptyDir": {"sizeLimit": "1Gi"}}],
+             "containers": [{"name": "a", "livenessProbe": {"httpGet": {"port": "http"},
+                                                            "periodSeconds": 5}}]}})");
+  ASSERT_TRUE(encodeObject(pod.as_object(), "v1", "Pod", body, error)) << error;
+  EXPECT_EQ(decoded(body), pod);
+  const json::value volume = json::parse(R"({
+    "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
+    "spec": {"capacity": {"storage": "5Gi"}, "csi": {"driver": "d", "volumeHandle": "h"},
+             "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                 {"key": "zone", "operator": "In", "values": ["a"]}]}]}}}})");
+  ASSERT_TRUE(encodeObject(volume.as_object(), "v1", "PersistentVolume", body, error)) << error;
+  EXPECT_EQ(decoded(body), volume);
 }
 
 TEST(ProtoTranscodeTest, AValueOfTheWrongFormIsRefusedByItsPath) {

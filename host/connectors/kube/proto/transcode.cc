@@ -503,7 +503,10 @@ class Encoder {
  public:
   std::string error;
 
-  bool message(const json::object& in, const ProtoMessage& type, std::string& out, int depth) {
+  // `inlined`: `in` is the parent's object, of which `type` (a struct inlined in the parent's
+  // type) takes only its own members.
+  bool message(const json::object& in, const ProtoMessage& type, std::string& out, int depth,
+               bool inlined = false) {
     if (depth > kMaxDepth) {
       return fail("nested deeper than " + std::to_string(kMaxDepth) + " objects");
     }
@@ -511,7 +514,8 @@ class Encoder {
     // it (a field newer than v1.36): refused, so the caller sends JSON instead. apiVersion and
     // kind are TypeMeta, which the protobuf envelope carries.
     for (const json::key_value_pair& member : in) {
-      if (member.key() != "apiVersion" && member.key() != "kind" && !known(type, member.key())) {
+      if (!inlined && member.key() != "apiVersion" && member.key() != "kind" &&
+          !known(type, member.key())) {
         const std::size_t mark = path_.size();
         path_ += path_.empty() ? "" : ".";
         path_ += member.key();
@@ -524,7 +528,7 @@ class Encoder {
     for (const ProtoField& field : fieldsOf(type)) {
       if ((field.flags & kInline) != 0) {
         std::string inner;
-        if (!message(in, messageOf(field), inner, depth + 1)) {
+        if (!message(in, messageOf(field), inner, depth + 1, /*inlined=*/true)) {
           return false;
         }
         writer.bytesField(field.number, inner);
