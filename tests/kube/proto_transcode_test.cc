@@ -116,6 +116,14 @@ TEST(ProtoTranscodeTest, PackedRepeatedIntegersAreRead) {
             json::parse("[1000, 2000]"));
 }
 
+TEST(ProtoTranscodeTest, AnEmptyPackedListLeavesTheFieldAbsent) {
+  // supplementalGroups packed with no values: gogo's Unmarshal leaves the slice nil, which
+  // JSON omits, and which encodes to nothing; so the decoded object has no member for it.
+  const std::string security = field(4, "");
+  const json::value pod = decoded(envelope("v1", "Pod", field(2, field(14, security))));
+  EXPECT_EQ(pod.at("spec").at("securityContext"), json::object());
+}
+
 TEST(ProtoTranscodeTest, TimesFormatAsMetav1TimeOutsideTheClocksRange) {
   // 1969-12-31T23:59:59Z is -1; year 1 (Go's zero time, written as nothing) is
   // -62135596800; 9999-12-31T23:59:59Z is 253402300799.

@@ -285,6 +285,11 @@ class Decoder {
         if (!reader.ok()) {
           return false;
         }
+        if (packed.done() && items.empty()) {
+          // No values: the slice stays nil, as gogo's Unmarshal leaves it, and so absent.
+          out.erase(field.json);
+          return true;
+        }
         const WireType each =
             field.kind == FieldKind::kDouble ? WireType::kFixed64 : WireType::kVarint;
         while (!packed.done()) {
