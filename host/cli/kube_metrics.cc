@@ -33,6 +33,43 @@ void add(metrics::FamilySnapshot& f, std::vector<std::string> labelValues, uint6
 
 }  // namespace
 
+std::function<void(std::string_view, int, std::chrono::nanoseconds)> restClientMetrics(
+    metrics::Registry& registry, const std::string& server) {
+  // client-go's URL.Host: the authority, without the scheme and any path.
+  std::string_view host = server;
+  if (const std::size_t scheme = host.find("://"); scheme != std::string_view::npos) {
+    host.remove_prefix(scheme + 3);
+  }
+  host = host.substr(0, host.find('/'));
+  metrics::CounterFamily& requests =
+      registry.counter("rest_client_requests_total",
+                       "Number of HTTP requests, partitioned by status code, method, and host.",
+                       {"code", "method", "host"});
+  // component-base metrics/prometheus/restclient: requestLatency's buckets.
+  metrics::HistogramFamily& latency = registry.histogram(
+      "rest_client_request_duration_seconds",
+      "Request latency in seconds. Broken down by verb, and host.", {"verb", "host"},
+      {0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0});
+  return [&requests, &latency, host = std::string(host)](std::string_view method, int status,
+                                                         std::chrono::nanoseconds took) {
+    const std::string code = status == 0 ? std::string("<error>") : std::to_string(status);
+    requests.with({code, method, host}).inc();
+    if (took.count() > 0) {
+      latency.with({method, host}).observe(static_cast<double>(took.count()) / 1e9);
+    }
+  };
+}
+
+metrics::Gauge& leaderElectionStatus(metrics::Registry& registry, const std::string& lease) {
+  return registry
+      .gauge("leader_election_master_status",
+             "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
+             "backup, 1 indicates master. 'name' is the string used to identify the lease. "
+             "Please make sure to group by name.",
+             {"name"})
+      .with({lease});
+}
+
 KubeMetrics::KubeMetrics(metrics::Registry& registry, const kube::KubeCluster& cluster)
     : source_(std::make_shared<Source>()) {
   source_->cluster = &cluster;

@@ -11,14 +11,35 @@
 //
 // The registry outlives the cluster: the collector reads the cluster only while this object
 // lives, and shows nothing after.
+//
+// And the families client-go's components export about their client (component-base
+// metrics/prometheus/restclient and client-go tools/leaderelection):
+//
+//   rest_client_requests_total{code,method,host}          requests by the answer's status
+//                                                         ("<error>": none came)
+//   rest_client_request_duration_seconds{verb,host}       their latency (not the watches')
+//   leader_election_master_status{name}                   1 while leading the lease `name`
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "host/connectors/kube/kube_cluster.h"
 #include "host/metrics/registry.h"
 
 namespace sh::cli {
+
+// The transport's HttpsTransport::Options::onRequest, counting into `registry`'s rest_client_*
+// families (created here; once per registry). `server` is the API server's URL: its host and
+// port are the host label.
+std::function<void(std::string_view, int, std::chrono::nanoseconds)> restClientMetrics(
+    metrics::Registry& registry, const std::string& server);
+
+// leader_election_master_status{name=lease}, 0 until set.
+metrics::Gauge& leaderElectionStatus(metrics::Registry& registry, const std::string& lease);
 
 class KubeMetrics {
  public:

@@ -66,6 +66,9 @@ std::string RunAdmin::metricsText(std::stop_token) {
     incoming.push_back({key.first, key.second, count});
   }
   families.push_back(metrics::incomingPodsFamily(incoming));
+  const cache::CacheSize cache = scheduler_.cache().size();
+  families.push_back(metrics::cacheSizeFamily(cache.assumedPods, cache.nodes, cache.pods));
+  families.push_back(metrics::goroutinesFamily(scheduler_.status().bindingsInFlight));
   std::sort(families.begin(), families.end(),
             [](const metrics::FamilySnapshot& a, const metrics::FamilySnapshot& b) {
               return a.desc.name < b.desc.name;

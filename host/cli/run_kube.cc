@@ -219,6 +219,7 @@ int runKube(const RunArgs& args) {
   to.qps = settings->qps;
   to.protobufAccept = settings->protobufAccept;
   to.burst = settings->burst;
+  to.onRequest = restClientMetrics(live.metricsRegistry(), rest->server);
   std::unique_ptr<kube::HttpsTransport> transport = kube::HttpsTransport::create(to, error);
   if (transport == nullptr) {
     std::cerr << "schedhost run: API server " << where << ": " << error << "\n";
@@ -291,10 +292,13 @@ int runKube(const RunArgs& args) {
   // replica schedules by now, and every pod this one would still bind could be bound twice.
   std::unique_ptr<kube::LeaderElector> elector;
   std::jthread electing;
+  metrics::Gauge* masterStatus = nullptr;  // leader_election_master_status{name=the lease}
   if (settings->leaderElect && !stopping.load()) {
     elector = std::make_unique<kube::LeaderElector>(*transport, settings->election);
+    masterStatus = &leaderElectionStatus(live.metricsRegistry(), settings->election.leaseName);
     kube::LeaderElector::Callbacks cb;
     cb.onStartedLeading = [&] {
+      masterStatus->set(1);
       std::lock_guard<std::mutex> lock(mu);
       leading = true;
       changed.notify_all();
@@ -326,6 +330,7 @@ int runKube(const RunArgs& args) {
   if (electing.joinable()) {
     electing.request_stop();
     electing.join();
+    masterStatus->set(0);
   }
   // Nothing more to send: whatever is still waiting on the server ends now.
   transport->cancelAll();

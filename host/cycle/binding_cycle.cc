@@ -176,8 +176,14 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
   };
 
   if (waiting != nullptr) {
+    const int64_t waitStart = nowNanos();
     Status ws = waiting->wait();
     waitingPods_.remove(uid);
+    if (options_.metrics != nullptr) {
+      // upstream WaitOnPermit: PermitWaitDuration{result: the status code's name}.
+      options_.metrics->permitWaitDuration.with({metrics::statusLabel(ws.code())})
+          .observe(static_cast<double>(nowNanos() - waitStart) / 1e9);
+    }
     if (!ws.ok()) {
       if (!ws.isRejected()) {
         ws.wrap("waiting on permit for pod: ");

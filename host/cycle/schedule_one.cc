@@ -68,6 +68,10 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
   if (st.ok()) {
     st = schedulePod(*fw, *cycle, pod, result, fitError);
     isFitError = st.isRejected() && fitError.numAllNodes > 0;
+    if (st.ok() && options_.metrics != nullptr) {
+      options_.metrics->schedulingAlgorithmDuration.only().observe(
+          static_cast<double>(nowNanos() - start) / 1e9);
+    }
   }
   if (!st.ok()) {
     // Every failure clears the pod's nomination, except one PostFilter ran for: its result

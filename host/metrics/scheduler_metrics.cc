@@ -1,5 +1,7 @@
 #include "host/metrics/scheduler_metrics.h"
 
+#include "host/metrics/process_metrics.h"
+
 namespace sh::metrics {
 
 std::string_view pointLabel(MetricPoint point) {
@@ -89,6 +91,12 @@ SchedulerMetrics::SchedulerMetrics()
           "Time one plugin took at one extension point, in seconds, by plugin, extension point "
           "and the status it returned; sampled in a fraction of the scheduling cycles.",
           {"plugin", "extension_point", "status"}, exponentialBuckets(0.00001, 1.5, 20))),
+      schedulingAlgorithmDuration(registry_.histogram(
+          "scheduler_scheduling_algorithm_duration_seconds",
+          "Scheduling algorithm latency in seconds", {}, exponentialBuckets(0.001, 2, 15))),
+      permitWaitDuration(registry_.histogram("scheduler_permit_wait_duration_seconds",
+                                             "Duration of waiting on permit.", {"result"},
+                                             exponentialBuckets(0.001, 2, 15))),
       podSchedulingSliDuration(registry_.histogram(
           "scheduler_pod_scheduling_sli_duration_seconds",
           "Time from a pod first entering the scheduling queue to its successful scheduling, "
@@ -113,7 +121,13 @@ SchedulerMetrics::SchedulerMetrics()
           "schedhost_plugin_slow_calls_total",
           "Plugin calls that ran longer than [plugins] callWarningSeconds, by plugin and "
           "extension point.",
-          {"plugin", "extension_point"})) {}
+          {"plugin", "extension_point"})) {
+  registry_.addCollector([](std::vector<FamilySnapshot>& out) {
+    for (FamilySnapshot& f : processFamilies()) {
+      out.push_back(std::move(f));
+    }
+  });
+}
 
 std::string SchedulerMetrics::attemptsLabel(uint64_t attempts) {
   // upstream metrics.go: PodSchedulingSLIDuration, attempts capped at "15+".
@@ -162,6 +176,35 @@ FamilySnapshot incomingPodsFamily(const std::vector<IncomingPods>& counts) {
     child.value = static_cast<double>(c.count);
     f.children.push_back(std::move(child));
   }
+  return f;
+}
+
+FamilySnapshot cacheSizeFamily(uint64_t assumedPods, uint64_t nodes, uint64_t pods) {
+  FamilySnapshot f;
+  f.desc = {"scheduler_cache_size",
+            "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.",
+            MetricType::kGauge,
+            {"type"}};
+  for (const auto& [type, n] : {std::pair{"assumed_pods", assumedPods}, std::pair{"nodes", nodes},
+                                std::pair{"pods", pods}}) {
+    ChildSnapshot c;
+    c.labelValues = {type};
+    c.value = static_cast<double>(n);
+    f.children.push_back(std::move(c));
+  }
+  return f;
+}
+
+FamilySnapshot goroutinesFamily(uint64_t binding) {
+  FamilySnapshot f;
+  f.desc = {"scheduler_goroutines",
+            "Number of running goroutines split by the work they do such as binding.",
+            MetricType::kGauge,
+            {"operation"}};
+  ChildSnapshot c;
+  c.labelValues = {"binding"};
+  c.value = static_cast<double>(binding);
+  f.children.push_back(std::move(c));
   return f;
 }
 

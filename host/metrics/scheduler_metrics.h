@@ -11,9 +11,10 @@
 //                      and cached in atomics, so steady state takes no lock and creates no
 //                      child a plugin never reported (upstream creates them on first use too)
 //
-// Families filled at scrape time (scheduler_pending_pods, scheduler_queue_incoming_pods_total)
-// have their names and help here; a higher layer adds a Collector that builds them with
-// pendingPodsFamily() and incomingPodsFamily().
+// Families filled at scrape time (scheduler_pending_pods, scheduler_queue_incoming_pods_total,
+// scheduler_cache_size, scheduler_goroutines) have their names and help here; a higher layer
+// builds them from the queue and the cache with pendingPodsFamily() and the like. The process
+// families (process_metrics.h) are a collector of the registry.
 #pragma once
 
 #include <schedhost/plugin.h>
@@ -101,6 +102,12 @@ class SchedulerMetrics {
   HistogramFamily& frameworkExtensionPointDuration;
   // {plugin, extension_point, status}, exponentialBuckets(0.00001, 1.5, 20)
   HistogramFamily& pluginExecutionDuration;
+  // exponentialBuckets(0.001, 2, 15): from popping a pod to a successful SchedulePod (its
+  // filtering and scoring), as upstream's SchedulingAlgorithmLatency.
+  HistogramFamily& schedulingAlgorithmDuration;
+  // {result}: the final status code's name, exponentialBuckets(0.001, 2, 15): how long a pod
+  // waited on Permit.
+  HistogramFamily& permitWaitDuration;
   // {attempts}, exponentialBuckets(0.01, 2, 20)
   HistogramFamily& podSchedulingSliDuration;
   // exponentialBuckets(1, 2, 5)
@@ -130,6 +137,13 @@ struct IncomingPods {
   uint64_t count = 0;
 };
 FamilySnapshot incomingPodsFamily(const std::vector<IncomingPods>& counts);
+
+// scheduler_cache_size {type}: assumed_pods, nodes, pods (upstream counts the cache's ghost
+// node entries too).
+FamilySnapshot cacheSizeFamily(uint64_t assumedPods, uint64_t nodes, uint64_t pods);
+// scheduler_goroutines {operation}: the threads at work per operation, here "binding" (the
+// binding cycles running).
+FamilySnapshot goroutinesFamily(uint64_t binding);
 
 // One plugin's execution-duration histograms: (point, status) -> child, resolved on first use.
 class PluginMetrics {

@@ -338,21 +338,7 @@ class RunLive : public ::testing::Test {
   std::string pluginDir_ = SCHEDHOST_PLUGIN_DIR;
 };
 
-const metrics::testing::ParsedSample* findSample(
-    const std::vector<metrics::testing::ParsedFamily>& families, const std::string& name,
-    const std::vector<std::pair<std::string, std::string>>& labels) {
-  for (const auto& family : families) {
-    for (const auto& sample : family.samples) {
-      if (sample.name != name) continue;
-      bool match = true;
-      for (const auto& [key, value] : labels) {
-        match = match && sample.label(key) == value;
-      }
-      if (match) return &sample;
-    }
-  }
-  return nullptr;
-}
+using metrics::testing::findSample;
 
 TEST_F(RunLive, ProbesAndShutdown) {
   ASSERT_NO_FATAL_FAILURE(start());
@@ -497,6 +483,33 @@ TEST_F(RunLive, MetricsBeforeAndAfterReload) {
   const auto* resident = findSample(families, "schedhost_plugin_libraries_resident", {});
   ASSERT_NE(resident, nullptr);
   EXPECT_GT(resident->value, 0);
+  // The cache: the cluster file's nodes, and at least the pod bound above.
+  const auto* cachedNodes = findSample(families, "scheduler_cache_size", {{"type", "nodes"}});
+  ASSERT_NE(cachedNodes, nullptr) << r.body;
+  EXPECT_GT(cachedNodes->value, 0);
+  const auto* cachedPods = findSample(families, "scheduler_cache_size", {{"type", "pods"}});
+  ASSERT_NE(cachedPods, nullptr) << r.body;
+  EXPECT_GE(cachedPods->value, 1);
+  EXPECT_NE(findSample(families, "scheduler_cache_size", {{"type", "assumed_pods"}}), nullptr);
+  EXPECT_NE(findSample(families, "scheduler_goroutines", {{"operation", "binding"}}), nullptr);
+  const auto* algorithm =
+      findSample(families, "scheduler_scheduling_algorithm_duration_seconds_count", {});
+  ASSERT_NE(algorithm, nullptr) << r.body;
+  EXPECT_GE(algorithm->value, 1);
+  // The process collector, read from /proc: this child's figures.
+  const auto* rss = findSample(families, "process_resident_memory_bytes", {});
+  ASSERT_NE(rss, nullptr) << r.body;
+  EXPECT_GT(rss->value, 1 << 20);
+  const auto* fds = findSample(families, "process_open_fds", {});
+  ASSERT_NE(fds, nullptr);
+  EXPECT_GE(fds->value, 3);  // stdin, stdout, stderr at least
+  const auto* started = findSample(families, "process_start_time_seconds", {});
+  ASSERT_NE(started, nullptr);
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_NEAR(started->value, now, 600);  // started moments ago (a clock tick's rounding)
+  EXPECT_NE(findSample(families, "process_cpu_seconds_total", {}), nullptr);
+  EXPECT_NE(findSample(families, "process_max_fds", {}), nullptr);
 
   admin::ClientResponse reload = post("/reload");
   ASSERT_TRUE(reload.ok()) << reload.error;

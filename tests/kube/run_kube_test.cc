@@ -18,10 +18,12 @@
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
+#include "host/admin/client.h"
 #include "tests/kube/support/fake_apiserver.h"
 #include "tests/kube/support/kube_fixture.h"
 #include "tests/kube/support/schedhost_process.h"
 #include "tests/kube/support/test_certs.h"
+#include "tests/metrics/prometheus_text_parser.h"
 
 namespace sh::kubetest::run_kube_test {
 namespace {
@@ -428,6 +430,58 @@ TEST_F(RunKubeTest, SigtermFinishesAndReleasesTheLease) {
   auto lease = server_->get("leases", "kube-system", "schedhost");
   ASSERT_TRUE(lease);
   EXPECT_EQ(stringAt(*lease, {"spec", "holderIdentity"}), "");
+}
+
+// What a dashboard built for kube-scheduler reads about its client and its lease, scraped from
+// a leader: client-go's rest_client_* families by the answers the API server gave, and
+// leader_election_master_status.
+TEST_F(RunKubeTest, ClientAndLeaderElectionMetricsCountWhatTheServerSaw) {
+  const std::string socket = (dir_.path() / "admin.sock").string();
+  writeConfig("[admin]\nsocket = \"" + socket + "\"\n");
+  server_->create("nodes", nodeJson("node-0", "8"));
+  createPods(0, 3);
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(args(kubeconfig, {}));  // leader election on: the Lease kube-system/schedhost
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 3; }, kDeadline)) << run->err();
+  admin::Endpoint endpoint;
+  endpoint.socket = socket;
+  const admin::ClientResponse r = admin::request(endpoint, "GET", "/metrics", 10s);
+  ASSERT_TRUE(r.ok() && r.status == 200) << r.error << r.body;
+  using metrics::testing::findSample;
+  std::vector<metrics::testing::ParsedFamily> families;
+  ASSERT_NO_THROW(families = metrics::testing::parsePrometheusText(r.body)) << r.body;
+  // The host label is the server URL's host and port, as client-go's URL.Host.
+  const std::string host = server_->url().substr(std::string("https://").size());
+  // Three binds were created (201) with POST; the server's own count is the truth.
+  const std::size_t binds = requestsWith("create", "pods/binding");
+  const auto* created = findSample(families, "rest_client_requests_total",
+                                   {{"code", "201"}, {"method", "POST"}, {"host", host}});
+  ASSERT_NE(created, nullptr) << r.body;
+  EXPECT_GE(created->value, static_cast<double>(binds));
+  const auto* gets = findSample(families, "rest_client_requests_total",
+                                {{"code", "200"}, {"method", "GET"}, {"host", host}});
+  ASSERT_NE(gets, nullptr) << r.body;
+  EXPECT_GE(gets->value, 1);  // the startup probe of /api at least
+  const auto* latency = findSample(families, "rest_client_request_duration_seconds_count",
+                                   {{"verb", "POST"}, {"host", host}});
+  ASSERT_NE(latency, nullptr) << r.body;
+  EXPECT_GE(latency->value, static_cast<double>(binds));
+  const auto* leading =
+      findSample(families, "leader_election_master_status", {{"name", "schedhost"}});
+  ASSERT_NE(leading, nullptr) << r.body;
+  EXPECT_EQ(leading->value, 1);
+  const std::map<std::string, std::string> expectedTypes = {
+      {"leader_election_master_status", "gauge"},
+      {"rest_client_request_duration_seconds", "histogram"},
+      {"rest_client_requests_total", "counter"}};
+  for (const auto& family : families) {
+    if (auto it = expectedTypes.find(family.name); it != expectedTypes.end()) {
+      EXPECT_EQ(family.type, it->second) << family.name;
+    }
+  }
+  run->signal(SIGTERM);
+  EXPECT_EQ(run->waitExit(30s), 0) << run->err();
+  expectSound();
 }
 
 TEST_F(RunKubeTest, TheClientRateLimitHolds) {

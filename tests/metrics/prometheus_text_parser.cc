@@ -290,4 +290,19 @@ std::vector<ParsedFamily> parsePrometheusText(std::string_view text) {
   return out;
 }
 
+const ParsedSample* findSample(const std::vector<ParsedFamily>& families, std::string_view name,
+                               const std::vector<std::pair<std::string, std::string>>& labels) {
+  for (const auto& family : families) {
+    for (const auto& sample : family.samples) {
+      if (sample.name != name) continue;
+      bool match = true;
+      for (const auto& [key, value] : labels) {
+        match = match && sample.label(key) == value;
+      }
+      if (match) return &sample;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace sh::metrics::testing

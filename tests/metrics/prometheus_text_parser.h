@@ -39,4 +39,8 @@ struct ParsedFamily {
 // Throws std::runtime_error naming the line on any grammar error.
 std::vector<ParsedFamily> parsePrometheusText(std::string_view text);
 
+// The first sample named `name` (with its suffix) whose labels include `labels`; null if none.
+const ParsedSample* findSample(const std::vector<ParsedFamily>& families, std::string_view name,
+                               const std::vector<std::pair<std::string, std::string>>& labels);
+
 }  // namespace sh::metrics::testing

@@ -65,6 +65,10 @@ TEST(SchedulerMetricsTest, BucketsAreUpstreams) {
   EXPECT_EQ(sli.front(), "0.01");
   EXPECT_EQ(sli[1], "0.02");
   EXPECT_EQ(sli.back(), "5242.88");
+  // scheduler_scheduling_algorithm_duration_seconds and scheduler_permit_wait_duration_seconds:
+  // ExponentialBuckets(0.001, 2, 15), as the attempt's.
+  EXPECT_EQ(les(m.schedulingAlgorithmDuration), les(m.schedulingAttemptDuration));
+  EXPECT_EQ(les(m.permitWaitDuration), les(m.schedulingAttemptDuration));
   // scheduler_pod_scheduling_attempts: ExponentialBuckets(1, 2, 5): 1, 2, 4, 8, 16.
   EXPECT_EQ(les(m.podSchedulingAttempts), (std::vector<std::string>{"1", "2", "4", "8", "16"}));
 }
@@ -134,9 +138,13 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
   m.pluginLoadFailures.only().inc();
   m.pluginLibrariesResident.only().set(12);
   m.pluginSlowCalls.with({"Slow", "Filter"}).inc();
+  m.schedulingAlgorithmDuration.only().observe(0.002);
+  m.permitWaitDuration.with({"Success"}).observe(0.1);
   m.registry().addCollector([](std::vector<FamilySnapshot>& out) {
     out.push_back(pendingPodsFamily(5, 1, 2, 0));
     out.push_back(incomingPodsFamily({{"active", "PodAdd", 7}, {"backoff", "NodeAdd", 1}}));
+    out.push_back(cacheSizeFamily(/*assumedPods=*/2, /*nodes=*/10, /*pods=*/30));
+    out.push_back(goroutinesFamily(/*binding=*/4));
   });
 
   const std::string text = m.render();
@@ -144,12 +152,22 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
   ASSERT_NO_THROW(fams = parsePrometheusText(text)) << text;
 
   const std::map<std::string, std::string> expectedTypes = {
+      // The process collector every registry has (process_metrics.h), from this process.
+      {"process_cpu_seconds_total", "counter"},
+      {"process_max_fds", "gauge"},
+      {"process_open_fds", "gauge"},
+      {"process_resident_memory_bytes", "gauge"},
+      {"process_start_time_seconds", "gauge"},
+      {"process_virtual_memory_bytes", "gauge"},
       {"schedhost_plugin_libraries_resident", "gauge"},
       {"schedhost_plugin_load_failures_total", "counter"},
       {"schedhost_plugin_slow_calls_total", "counter"},
       {"schedhost_profile_generation", "gauge"},
       {"schedhost_reloads_total", "counter"},
+      {"scheduler_cache_size", "gauge"},
       {"scheduler_framework_extension_point_duration_seconds", "histogram"},
+      {"scheduler_goroutines", "gauge"},
+      {"scheduler_permit_wait_duration_seconds", "histogram"},
       {"scheduler_pending_pods", "gauge"},
       {"scheduler_plugin_execution_duration_seconds", "histogram"},
       {"scheduler_pod_scheduling_attempts", "histogram"},
@@ -158,6 +176,7 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
       {"scheduler_preemption_victims", "histogram"},
       {"scheduler_queue_incoming_pods_total", "counter"},
       {"scheduler_schedule_attempts_total", "counter"},
+      {"scheduler_scheduling_algorithm_duration_seconds", "histogram"},
       {"scheduler_scheduling_attempt_duration_seconds", "histogram"},
   };
   std::map<std::string, std::string> types;
@@ -228,6 +247,28 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
   EXPECT_NE(text.find("scheduler_queue_incoming_pods_total{queue=\"active\",event=\"PodAdd\"} 7\n"),
             std::string::npos);
   EXPECT_NE(text.find("scheduler_preemption_attempts_total 1\n"), std::string::npos);
+  EXPECT_NE(text.find("scheduler_cache_size{type=\"assumed_pods\"} 2\n"), std::string::npos);
+  EXPECT_NE(text.find("scheduler_cache_size{type=\"nodes\"} 10\n"), std::string::npos);
+  EXPECT_NE(text.find("scheduler_cache_size{type=\"pods\"} 30\n"), std::string::npos);
+  EXPECT_NE(text.find("scheduler_goroutines{operation=\"binding\"} 4\n"), std::string::npos);
+  EXPECT_NE(text.find("scheduler_permit_wait_duration_seconds_bucket{result=\"Success\","
+                      "le=\"0.128\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("scheduler_scheduling_algorithm_duration_seconds_bucket{le=\"0.002\"} 1\n"),
+            std::string::npos);
+  // This test process: some CPU spent, its memory resident, its descriptors open.
+  const auto value = [&](const std::string& name) {
+    for (const ParsedFamily& f : fams) {
+      if (f.name == name && f.samples.size() == 1) return f.samples[0].value;
+    }
+    return -1.0;
+  };
+  EXPECT_GT(value("process_resident_memory_bytes"), 0);
+  EXPECT_GE(value("process_virtual_memory_bytes"), value("process_resident_memory_bytes"));
+  EXPECT_GE(value("process_open_fds"), 3);  // stdin, stdout, stderr
+  EXPECT_GE(value("process_max_fds"), value("process_open_fds"));
+  EXPECT_GE(value("process_cpu_seconds_total"), 0);
+  EXPECT_GT(value("process_start_time_seconds"), 1.7e9);  // after 2023-11
 }
 
 }  // namespace

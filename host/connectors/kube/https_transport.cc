@@ -374,10 +374,21 @@ class HttpsTransport::Impl {
     const SteadyClock::time_point start = SteadyClock::now();
     Credential used;
     Response response = sendOnce(request, start, used);
+    observe(request, response, SteadyClock::now() - start);
     if (response.status == 401 && (refreshTokenNow() || refreshExecCredential(used))) {
+      const SteadyClock::time_point again = SteadyClock::now();
       response = sendOnce(request, start, used);
+      observe(request, response, SteadyClock::now() - again);
     }
     return response;
+  }
+
+  void observe(const Request& request, const Response& response,
+               SteadyClock::duration latency) const {
+    if (options_.onRequest && !response.cancelled) {
+      options_.onRequest(methodName(request.method), response.status,
+                         std::chrono::duration_cast<std::chrono::nanoseconds>(latency));
+    }
   }
 
   // With protobuf configured (Options::protobufAccept), a POST or PUT whose JSON body is an
@@ -429,8 +440,10 @@ class HttpsTransport::Impl {
   Response stream(const Request& request, const BodySink& sink, std::stop_token stop) {
     Credential used;
     Response response = streamOnce(request, sink, stop, used);
+    observe(request, response, {});
     if (response.status == 401 && (refreshTokenNow() || refreshExecCredential(used))) {
       response = streamOnce(request, sink, stop, used);
+      observe(request, response, {});
     }
     return response;
   }

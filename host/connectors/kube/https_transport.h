@@ -54,8 +54,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "host/common/limits.h"
 #include "host/connectors/kube/exec_credential.h"
@@ -87,6 +89,14 @@ class HttpsTransport final : public Transport {
     // an Event, a Lease) in protobuf and hands its answer back as JSON; lists and watches ask
     // for it themselves (Reflector::Options::protobufAccept).
     std::string protobufAccept;
+    // Called once per request that got an answer or failed on the way (a try again after a
+    // 401 is a request of its own; a cancelled one is not counted): its method ("GET"), the
+    // answer's status (0: none came) and, for send(), the time from the call, the rate
+    // limiter's wait included, to the whole answer; a stream's latency is 0 and it is reported
+    // when it ends. client-go's rest_client_requests_total and
+    // rest_client_request_duration_seconds are made from it. Runs on the requesting thread.
+    std::function<void(std::string_view method, int status, std::chrono::nanoseconds latency)>
+        onRequest;
   };
 
   // Null with `error` set when the server URL, the CA, the client certificate or key, or the
