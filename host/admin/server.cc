@@ -11,6 +11,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -26,6 +27,8 @@
 #include <utility>
 
 #include "host/admin/endpoint.h"
+#include "host/admin/secure_routes.h"
+#include "host/admin/tls.h"
 
 namespace sh::admin {
 namespace {
@@ -134,6 +137,17 @@ Reply callHandler(Handler& handler, Route route, std::stop_token stop) {
   }
 }
 
+Reply secureReply(SecureAnswer answer) {
+  Reply reply;
+  reply.status = static_cast<http::status>(answer.status);
+  // Reply::contentType views a constant: the answer's own string is gone once it is sent.
+  for (std::string_view known : {kTextPlain, kJson, kMetricsType}) {
+    if (answer.contentType == known) reply.contentType = known;
+  }
+  reply.body = std::move(answer.body);
+  return reply;
+}
+
 std::string causeOf(const ErrorCode& ec) { return ec.message(); }
 
 bool isLoopback(const asio::ip::address& ip) {
@@ -179,6 +193,12 @@ std::string peerOf(Local::socket& socket) {
 
 }  // namespace
 
+std::vector<CheckResult> Handler::checks(HealthPath path, std::stop_token stop) {
+  if (path != HealthPath::kReadyz) return {{"ping", ""}};
+  const Probe ready = readiness(stop);
+  return {{"ready", ready.ok ? std::string() : ready.reason}};
+}
+
 // One connection, of either protocol: everything it does runs on the io thread.
 class SessionBase {
  public:
@@ -214,6 +234,7 @@ class Server::Impl {
   // Runs `fn` on a thread of its own; false when the server is stopping.
   bool spawn(std::function<void(std::stop_token)> fn);
   asio::io_context& ioContext() { return ioc_; }
+  asio::ssl::context* tlsContext() { return tls_ ? &*tls_ : nullptr; }
 
  private:
   template <class Protocol>
@@ -236,6 +257,7 @@ class Server::Impl {
   asio::io_context ioc_;
   ServerOptions options_;
   Handler& handler_;
+  std::optional<asio::ssl::context> tls_;
   std::optional<Tcp::acceptor> tcpAcceptor_;
   std::optional<Local::acceptor> unixAcceptor_;
   uint16_t tcpPort_ = 0;
@@ -266,10 +288,12 @@ class Server::Impl {
 
 namespace {
 
-template <class Protocol>
-class Session : public SessionBase, public std::enable_shared_from_this<Session<Protocol>> {
+// kTls: HTTPS over TCP (ServerOptions::tls): the handshake first, under the read timeout.
+template <class Protocol, bool kTls = false>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Protocol, kTls>> {
  public:
-  using Stream = beast::basic_stream<Protocol, asio::any_io_executor, beast::unlimited_rate_policy>;
+  using Plain = beast::basic_stream<Protocol, asio::any_io_executor, beast::unlimited_rate_policy>;
+  using Stream = std::conditional_t<kTls, beast::ssl_stream<Plain>, Plain>;
   using Clock = std::chrono::steady_clock;
 
   // `restricted`: a non-loopback listener, health and metrics only. `lane`: beyond the
@@ -278,24 +302,48 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
           bool restricted, bool inLane)
       : SessionBase(std::move(peerKey), inLane),
         server_(server),
-        stream_(std::move(socket)),
+        stream_(open(std::move(socket), server.tlsContext())),
         restricted_(restricted),
         laneTimer_(stream_.get_executor()) {}
 
-  void run() { readRequest(); }
+  void run() {
+    if constexpr (kTls) {
+      lowest().expires_after(server_.options().readTimeout);
+      stream_.async_handshake(asio::ssl::stream_base::server,
+                              [self = this->shared_from_this()](ErrorCode ec) {
+                                if (ec || self->closed_ || self->server_.closing()) {
+                                  return self->finish();  // not TLS, or a failed handshake
+                                }
+                                self->caller_ = callerOf(self->stream_.native_handle());
+                                self->readRequest();
+                              });
+    } else {
+      readRequest();
+    }
+  }
 
   void close() override {
     if (closed_) return;
     closed_ = true;
     laneTimer_.cancel();
     ErrorCode ec;
-    stream_.socket().shutdown(Protocol::socket::shutdown_both, ec);
-    stream_.close();
+    lowest().socket().shutdown(Protocol::socket::shutdown_both, ec);
+    lowest().close();
   }
 
   bool waiting() const override { return waiting_ && !closed_; }
 
  private:
+  static Stream open(typename Protocol::socket socket, asio::ssl::context* tls) {
+    if constexpr (kTls) {
+      return Stream(Plain(std::move(socket)), *tls);
+    } else {
+      (void)tls;
+      return Stream(std::move(socket));
+    }
+  }
+  Plain& lowest() { return beast::get_lowest_layer(stream_); }
+
   void finish() {
     close();
     server_.forget(this);
@@ -313,13 +361,13 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (lane) {
       // The stream's own timeout would close the socket; the lane's timer cancels the read
       // instead, so that the 503 can still be written.
-      stream_.expires_never();
+      lowest().expires_never();
       laneTimer_.expires_after(std::min(options.readTimeout, options.probeLaneTimeout));
       laneTimer_.async_wait([self = this->shared_from_this()](ErrorCode ec) {
         if (ec || !self->waiting_ || self->closed_) return;
         self->laneExpired_ = true;
         ErrorCode ignored;
-        self->stream_.socket().cancel(ignored);
+        self->lowest().socket().cancel(ignored);
       });
       return http::async_read(
           stream_, buffer_, *parser_,
@@ -327,7 +375,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     }
     deadline_ = Clock::now() + options.readTimeout;
     if (buffer_.size() > 0) return readWhole();  // a pipelined request already arrived
-    stream_.expires_after(std::min(options.idleTimeout, options.readTimeout));
+    lowest().expires_after(std::min(options.idleTimeout, options.readTimeout));
     stream_.async_read_some(buffer_.prepare(kFirstRead),
                             [self = this->shared_from_this()](ErrorCode ec, std::size_t n) {
                               self->buffer_.commit(n);
@@ -339,7 +387,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   void readWhole() {
-    stream_.expires_at(deadline_);
+    lowest().expires_at(deadline_);
     http::async_read(
         stream_, buffer_, *parser_,
         [self = this->shared_from_this()](ErrorCode ec, std::size_t) { self->onRead(ec); });
@@ -376,6 +424,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   void dispatch(http::request<http::string_body> request) {
+    if (std::is_same_v<Protocol, Tcp> && server_.options().gate != nullptr) {
+      return dispatchSecure(std::move(request));
+    }
     unsigned version = request.version();
     bool keepAlive = request.keep_alive() && !lane;
     http::verb method = request.method();
@@ -403,7 +454,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       return respond(std::move(reply), version, false);
     }
     // The handler call runs off the io thread; no timeout meanwhile (a reload may take long).
-    stream_.expires_never();
+    lowest().expires_never();
     Route route = entry->route;
     Handler& handler = server_.handler();
     auto self = this->shared_from_this();
@@ -411,6 +462,39 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     bool spawned = server_.spawn([self, executor, route, &handler, version, keepAlive,
                                   head](std::stop_token stop) mutable {
       Reply reply = callHandler(handler, route, stop);
+      reply.close = reply.close || !keepAlive;
+      asio::post(executor, [self = std::move(self), reply = std::move(reply), version,
+                            head]() mutable { self->respond(std::move(reply), version, head); });
+    });
+    if (!spawned) finish();
+  }
+
+  // The secure port: the gate, then upstream's routes, on a thread of their own.
+  void dispatchSecure(http::request<http::string_body> request) {
+    const unsigned version = request.version();
+    const bool keepAlive = request.keep_alive() && !lane;
+    const bool head = request.method() == http::verb::head;
+    const std::string target(request.target());
+    if (lane && !isHealthTarget(target)) {
+      return respond(textReply(http::status::service_unavailable, server_.busyReason(peer), true),
+                     version, false);
+    }
+    std::string verb(request.method_string());
+    std::transform(verb.begin(), verb.end(), verb.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    Caller caller = caller_;
+    if (auto it = request.find(http::field::authorization); it != request.end()) {
+      caller.authorization = std::string(it->value());
+    }
+    lowest().expires_never();
+    Handler& handler = server_.handler();
+    Gate& gate = *server_.options().gate;
+    auto self = this->shared_from_this();
+    auto executor = stream_.get_executor();
+    bool spawned = server_.spawn([self, executor, &handler, &gate, version, keepAlive, head, target,
+                                  verb = std::move(verb),
+                                  caller = std::move(caller)](std::stop_token stop) mutable {
+      Reply reply = secureReply(serveSecure(handler, gate, verb, target, caller, stop));
       reply.close = reply.close || !keepAlive;
       asio::post(executor, [self = std::move(self), reply = std::move(reply), version,
                             head]() mutable { self->respond(std::move(reply), version, head); });
@@ -436,7 +520,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     }
     closeAfterWrite_ = reply.close;
     // A client that does not read its response is dropped like one that does not write.
-    stream_.expires_after(server_.options().readTimeout);
+    lowest().expires_after(server_.options().readTimeout);
     http::async_write(
         stream_, response,
         [self = this->shared_from_this()](ErrorCode ec, std::size_t) { self->onWrite(ec); });
@@ -456,9 +540,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void lingerAndClose() {
     if (closed_ || server_.closing()) return finish();
     ErrorCode ignored;
-    stream_.socket().shutdown(Protocol::socket::shutdown_send, ignored);
-    stream_.expires_after(std::min<std::chrono::milliseconds>(server_.options().readTimeout,
-                                                              std::chrono::seconds(2)));
+    lowest().socket().shutdown(Protocol::socket::shutdown_send, ignored);
+    lowest().expires_after(std::min<std::chrono::milliseconds>(server_.options().readTimeout,
+                                                               std::chrono::seconds(2)));
     drain();
   }
 
@@ -487,6 +571,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   bool waiting_ = false;
   bool closed_ = false;
   bool closeAfterWrite_ = false;
+  Caller caller_;  // TLS: the client certificate, read after the handshake
 };
 
 }  // namespace
@@ -600,8 +685,22 @@ void Server::Impl::onAccept(typename Protocol::socket socket, bool restricted) {
     socket.close(ec);
     return;
   }
-  auto session =
-      std::make_shared<Session<Protocol>>(*this, std::move(socket), peer, restricted, lane);
+  std::shared_ptr<SessionBase> session;
+  std::function<void()> run;
+  if constexpr (std::is_same_v<Protocol, Tcp>) {
+    if (tls_) {
+      auto tls = std::make_shared<Session<Protocol, true>>(*this, std::move(socket), peer,
+                                                           restricted, lane);
+      run = [tls] { tls->run(); };
+      session = std::move(tls);
+    }
+  }
+  if (session == nullptr) {
+    auto plain =
+        std::make_shared<Session<Protocol>>(*this, std::move(socket), peer, restricted, lane);
+    run = [plain] { plain->run(); };
+    session = std::move(plain);
+  }
   sessions_.emplace(session.get(), session);
   connections_.fetch_add(1);
   if (lane) {
@@ -611,14 +710,15 @@ void Server::Impl::onAccept(typename Protocol::socket socket, bool restricted) {
     ++served_;
     ++perPeer_[peer];
   }
-  session->run();
+  run();
 }
 
 Status Server::Impl::listenTcp() {
   TcpAddress address;
   Status parsed = parseTcpAddress(options_.address, address);
   if (!parsed.ok()) return parsed;
-  std::string where = "admin address " + options_.address;
+  std::string where =
+      (options_.gate != nullptr ? "secure address " : "admin address ") + options_.address;
   ErrorCode ec;
   Tcp::endpoint endpoint;
   auto ip = asio::ip::make_address(address.host, ec);
@@ -633,7 +733,8 @@ Status Server::Impl::listenTcp() {
     }
     endpoint = results.begin()->endpoint();
   }
-  tcpRestricted_ = !isLoopback(endpoint.address());
+  // A secure server authenticates and authorizes every request: any address will do.
+  tcpRestricted_ = options_.gate == nullptr && !isLoopback(endpoint.address());
   if (tcpRestricted_ && !options_.remoteHealthAndMetrics) {
     std::string resolved = endpoint.address().to_string();
     return Status::error(
@@ -747,6 +848,11 @@ Status Server::Impl::start() {
   if (started_) return Status::error("admin server already started");
   if (options_.address.empty() && options_.socket.empty()) {
     return Status::error("admin server: neither an address nor a socket is configured");
+  }
+  if (options_.tls) {
+    std::string error;
+    tls_ = makeTlsContext(*options_.tls, error);
+    if (!tls_) return Status::error("HTTPS on " + options_.address + ": " + error);
   }
   if (!options_.address.empty()) {
     Status status = listenTcp();

@@ -47,6 +47,22 @@
 // process"); one that refuses connections is stale and replaced. stop() removes the path only
 // while it is still the socket this server bound (same device and inode).
 //
+// Secure serving (ServerOptions::tls and ::gate), as kube-scheduler's secure port: the TCP
+// listener speaks HTTPS and serves what kube-scheduler serves there, upstream's way:
+//
+//   GET  /healthz, /livez, /readyz   "ok"; with ?verbose every named check ("[+]ping ok"),
+//                                    ?exclude=NAME leaves one out; on a failed check 500 with
+//                                    the list ("[-]leaderElection failed: reason withheld")
+//   GET  /healthz/NAME (and livez, readyz)   one check: "ok", or 500 "internal server error:
+//                                    <why>". Handler::checks() names them.
+//   GET  /metrics, /configz           as above
+//   anything else                     404 "404 page not found"
+//
+// Every request of that listener is admitted by the gate first (authentication, then
+// authorization: 401 and 403 with a Kubernetes Status body), before its path is looked at, as
+// upstream's filter chain does. Any address may be bound then, loopback or not; the Unix
+// socket, if any, stays the admin socket above.
+//
 // Threading: one io thread runs every socket operation asynchronously (accept, read, write,
 // the per-connection timeouts). Each handler call runs on a thread of its own, started for the
 // request, so that a slow call (a reload, a status that waits for a lock) never holds up the
@@ -60,8 +76,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "host/common/status.h"
 
@@ -77,6 +96,43 @@ struct Probe {
 struct ReloadOutcome {
   bool applied = false;  // 200 when true, 422 when false
   std::string json;      // the result object, served as the body
+};
+
+// The three health paths of the secure port, each with its named checks.
+enum class HealthPath { kHealthz, kLivez, kReadyz };
+
+// One named check's outcome: passed when `error` is empty.
+struct CheckResult {
+  std::string name;
+  std::string error;
+};
+
+// A caller of the secure port as TLS and its request show it.
+struct Caller {
+  std::string authorization;                   // the Authorization header as sent; "" when none
+  bool certificate = false;                    // a client certificate was presented
+  std::string certificateError;                // why it does not verify against the client CA; ""
+  std::string certificateUser;                 // its subject's common name
+  std::vector<std::string> certificateGroups;  // its subject's organizations
+};
+
+// The gate's answer about one request: served, or answered with this instead.
+struct Admission {
+  bool allowed = false;
+  int status = 0;  // when not allowed: 401, 403, or 500 when the decision itself failed
+  std::string contentType = "application/json";
+  std::string body;  // a Kubernetes Status object, or the text of a 500
+};
+
+// Authentication and authorization of every request of a secure server (upstream's
+// WithAuthentication and WithAuthorization filters). Called on the request's own thread, so
+// it may block on the API server; honours `stop`; does not throw. `verb` is the method in
+// lower case ("get"), `path` the request's path without its query.
+class Gate {
+ public:
+  virtual ~Gate() = default;
+  virtual Admission admit(std::string_view verb, std::string_view path, const Caller& caller,
+                          std::stop_token stop) = 0;
 };
 
 // What the scheduler offers the endpoints. Every method may be called from several threads at
@@ -98,6 +154,9 @@ class Handler {
   virtual std::string statusJson(std::stop_token stop) = 0;
   // POST /reload: runs a reload and returns when it has been applied or rejected.
   virtual ReloadOutcome reload(std::stop_token stop) = 0;
+  // The secure port's named checks of one health path, in the order they are listed. By
+  // default "ping" for /healthz and /livez, and "ready" (readiness()) for /readyz.
+  virtual std::vector<CheckResult> checks(HealthPath path, std::stop_token stop);
 };
 
 struct ServerOptions {
@@ -113,6 +172,18 @@ struct ServerOptions {
   std::chrono::milliseconds probeLaneTimeout{2'000};
   std::size_t headerLimit = 8 * 1024;
   std::size_t bodyLimit = 64 * 1024;
+  // HTTPS on the TCP listener with this certificate chain and private key (PEM). With a client
+  // CA, client certificates are asked for (not required) and checked against it; Caller says
+  // what came. start() fails naming the part that does not load.
+  struct Tls {
+    std::string certificatePem;
+    std::string privateKeyPem;
+    std::string clientCaPem;
+  };
+  std::optional<Tls> tls;
+  // Not null: the TCP listener is a secure server (see above), every request admitted by it.
+  // Must outlive the server.
+  Gate* gate = nullptr;
 };
 
 class Server {

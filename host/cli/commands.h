@@ -54,10 +54,15 @@ struct KubeArgs {
 
 // kube-scheduler's serving flags as an upstream manifest writes them.
 struct ServingFlags {
-  std::optional<int> securePort;            // --secure-port
-  std::string bindAddress;                  // --bind-address
-  std::string authenticationKubeconfig;     // --authentication-kubeconfig
-  std::string authorizationKubeconfig;      // --authorization-kubeconfig
+  std::optional<int> securePort;         // --secure-port
+  std::string bindAddress;               // --bind-address
+  std::string authenticationKubeconfig;  // --authentication-kubeconfig
+  std::string authorizationKubeconfig;   // --authorization-kubeconfig
+  std::string tlsCertFile;               // --tls-cert-file
+  std::string tlsPrivateKeyFile;         // --tls-private-key-file
+  std::string clientCaFile;              // --client-ca-file
+  // --authorization-always-allow-paths, comma-separated; unset: /healthz,/readyz,/livez
+  std::optional<std::string> alwaysAllowPaths;
   std::optional<bool> profiling;            // --profiling (deprecated upstream)
   std::optional<bool> contentionProfiling;  // --contention-profiling (deprecated upstream)
 };

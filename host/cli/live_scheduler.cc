@@ -65,6 +65,7 @@ struct LiveScheduler::State {
   config::HostConfig host;
   std::function<void()> onStop;
   std::function<std::string()> readiness;
+  std::function<std::string()> leaderCheck;
 
   cycle::DecisionLog* log = nullptr;
   std::unique_ptr<cycle::Scheduler> scheduler;
@@ -73,6 +74,8 @@ struct LiveScheduler::State {
   std::unique_ptr<reload::FileWatcher> watcher;
   std::unique_ptr<RunAdmin> adminHandler;
   std::unique_ptr<admin::Server> adminServer;
+  std::unique_ptr<admin::Gate> secureGate;      // outlives secureServer
+  std::unique_ptr<admin::Server> secureServer;  // kube-scheduler's secure port
   std::unique_ptr<reload::SignalWatcher> signals;
   std::unique_ptr<PluginWatchdog> watchdog;  // [plugins] callWarningSeconds; read at start
   std::mutex stopMu;
@@ -120,6 +123,33 @@ void LiveScheduler::onStop(std::function<void()> callback) { state_->onStop = st
 
 void LiveScheduler::setReadiness(std::function<std::string()> check) {
   state_->readiness = std::move(check);
+}
+
+void LiveScheduler::setLeaderCheck(std::function<std::string()> check) {
+  state_->leaderCheck = std::move(check);
+}
+
+bool LiveScheduler::startSecureServing(admin::ServerOptions options,
+                                       std::unique_ptr<admin::Gate> gate) {
+  State& s = *state_;
+  s.secureGate = std::move(gate);
+  options.gate = s.secureGate.get();
+  s.secureServer = std::make_unique<admin::Server>(options, *s.adminHandler);
+  if (Status st = s.secureServer->start(); !st.ok()) {
+    std::cerr << "schedhost run: secure serving: " << st.message() << "\n";
+    s.secureServer.reset();
+    return false;
+  }
+  spdlog::info("Serving securely on {} (port {})", options.address, s.secureServer->tcpPort());
+  return true;
+}
+
+void LiveScheduler::stopSecureServing() {
+  State& s = *state_;
+  if (s.secureServer != nullptr) {
+    s.secureServer->stop();
+    s.secureServer.reset();
+  }
 }
 
 bool LiveScheduler::start(connectors::Connector& connector, cycle::DecisionLog* log,
@@ -191,6 +221,9 @@ bool LiveScheduler::start(connectors::Connector& connector, cycle::DecisionLog* 
 
   s.adminHandler = std::make_unique<RunAdmin>(*s.scheduler, *s.reloader, s.metrics);
   s.adminHandler->setReadiness(s.readiness);
+  if (s.leaderCheck) {
+    s.adminHandler->setLeaderCheck(s.leaderCheck);
+  }
   admin::ServerOptions adminOptions = adminServerOptions(
       s.host, s.args.adminAddress, s.args.adminSocket, s.args.adminRemoteHealthAndMetrics);
   s.adminServer = std::make_unique<admin::Server>(adminOptions, *s.adminHandler);
@@ -255,6 +288,7 @@ void LiveScheduler::tearDown() {
   if (s.adminServer != nullptr) {
     s.adminServer->stop();
   }
+  stopSecureServing();
   if (s.reloader != nullptr) {
     s.reloader->stop();  // no report after this: `watching` may go
   }

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "host/admin/server.h"
 #include "host/cli/commands.h"
 #include "host/config/host_config.h"
 #include "host/connectors/connector.h"
@@ -41,6 +42,14 @@ class LiveScheduler {
   void onStop(std::function<void()> callback);
   // One more readiness condition for /readyz: "" when ready, else why not.
   void setReadiness(std::function<std::string()> check);
+  // The secure port's leaderElection check (RunAdmin::setLeaderCheck); before start().
+  void setLeaderCheck(std::function<std::string()> check);
+
+  // After start(): kube-scheduler's secure port (secure_serving.h) with the admin endpoints'
+  // handler, `options.gate` owned by it from now on. False (with a message) when it cannot
+  // listen. Stopped by stopSecureServing() or when run() ends.
+  bool startSecureServing(admin::ServerOptions options, std::unique_ptr<admin::Gate> gate);
+  void stopSecureServing();
 
   // Creates the scheduler over `connector` (writing decisions to `log`), starts the reloader,
   // the file watcher, the admin endpoints and the signal watcher. `stopGrace` bounds the wait

@@ -142,14 +142,28 @@ int main(int argc, char** argv) {
   runCmd->add_option("--feature-gates", run.featureGates,
                      "kube-scheduler's feature gates, NAME=true|false,... (docs/migrating-from-"
                      "kube-scheduler.md)");
-  // kube-scheduler's HTTPS serving: accepted so that its manifests start; runRun says what of
-  // it is served.
-  runCmd->add_option("--secure-port", run.serving.securePort, "kube-scheduler's HTTPS port");
-  runCmd->add_option("--bind-address", run.serving.bindAddress, "kube-scheduler's HTTPS address");
+  // kube-scheduler's secure serving (with --kubeconfig; host/cli/secure_serving.h).
+  runCmd
+      ->add_option("--secure-port", run.serving.securePort,
+                   "HTTPS port of /healthz, /livez, /readyz, /metrics and /configz, with "
+                   "--kubeconfig (default 10259; 0: none)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  runCmd->add_option("--bind-address", run.serving.bindAddress,
+                     "address of the secure port (default 0.0.0.0)");
+  runCmd->add_option("--tls-cert-file", run.serving.tlsCertFile,
+                     "the secure port's certificate (PEM; default: self-signed at startup)");
+  runCmd->add_option("--tls-private-key-file", run.serving.tlsPrivateKeyFile,
+                     "the key of --tls-cert-file (PEM)");
+  runCmd->add_option("--client-ca-file", run.serving.clientCaFile,
+                     "CA bundle that client certificates of the secure port are verified with");
   runCmd->add_option("--authentication-kubeconfig", run.serving.authenticationKubeconfig,
-                     "kube-scheduler's delegated authentication");
+                     "kubeconfig for TokenReviews (default: the scheduler's own connection)");
   runCmd->add_option("--authorization-kubeconfig", run.serving.authorizationKubeconfig,
-                     "kube-scheduler's delegated authorization");
+                     "kubeconfig for SubjectAccessReviews (default: the scheduler's own "
+                     "connection)");
+  runCmd->add_option("--authorization-always-allow-paths", run.serving.alwaysAllowPaths,
+                     "paths served without authorization, comma-separated; PREFIX* matches a "
+                     "prefix (default /healthz,/readyz,/livez)");
   // Deprecated upstream, still accepted by kube-scheduler v1.36.
   runCmd->add_option("--kube-api-content-type", run.kube.contentType,
                      "deprecated upstream: clientConnection.contentType");

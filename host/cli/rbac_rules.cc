@@ -65,6 +65,12 @@ std::vector<Rule> hostRules() {
        {"events"},
        {},
        {"create", "patch"}},
+      {{"The secure port's delegated authentication and authorization."},
+       {"authentication.k8s.io"},
+       {"tokenreviews"},
+       {},
+       {"create"}},
+      {{}, {"authorization.k8s.io"}, {"subjectaccessreviews"}, {}, {"create"}},
   };
 }
 

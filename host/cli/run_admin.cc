@@ -50,6 +50,24 @@ admin::Probe RunAdmin::readiness(std::stop_token) {
   return {};
 }
 
+std::vector<admin::CheckResult> RunAdmin::checks(admin::HealthPath path, std::stop_token stop) {
+  std::vector<admin::CheckResult> out;
+  if (path == admin::HealthPath::kLivez || (path == admin::HealthPath::kHealthz && !leaderCheck_)) {
+    out.push_back({"ping", ""});
+    return out;
+  }
+  if (leaderCheck_) {
+    out.push_back({"leaderElection", leaderCheck_()});
+  }
+  if (path == admin::HealthPath::kReadyz) {
+    out.push_back({"shutdown", stopping_.load() ? "process is shutting down" : ""});
+    const admin::Probe ready = readiness(stop);
+    out.push_back({"sched-handler-sync",
+                   ready.ok || stopping_.load() ? std::string() : "waiting for handlers to sync"});
+  }
+  return out;
+}
+
 std::string RunAdmin::configJson(std::stop_token) {
   profile::GenerationPtr g = reloader_.current();
   return g == nullptr ? std::string("{}") : profile::configzJson(*g);

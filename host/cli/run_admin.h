@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "host/admin/server.h"
 #include "host/config/host_config.h"
@@ -27,6 +28,9 @@ class RunAdmin : public admin::Handler {
   // state": "" when ready, else why not (the informers have not synced). Set before the
   // server starts.
   void setReadiness(std::function<std::string()> check) { readiness_ = std::move(check); }
+  // The secure port's "leaderElection" check of /healthz and /readyz, with leader election:
+  // "" when passing, else why not. Set before the server starts.
+  void setLeaderCheck(std::function<std::string()> check) { leaderCheck_ = std::move(check); }
 
   admin::Probe health(std::stop_token stop) override;
   admin::Probe readiness(std::stop_token stop) override;
@@ -34,6 +38,10 @@ class RunAdmin : public admin::Handler {
   std::string metricsText(std::stop_token stop) override;
   std::string statusJson(std::stop_token stop) override;
   admin::ReloadOutcome reload(std::stop_token stop) override;
+  // kube-scheduler's named checks (cmd/kube-scheduler/app/server.go): /healthz
+  // leaderElection (ping without leader election), /livez ping, /readyz leaderElection,
+  // shutdown, sched-handler-sync.
+  std::vector<admin::CheckResult> checks(admin::HealthPath path, std::stop_token stop) override;
 
  private:
   cycle::Scheduler& scheduler_;
@@ -41,6 +49,7 @@ class RunAdmin : public admin::Handler {
   metrics::SchedulerMetrics& metrics_;
   std::atomic<bool> stopping_{false};
   std::function<std::string()> readiness_;
+  std::function<std::string()> leaderCheck_;
 };
 
 // The admin server's options for `schedhost run`: the [admin] table (address, socket and the

@@ -21,23 +21,16 @@ namespace {
 // said once at the start, so that nothing an operator wrote is dropped in silence.
 bool checkUpstreamFlags(const RunArgs& args) {
   const ServingFlags& serving = args.serving;
-  if (serving.securePort && *serving.securePort != 0) {
+  if (!args.cluster.empty() && serving.securePort && *serving.securePort != 0) {
     spdlog::warn(
-        "--secure-port {}: kube-scheduler's HTTPS endpoint is not served by this version; "
-        "/healthz, /livez, /readyz and /metrics are served over HTTP on --admin-address",
+        "--secure-port {}: the secure port authenticates callers through an API server and is "
+        "served with --kubeconfig only; over --cluster, /healthz, /livez, /readyz and /metrics "
+        "are served on --admin-address",
         *serving.securePort);
   }
   if (!serving.bindAddress.empty() && !serving.securePort.value_or(1)) {
     spdlog::warn("--bind-address {}: nothing is served on the secure port (--secure-port 0)",
                  serving.bindAddress);
-  }
-  for (const auto& [flag, value] :
-       {std::pair{"--authentication-kubeconfig", &serving.authenticationKubeconfig},
-        std::pair{"--authorization-kubeconfig", &serving.authorizationKubeconfig}}) {
-    if (!value->empty()) {
-      spdlog::warn("{} {}: used only by the HTTPS endpoint, which this version does not serve",
-                   flag, *value);
-    }
   }
   for (const auto& [flag, value] :
        {std::pair{"--profiling", serving.profiling},

@@ -28,13 +28,20 @@
 #include <memory>
 #include <mutex>
 #include <stop_token>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
+#include "host/admin/tls.h"
 #include "host/cli/commands.h"
 #include "host/cli/kube_metrics.h"
 #include "host/cli/live_scheduler.h"
+#include "host/cli/secure_serving.h"
+#include "host/common/regular_file.h"
 #include "host/config/host_config.h"
 #include "host/connectors/kube/event_recorder.h"
 #include "host/connectors/kube/https_transport.h"
@@ -126,6 +133,87 @@ std::chrono::milliseconds bindCancelDelay(std::chrono::seconds grace) {
 // are cancelled (`cancelBinds`); 3 s before `grace` is over (half of it when shorter), every
 // request still in flight is cancelled; when it is over, the process exits with code 1. `done`
 // ends the watch: the stop finished in time.
+// kube-scheduler's secure port (secure_serving.h), or a message on stderr and false. The
+// reviews go through `transport` unless --authentication-kubeconfig or
+// --authorization-kubeconfig names another kubeconfig; its connection is kept in `own`.
+bool serveSecurely(LiveScheduler& live, const RunArgs& args, kube::HttpsTransport& transport,
+                   const std::string& kubeconfig,
+                   std::vector<std::unique_ptr<kube::HttpsTransport>>& own) {
+  const ServingFlags& serving = args.serving;
+  admin::ServerOptions options;
+  const std::string host = serving.bindAddress.empty() ? "0.0.0.0" : serving.bindAddress;
+  options.address = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+                    std::to_string(serving.securePort.value_or(10259));
+  admin::ServerOptions::Tls tls;
+  std::string error;
+  if (serving.tlsCertFile.empty() != serving.tlsPrivateKeyFile.empty()) {
+    std::cerr << "schedhost run: --tls-cert-file and --tls-private-key-file go together\n";
+    return false;
+  }
+  if (!serving.tlsCertFile.empty()) {
+    for (const auto& [path, out] : {std::pair{&serving.tlsCertFile, &tls.certificatePem},
+                                    std::pair{&serving.tlsPrivateKeyFile, &tls.privateKeyPem}}) {
+      std::optional<std::string> text = readRegularFile(*path, 1 << 20, error);
+      if (!text) {
+        std::cerr << "schedhost run: secure serving: " << error << "\n";
+        return false;
+      }
+      *out = std::move(*text);
+    }
+  } else if (!admin::selfSignedCertificate("localhost", tls.certificatePem, tls.privateKeyPem,
+                                           error)) {
+    std::cerr << "schedhost run: secure serving: a self-signed certificate: " << error << "\n";
+    return false;
+  } else {
+    spdlog::info("secure serving: no --tls-cert-file: a self-signed certificate for localhost");
+  }
+  if (!serving.clientCaFile.empty()) {
+    std::optional<std::string> ca = readRegularFile(serving.clientCaFile, 4 << 20, error);
+    if (!ca) {
+      std::cerr << "schedhost run: --client-ca-file: " << error << "\n";
+      return false;
+    }
+    tls.clientCaPem = std::move(*ca);
+  }
+  options.tls = std::move(tls);
+
+  // The reviews' connections: the scheduler's own, unless a flag names another kubeconfig.
+  auto connection = [&](const std::string& flag, const std::string& path) -> kube::Transport* {
+    if (path.empty() || path == kubeconfig) return &transport;
+    kube::RestConfigOptions ro;
+    ro.kubeconfig = path;
+    std::optional<kube::RestConfig> rest = kube::loadRestConfig(ro, error);
+    kube::HttpsTransport::Options to;
+    if (rest) {
+      to.config = *rest;
+      if (auto t = kube::HttpsTransport::create(to, error)) {
+        own.push_back(std::move(t));
+        return own.back().get();
+      }
+    }
+    std::cerr << "schedhost run: " << flag << " " << path << ": " << error << "\n";
+    return nullptr;
+  };
+  kube::Transport* authentication =
+      connection("--authentication-kubeconfig", serving.authenticationKubeconfig);
+  kube::Transport* authorization =
+      connection("--authorization-kubeconfig", serving.authorizationKubeconfig);
+  if (authentication == nullptr || authorization == nullptr) return false;
+  DelegatedAuth::Options ao;
+  if (serving.alwaysAllowPaths) {
+    ao.alwaysAllowPaths.clear();
+    std::string_view rest = *serving.alwaysAllowPaths;
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      std::string_view item = rest.substr(0, comma);
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      if (!item.empty()) ao.alwaysAllowPaths.emplace_back(item);
+    }
+  }
+  return live.startSecureServing(
+      std::move(options), std::make_unique<DelegatedAuth>(authentication, authorization, ao));
+}
+
 void watchTheStop(kube::HttpsTransport& transport, const std::function<void()>& cancelBinds,
                   std::chrono::seconds grace, const std::stop_token& done) {
   std::mutex waitMu;
@@ -280,7 +368,27 @@ int runKube(const RunArgs& args) {
   // waits as long again: two of these, the writes and the release fit in the grace.
   const std::chrono::seconds bindGrace = std::max<std::chrono::seconds>(
       std::chrono::seconds(1), (grace - std::chrono::seconds(10)) / 2);
+  // The leaderElection check of the secure port's /healthz and /readyz (the elector is made
+  // once the informers have synced).
+  std::atomic<kube::LeaderElector*> electorForChecks{nullptr};
+  if (settings->leaderElect) {
+    live.setLeaderCheck([&electorForChecks] {
+      const kube::LeaderElector* e = electorForChecks.load();
+      return e == nullptr ? std::string() : e->check(std::chrono::seconds(20));
+    });
+  }
+  std::unique_ptr<kube::LeaderElector> elector;
   if (!live.start(cluster, &log, bindGrace)) {
+    return 1;
+  }
+  std::vector<std::unique_ptr<kube::HttpsTransport>> reviewTransports;
+  // Stops the secure port before what its requests use goes: the transports, the elector.
+  struct StopSecureServing {
+    LiveScheduler& live;
+    ~StopSecureServing() { live.stopSecureServing(); }
+  } stopSecureServing{live};
+  if (args.serving.securePort.value_or(10259) != 0 &&
+      !serveSecurely(live, args, *transport, settings->kubeconfig, reviewTransports)) {
     return 1;
   }
   spdlog::info("kubernetes: API server {}; listing and watching", where);
@@ -290,11 +398,11 @@ int runKube(const RunArgs& args) {
 
   // Leader election, then the loop. Losing the lease ends the process at once: another
   // replica schedules by now, and every pod this one would still bind could be bound twice.
-  std::unique_ptr<kube::LeaderElector> elector;
   std::jthread electing;
   metrics::Gauge* masterStatus = nullptr;  // leader_election_master_status{name=the lease}
   if (settings->leaderElect && !stopping.load()) {
     elector = std::make_unique<kube::LeaderElector>(*transport, settings->election);
+    electorForChecks.store(elector.get());
     masterStatus = &leaderElectionStatus(live.metricsRegistry(), settings->election.leaseName);
     kube::LeaderElector::Callbacks cb;
     cb.onStartedLeading = [&] {

@@ -18,14 +18,14 @@ grep -q '"schedulerName": *"schedhost"' "$work/check.json" || {
   echo "profile check did not name the schedhost profile:"; cat "$work/check.json"; exit 1; }
 
 # The container's command, from `- /usr/bin/schedhost` to the end of its list, with the
-# mounted paths moved into the work directory and the admin listener on a free loopback port.
+# mounted paths moved into the work directory and the secure port off (nothing to serve it for).
 awk '/- \/usr\/bin\/schedhost$/ {on = 1; next}
      on && /^ *- / {sub(/^ *- /, ""); print; next}
      on && /^ *#/ {next}
      on {exit}' "$manifests/deployment.yaml" |
   sed -e "s|/etc/schedhost/kube-scheduler.yaml|$work/kube-scheduler.yaml|" \
       -e "s|/run/schedhost/admin.sock|$work/admin.sock|" \
-      -e "s|0.0.0.0:10259|127.0.0.1:0|" > "$work/args"
+      -e "s|--secure-port=10259|--secure-port=0|" > "$work/args"
 grep -q -- '--config=' "$work/args"
 mapfile -t args < "$work/args"
 # No API server: the run stops at the kubeconfig, after every flag was taken.

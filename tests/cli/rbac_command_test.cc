@@ -155,10 +155,11 @@ TEST_F(RbacCommandTest, DefaultProfileOutputIsTheCheckedInManifest) {
   EXPECT_EQ(m.kinds(), (std::vector<std::string>{"ServiceAccount", "ClusterRole",
                                                  "ClusterRoleBinding", "Role", "RoleBinding"}));
   EXPECT_EQ(m.doc("ClusterRole")["metadata"]["name"].as<std::string>(), "schedhost");
-  // The host's eight rules, then the storage kinds the volume plugins declare.
+  // The host's ten rules, then the storage kinds the volume plugins declare.
   const std::vector<Rule> rules = m.rules("ClusterRole");
-  ASSERT_GT(rules.size(), 8u);
-  EXPECT_EQ(rules[8], (Rule{{""}, {"persistentvolumeclaims"}, {}, {"list", "watch", "update"}}));
+  ASSERT_GT(rules.size(), 10u);
+  EXPECT_EQ(rules[8], (Rule{{"authentication.k8s.io"}, {"tokenreviews"}, {}, {"create"}}));
+  EXPECT_EQ(rules[10], (Rule{{""}, {"persistentvolumeclaims"}, {}, {"list", "watch", "update"}}));
 }
 
 // Plugins in the plugin directories that no profile enables add nothing.
@@ -191,8 +192,8 @@ enabled = [ { name = "RbacKindsB" }, { name = "RbacKindsA" } ]
 )"));
   ASSERT_EQ(r.exitCode, 0) << r.err;
   std::vector<Rule> expected = checkedInHostRules();
-  ASSERT_GT(expected.size(), 8u);
-  expected.resize(8);  // the host's rules, without the default plugins' kinds
+  ASSERT_GT(expected.size(), 10u);
+  expected.resize(10);  // the host's rules, without the default plugins' kinds
   // SH_VERB_PATCH
   expected.push_back({{""}, {"persistentvolumeclaims"}, {}, {"list", "watch", "patch"}});
   // A reads; B (a selector of its own: another watch, the same rule) creates and deletes.

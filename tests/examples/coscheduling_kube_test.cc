@@ -86,7 +86,8 @@ class CoschedulingKubeTest : public ::testing::Test {
                                            SCHEDHOST_EXAMPLE_PLUGIN_DIR,
                                            "--seed",
                                            "1",
-                                           "--leader-elect=false"};
+                                           "--leader-elect=false",
+                                           "--secure-port=0"};
     auto p = std::make_unique<SchedhostProcess>(SCHEDHOST_BIN, args, dir_.path(), "schedhost");
     EXPECT_TRUE(p->started());
     return p;

@@ -15,6 +15,7 @@
 #include <yaml-cpp/yaml.h>
 #include <boost/json.hpp>
 
+#include "host/connectors/kube/https_transport.h"
 #include "tests/kube/support/fake_apiserver.h"
 #include "tests/kube/support/kube_fixture.h"
 #include "tests/kube/support/schedhost_process.h"
@@ -106,11 +107,13 @@ TEST(RbacTest, TheManifestsAllowExactlyWhatSchedhostAsks) {
   server.create("nodes", nodeJson("n1", "1"));
   server.create("pods", podJson("default", "low", "1"));
   auto kubeconfig = writeKubeconfig(dir.path(), server.url(), tls);
+  const int securePort = freePort();
   SchedhostProcess run(SCHEDHOST_BIN,
                        {"run", "--config", (dir.path() / "schedhost.toml").string(), "--kubeconfig",
                         kubeconfig.string(), "--plugin-dir", SCHEDHOST_PLUGIN_DIR,
                         "--leader-elect-retry-period=500ms", "--leader-elect-renew-deadline=1s",
-                        "--leader-elect-lease-duration=2s"},
+                        "--leader-elect-lease-duration=2s", "--bind-address=127.0.0.1",
+                        "--secure-port=" + std::to_string(securePort)},
                        dir.path(), "schedhost");
   auto nodeOf = [&](const char* name) {
     auto pod = server.get("pods", "default", name);
@@ -119,6 +122,18 @@ TEST(RbacTest, TheManifestsAllowExactlyWhatSchedhostAsks) {
     return node != nullptr && node->is_string() ? std::string(node->as_string()) : std::string();
   };
   ASSERT_TRUE(eventually([&] { return nodeOf("low") == "n1"; }, 60s)) << run.err();
+  // A scrape of the secure port, with a token and without: a TokenReview and a
+  // SubjectAccessReview.
+  for (const std::string token : {"some-token", ""}) {
+    kube::HttpsTransport::Options to;
+    to.config.server = "https://127.0.0.1:" + std::to_string(securePort);
+    to.config.insecureSkipTlsVerify = true;
+    to.config.token = token;
+    std::string error;
+    auto scrape = kube::HttpsTransport::create(to, error);
+    ASSERT_NE(scrape, nullptr) << error;
+    EXPECT_EQ(scrape->get("/metrics").status, token.empty() ? 403 : 401);
+  }
   // A higher-priority pod preempts `low`; a pod too big for any node fails again after each
   // scale-down of its request (an event that retries it), so its FailedScheduling event
   // becomes a series.

@@ -19,6 +19,7 @@
 #include <boost/json.hpp>
 
 #include "host/admin/client.h"
+#include "host/connectors/kube/https_transport.h"
 #include "tests/kube/support/fake_apiserver.h"
 #include "tests/kube/support/kube_fixture.h"
 #include "tests/kube/support/schedhost_process.h"
@@ -64,6 +65,11 @@ class RunKubeTest : public ::testing::Test {
     o.tokens = {"token-a", "token-b"};
     o.watchChunkMax = 13;  // every watch body cut at odd places
     o.bookmarkInterval = 500ms;
+    // For the secure port's delegated authentication and authorization.
+    o.reviewTokens = {{"scrape-token",
+                       {"system:serviceaccount:monitoring:prometheus", {"system:serviceaccounts"}}},
+                      {"nobody-token", {"system:serviceaccount:default:nobody", {}}}};
+    o.allowedAccess = {"system:serviceaccount:monitoring:prometheus get /metrics"};
     server_ = std::make_unique<FakeApiServer>(o);
     server_->start();
     writeConfig("");
@@ -76,6 +82,7 @@ class RunKubeTest : public ::testing::Test {
         << extra << "[[profiles]]\nschedulerName = \"default-scheduler\"\n";
   }
 
+  // The secure port is off unless `extra` sets one (a later --secure-port wins).
   std::vector<std::string> args(const std::filesystem::path& kubeconfig,
                                 std::vector<std::string> extra = {"--leader-elect=false"}) {
     std::vector<std::string> a = {"run",
@@ -86,7 +93,8 @@ class RunKubeTest : public ::testing::Test {
                                   "--plugin-dir",
                                   SCHEDHOST_PLUGIN_DIR,
                                   "--seed",
-                                  "1"};
+                                  "1",
+                                  "--secure-port=0"};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
@@ -482,6 +490,145 @@ TEST_F(RunKubeTest, ClientAndLeaderElectionMetricsCountWhatTheServerSaw) {
   run->signal(SIGTERM);
   EXPECT_EQ(run->waitExit(30s), 0) << run->err();
   expectSound();
+}
+
+// A caller of the secure port: HTTPS verified against `caPem`, with a token or a client
+// certificate or neither.
+kube::Response securePortGet(int port, const std::string& caPem, const std::string& path,
+                             const std::string& token = "", const std::string& certPem = "",
+                             const std::string& keyPem = "") {
+  kube::HttpsTransport::Options o;
+  o.config.server = "https://127.0.0.1:" + std::to_string(port);
+  o.config.caPem = caPem;
+  o.config.token = token;
+  o.config.clientCertPem = certPem;
+  o.config.clientKeyPem = keyPem;
+  std::string error;
+  auto transport = kube::HttpsTransport::create(o, error);
+  EXPECT_NE(transport, nullptr) << error;
+  if (transport == nullptr) return {};
+  kube::Request request;
+  request.path = path;
+  request.accept = "*/*";
+  return transport->send(request);
+}
+
+// kube-scheduler's secure port as Prometheus and the kubelet use it: HTTPS with the given
+// certificate, the health paths open to anyone, /metrics only to whom the API server's
+// SubjectAccessReview allows, after a TokenReview of the bearer token; client certificates
+// of the client CA, system:masters let in without a review.
+TEST_F(RunKubeTest, TheSecurePortAuthenticatesAndAuthorizesThroughTheApiServer) {
+  server_->create("nodes", nodeJson("node-0", "8"));
+  createPods(0, 2);
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  const std::filesystem::path cert = dir_.path() / "serving.crt";
+  const std::filesystem::path key = dir_.path() / "serving.key";
+  const std::filesystem::path clientCa = dir_.path() / "client-ca.crt";
+  std::ofstream(cert) << tls_.serverCert;
+  std::ofstream(key) << tls_.serverKey;
+  std::ofstream(clientCa) << tls_.caCert;
+  const int port = freePort();
+  auto run =
+      start(args(kubeconfig, {"--leader-elect=false", "--secure-port=" + std::to_string(port),
+                              "--bind-address=127.0.0.1", "--tls-cert-file=" + cert.string(),
+                              "--tls-private-key-file=" + key.string(),
+                              "--client-ca-file=" + clientCa.string()}));
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 2; }, kDeadline)) << run->err();
+  const std::string& ca = tls_.caCert;
+
+  // The health paths: always allowed, anonymous, no review asked; upstream's named checks.
+  kube::Response r = securePortGet(port, ca, "/healthz");
+  EXPECT_EQ(r.status, 200) << r.error << r.body;
+  EXPECT_EQ(r.body, "ok");
+  r = securePortGet(port, ca, "/healthz?verbose");
+  EXPECT_EQ(r.body, "[+]ping ok\nhealthz check passed\n");
+  ASSERT_TRUE(
+      eventually([&] { return securePortGet(port, ca, "/readyz").status == 200; }, kDeadline));
+  r = securePortGet(port, ca, "/readyz?verbose&exclude=shutdown");
+  EXPECT_EQ(r.body, "[+]shutdown excluded: ok\n[+]sched-handler-sync ok\nreadyz check passed\n");
+  // A single check's path is not among the always-allowed (exact paths): the client
+  // certificate (CN schedhost, O system:masters) is let in without a review.
+  r = securePortGet(port, ca, "/readyz/sched-handler-sync");
+  EXPECT_EQ(r.status, 403) << r.body;
+  r = securePortGet(port, ca, "/readyz/sched-handler-sync", "", tls_.clientCert, tls_.clientKey);
+  EXPECT_EQ(r.body, "ok");
+  EXPECT_EQ(securePortGet(port, ca, "/livez/nope", "", tls_.clientCert, tls_.clientKey).status,
+            404);
+  const std::size_t reviews = requestsWith("create", "subjectaccessreviews");
+  EXPECT_EQ(reviews, 1u);  // the anonymous /readyz/sched-handler-sync
+  EXPECT_EQ(requestsWith("create", "tokenreviews"), 0u);
+
+  // Anonymous on /metrics: the SubjectAccessReview denies it.
+  r = securePortGet(port, ca, "/metrics");
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_NE(r.body.find("forbidden: User \\\"system:anonymous\\\" cannot get path "
+                        "\\\"/metrics\\\": no RBAC policy matched"),
+            std::string::npos)
+      << r.body;
+  // A token the TokenReview does not know: 401.
+  r = securePortGet(port, ca, "/metrics", "stolen-token");
+  EXPECT_EQ(r.status, 401) << r.body;
+  EXPECT_NE(r.body.find("\"reason\":\"Unauthorized\""), std::string::npos) << r.body;
+  // A known user without the permission: 403 naming them.
+  r = securePortGet(port, ca, "/metrics", "nobody-token");
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_NE(r.body.find("system:serviceaccount:default:nobody"), std::string::npos) << r.body;
+  // Prometheus' service account: the scrape, twice; the second from the caches.
+  const std::size_t reviewsBefore = requestsWith("create", "tokenreviews");
+  r = securePortGet(port, ca, "/metrics", "scrape-token");
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find("scheduler_schedule_attempts_total"), std::string::npos);
+  EXPECT_EQ(r.contentType, "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(securePortGet(port, ca, "/metrics", "scrape-token").status, 200);
+  EXPECT_EQ(requestsWith("create", "tokenreviews"), reviewsBefore + 1);
+  // Allowed /metrics only: /configz is refused, and an unknown path before it is looked up.
+  EXPECT_EQ(securePortGet(port, ca, "/configz", "scrape-token").status, 403);
+  EXPECT_EQ(securePortGet(port, ca, "/nope", "scrape-token").status, 403);
+  // The client certificate (CN schedhost, O system:masters): no review, everything.
+  r = securePortGet(port, ca, "/configz", "", tls_.clientCert, tls_.clientKey);
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.contentType, "application/json");
+  // A certificate of another CA does not authenticate anyone: 401.
+  const TlsMaterial other = makeTlsMaterial("intruder");
+  r = securePortGet(port, ca, "/metrics", "", other.clientCert, other.clientKey);
+  EXPECT_EQ(r.status, 401) << r.error << r.body;
+  // The reviews went to the API server as the scheduler's own user.
+  for (const auto& request : server_->requests()) {
+    if (request.resource == "tokenreviews" || request.resource == "subjectaccessreviews") {
+      EXPECT_EQ(request.status, 201) << request.body;
+    }
+  }
+  run->signal(SIGTERM);
+  EXPECT_EQ(run->waitExit(30s), 0) << run->err();
+}
+
+// Started with no certificate, the secure port makes its own, for localhost.
+TEST_F(RunKubeTest, TheSecurePortServesASelfSignedCertificateWhenGivenNone) {
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  const int port = freePort();
+  auto run =
+      start(args(kubeconfig, {"--leader-elect=false", "--secure-port=" + std::to_string(port),
+                              "--bind-address=127.0.0.1"}));
+  kube::Response r;
+  ASSERT_TRUE(eventually(
+      [&] {
+        kube::HttpsTransport::Options o;
+        o.config.server = "https://127.0.0.1:" + std::to_string(port);
+        o.config.insecureSkipTlsVerify = true;
+        std::string error;
+        auto transport = kube::HttpsTransport::create(o, error);
+        kube::Request request;
+        request.path = "/livez";
+        r = transport->send(request);
+        return r.status == 200;
+      },
+      kDeadline))
+      << r.error << run->err();
+  EXPECT_EQ(r.body, "ok");
+  // Verified against our CA, it is refused: it is not ours.
+  EXPECT_EQ(securePortGet(port, tls_.caCert, "/livez").status, 0);
+  run->signal(SIGTERM);
+  EXPECT_EQ(run->waitExit(30s), 0) << run->err();
 }
 
 TEST_F(RunKubeTest, TheClientRateLimitHolds) {

@@ -84,7 +84,7 @@ TEST(KubeSoakTest, EveryPodBoundOnceThroughDroppedAndExpiredWatches) {
   SchedhostProcess run(SCHEDHOST_BIN,
                        {"run", "--config", (dir.path() / "schedhost.toml").string(), "--kubeconfig",
                         kubeconfig.string(), "--plugin-dir", SCHEDHOST_PLUGIN_DIR, "--seed", "1",
-                        "--leader-elect=false", "--kube-api-qps", "0"},
+                        "--leader-elect=false", "--kube-api-qps", "0", "--secure-port=0"},
                        dir.path(), "schedhost");
   ASSERT_TRUE(run.started());
 

@@ -388,7 +388,8 @@ class StorageKubeTest : public ::testing::Test {
                                            SCHEDHOST_PLUGIN_DIR,
                                            "--seed",
                                            "1",
-                                           "--leader-elect=false"};
+                                           "--leader-elect=false",
+                                           "--secure-port=0"};
     auto p = std::make_unique<SchedhostProcess>(SCHEDHOST_BIN, args, dir_.path(), "schedhost");
     EXPECT_TRUE(p->started());
     return p;

@@ -157,6 +157,15 @@ bool LeaderElector::isLeader() const {
   return leading_ && observed_.holderIdentity == options_.identity;
 }
 
+std::string LeaderElector::check(std::chrono::milliseconds tolerance) const {
+  std::lock_guard lock(mutex_);
+  if (!leading_ || observed_.holderIdentity != options_.identity) return "";
+  if (clock_.now() - observedTime_ > options_.leaseDuration + tolerance) {
+    return "failed election to renew leadership on lease " + options_.leaseName;
+  }
+  return "";
+}
+
 std::string LeaderElector::leader() const {
   std::lock_guard lock(mutex_);
   return observed_.holderIdentity;

@@ -92,6 +92,10 @@ class LeaderElector {
   void run(std::stop_token stop, const Callbacks& callbacks);
 
   bool isLeader() const;
+  // The /healthz check "leaderElection" (upstream HealthzAdaptor, LeaderElector.Check): ""
+  // unless leading with the Lease last renewed longer ago than leaseDuration + `tolerance`
+  // (kube-scheduler: 20 s), then why.
+  std::string check(std::chrono::milliseconds tolerance) const;
   // The holder last observed ("" before the first read, or when released).
   std::string leader() const;
   const Options& options() const { return options_; }

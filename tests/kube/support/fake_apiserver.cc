@@ -1037,6 +1037,15 @@ struct FakeApiServer::Impl {
       out.verb = "get";
       return out;
     }
+    if (path == "/apis/authentication.k8s.io/v1/tokenreviews" ||
+        path == "/apis/authorization.k8s.io/v1/subjectaccessreviews") {
+      out.found = method == http::verb::post;
+      out.special = true;
+      out.verb = "create";
+      out.label = std::string(parts.back());
+      out.group = std::string(parts[1]);
+      return out;
+    }
     std::string_view group;
     std::string_view version = "v1";
     std::size_t rest = 0;
@@ -1118,6 +1127,52 @@ struct FakeApiServer::Impl {
         break;
     }
     return out;
+  }
+
+  // TokenReview and SubjectAccessReview, answered from Options::reviewTokens and
+  // ::allowedAccess.
+  ApiReply review(std::string_view path, const std::string& body) {
+    boost::system::error_code ec;
+    json::value request = json::parse(body, ec);
+    const json::value* spec =
+        !ec && request.is_object() ? request.as_object().if_contains("spec") : nullptr;
+    if (spec == nullptr || !spec->is_object()) {
+      return errorReply(400, "the review has no spec", "BadRequest");
+    }
+    json::object answer = request.as_object();
+    json::object status;
+    if (path.ends_with("tokenreviews")) {
+      const json::value* token = spec->as_object().if_contains("token");
+      auto it = token != nullptr && token->is_string()
+                    ? options.reviewTokens.find(std::string(token->get_string()))
+                    : options.reviewTokens.end();
+      status["authenticated"] = it != options.reviewTokens.end();
+      if (it != options.reviewTokens.end()) {
+        json::array groups;
+        for (const std::string& g : it->second.second) groups.emplace_back(g);
+        status["user"] = json::object{{"username", it->second.first},
+                                      {"uid", "uid-" + it->second.first},
+                                      {"groups", std::move(groups)}};
+      }
+    } else {
+      const json::object& s = spec->as_object();
+      std::string key = s.contains("user") && s.at("user").is_string()
+                            ? std::string(s.at("user").get_string())
+                            : std::string();
+      if (const json::value* attrs = s.if_contains("nonResourceAttributes");
+          attrs != nullptr && attrs->is_object()) {
+        for (const char* field : {"verb", "path"}) {
+          const json::value* v = attrs->as_object().if_contains(field);
+          key += " " + (v != nullptr && v->is_string() ? std::string(v->get_string()) : "");
+        }
+      }
+      const bool allowed = std::find(options.allowedAccess.begin(), options.allowedAccess.end(),
+                                     key) != options.allowedAccess.end();
+      status["allowed"] = allowed;
+      if (!allowed) status["reason"] = "no RBAC policy matched";
+    }
+    answer["status"] = std::move(status);
+    return ApiReply{201, json::serialize(answer)};
   }
 
   ApiReply special(std::string_view path) {
@@ -1263,6 +1318,14 @@ struct FakeApiServer::Impl {
                                    "the server does not allow this method on the requested "
                                    "resource")
                       : errorReply(404, "the server could not find the requested resource");
+    } else if (where.special && where.verb == "create") {
+      json::value object;
+      std::string error;
+      out.reply =
+          !kube::proto::isProtobuf(contentType) ? review(path, req.body())
+          : kube::proto::decodeObject(req.body(), object, error)
+              ? review(path, json::serialize(object))
+              : errorReply(400, "the body is not a protobuf object: " + error, "BadRequest");
     } else if (where.special) {
       out.reply = special(path);
     } else if (where.verb == "watch") {

@@ -72,6 +72,12 @@ class FakeApiServer {
     // > 0: BOOKMARK events this often on watches that asked allowWatchBookmarks=true.
     std::chrono::milliseconds bookmarkInterval{0};
     bool recordRequests = true;  // false: requests() stays empty (long benchmarks)
+    // TokenReviews (POST authentication.k8s.io/v1 tokenreviews): the token's user name and
+    // groups; any other token is not authenticated.
+    std::map<std::string, std::pair<std::string, std::vector<std::string>>> reviewTokens;
+    // SubjectAccessReviews (authorization.k8s.io/v1): "USER VERB PATH" entries allowed; any
+    // other is denied with the reason "no RBAC policy matched".
+    std::vector<std::string> allowedAccess;
     int threads = 2;
     uint64_t seed = 1;
   };

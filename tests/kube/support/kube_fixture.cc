@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/json/array.hpp>
 
 #include "host/model/quantity.h"
@@ -169,6 +170,13 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
+}
+
+int freePort() {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor acceptor(
+      io, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
+  return acceptor.local_endpoint().port();
 }
 
 }  // namespace sh::kubetest

@@ -34,6 +34,10 @@ struct KubeconfigAuth {
   std::string execCommand;
 };
 
+// A loopback port free now, for a listener that cannot be given port 0 (`--secure-port 0`
+// turns the secure port off).
+int freePort();
+
 // Writes `dir`/kubeconfig (and the PEM files it names, by paths relative to it) for `server`,
 // context "test". Returns the kubeconfig's path.
 std::filesystem::path writeKubeconfig(const std::filesystem::path& dir, const std::string& server,

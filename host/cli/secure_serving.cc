@@ -1,0 +1,306 @@
+#include "host/cli/secure_serving.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <utility>
+
+namespace sh::cli {
+namespace {
+
+namespace json = boost::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::string_view kAnonymous = "system:anonymous";
+constexpr std::string_view kUnauthenticated = "system:unauthenticated";
+constexpr std::string_view kAuthenticated = "system:authenticated";
+constexpr std::size_t kCacheLimit = 4096;  // entries per cache; the oldest half goes beyond
+
+std::string status(int code, std::string_view reason, const std::string& message) {
+  json::object o;
+  o["kind"] = "Status";
+  o["apiVersion"] = "v1";
+  o["metadata"] = json::object();
+  o["status"] = "Failure";
+  o["message"] = message;
+  o["reason"] = reason;
+  if (code == 403) o["details"] = json::object();
+  o["code"] = code;
+  return json::serialize(o) + "\n";
+}
+
+bool allowedPath(const std::vector<std::string>& paths, std::string_view path) {
+  for (const std::string& p : paths) {
+    if (!p.empty() && p.back() == '*') {
+      if (path.substr(0, p.size() - 1) == std::string_view(p).substr(0, p.size() - 1)) {
+        return true;
+      }
+    } else if (p == path) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> strings(const json::value* v) {
+  std::vector<std::string> out;
+  if (v != nullptr && v->is_array()) {
+    for (const json::value& item : v->get_array()) {
+      if (item.is_string()) out.emplace_back(item.get_string());
+    }
+  }
+  return out;
+}
+
+template <typename Map>
+void trim(Map& cache) {
+  if (cache.size() < kCacheLimit) return;
+  const auto now = Clock::now();
+  std::erase_if(cache, [&](const auto& entry) { return entry.second.expires <= now; });
+  if (cache.size() >= kCacheLimit) cache.clear();
+}
+
+}  // namespace
+
+std::string unauthorizedStatus() { return status(401, "Unauthorized", "Unauthorized"); }
+
+std::string forbiddenStatus(const std::string& user, std::string_view verb, std::string_view path,
+                            const std::string& reason) {
+  // responsewriters.Forbidden: forbiddenMessage, then ": reason" when there is one, in
+  // NewForbidden's "forbidden: %v".
+  std::string message = "forbidden: User \"" + user + "\" cannot " + std::string(verb) +
+                        " path \"" + std::string(path) + "\"";
+  if (!reason.empty()) message += ": " + reason;
+  return status(403, "Forbidden", message);
+}
+
+DelegatedAuth::DelegatedAuth(kube::Transport* authentication, kube::Transport* authorization,
+                             Options options)
+    : authentication_(authentication),
+      authorization_(authorization),
+      options_(std::move(options)) {}
+
+std::uint64_t DelegatedAuth::tokenReviews() const {
+  std::lock_guard lock(mu_);
+  return tokenReviews_;
+}
+std::uint64_t DelegatedAuth::accessReviews() const {
+  std::lock_guard lock(mu_);
+  return accessReviews_;
+}
+
+DelegatedAuth::Outcome DelegatedAuth::authenticate(const admin::Caller& caller, User& user,
+                                                   std::stop_token stop) {
+  if (caller.certificate && caller.certificateError.empty() && !caller.certificateUser.empty()) {
+    user.name = caller.certificateUser;
+    user.groups = caller.certificateGroups;
+    return Outcome::kAuthenticated;
+  }
+  if (caller.certificate && !caller.certificateError.empty()) {
+    return Outcome::kUnauthorized;  // x509: a certificate that does not verify is an error
+  }
+  std::string_view header = caller.authorization;
+  if (header.empty()) return Outcome::kAnonymous;
+  // bearertoken: "Bearer <token>", the scheme in any case; anything else is no token.
+  const std::size_t space = header.find(' ');
+  std::string scheme(header.substr(0, space));
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (scheme != "bearer" || space == std::string_view::npos) return Outcome::kAnonymous;
+  std::string token(header.substr(space + 1));
+  while (!token.empty() && token.front() == ' ') token.erase(token.begin());
+  if (token.empty()) return Outcome::kAnonymous;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = tokens_.find(token); it != tokens_.end() && it->second.expires > Clock::now()) {
+      if (!it->second.authenticated) return Outcome::kUnauthorized;
+      user = it->second.user;
+      return Outcome::kAuthenticated;
+    }
+  }
+  if (authentication_ == nullptr) return Outcome::kUnauthorized;
+  json::object spec;
+  spec["token"] = token;
+  json::object body;
+  body["apiVersion"] = "authentication.k8s.io/v1";
+  body["kind"] = "TokenReview";
+  body["spec"] = std::move(spec);
+  kube::Request request;
+  request.method = kube::Method::kPost;
+  request.path = "/apis/authentication.k8s.io/v1/tokenreviews";
+  request.body = json::serialize(body);
+  request.timeout = std::chrono::seconds(10);
+  request.stop = stop;
+  {
+    std::lock_guard lock(mu_);
+    ++tokenReviews_;
+  }
+  const kube::Response response = authentication_->send(request);
+  json::value answer;
+  std::string error;
+  if (!response.ok() || !kube::parseBody(response, answer, error) || !answer.is_object()) {
+    return Outcome::kUnauthorized;  // a failed review is an authentication error: 401
+  }
+  const json::value* st = answer.get_object().if_contains("status");
+  TokenEntry entry;
+  entry.expires = Clock::now() + options_.tokenCacheTtl;
+  if (st != nullptr && st->is_object()) {
+    const json::object& s = st->get_object();
+    const json::value* authenticated = s.if_contains("authenticated");
+    entry.authenticated =
+        authenticated != nullptr && authenticated->is_bool() && authenticated->get_bool();
+    if (const json::value* u = s.if_contains("user"); u != nullptr && u->is_object()) {
+      const json::object& uo = u->get_object();
+      if (const json::value* n = uo.if_contains("username"); n != nullptr && n->is_string()) {
+        entry.user.name = std::string(n->get_string());
+      }
+      if (const json::value* id = uo.if_contains("uid"); id != nullptr && id->is_string()) {
+        entry.user.uid = std::string(id->get_string());
+      }
+      entry.user.groups = strings(uo.if_contains("groups"));
+      if (const json::value* x = uo.if_contains("extra"); x != nullptr && x->is_object()) {
+        for (const auto& [k, v] : x->get_object()) entry.user.extra[k] = strings(&v);
+      }
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    trim(tokens_);
+    tokens_[token] = entry;
+  }
+  if (!entry.authenticated) return Outcome::kUnauthorized;
+  user = entry.user;
+  return Outcome::kAuthenticated;
+}
+
+std::optional<bool> DelegatedAuth::review(const User& user, std::string_view verb,
+                                          std::string_view path, std::string& reason,
+                                          std::string& error, std::stop_token stop) {
+  std::string key =
+      user.name + '\n' + user.uid + '\n' + std::string(verb) + '\n' + std::string(path);
+  for (const std::string& g : user.groups) key += '\n' + g;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = access_.find(key); it != access_.end() && it->second.expires > Clock::now()) {
+      reason = it->second.reason;
+      return it->second.allowed;
+    }
+  }
+  json::object attributes;
+  attributes["path"] = path;
+  attributes["verb"] = verb;
+  json::object spec;
+  spec["nonResourceAttributes"] = std::move(attributes);
+  spec["user"] = user.name;
+  if (!user.uid.empty()) spec["uid"] = user.uid;
+  json::array groups;
+  for (const std::string& g : user.groups) groups.emplace_back(g);
+  spec["groups"] = std::move(groups);
+  if (!user.extra.empty()) {
+    json::object extra;
+    for (const auto& [k, values] : user.extra) {
+      json::array a;
+      for (const std::string& v : values) a.emplace_back(v);
+      extra[k] = std::move(a);
+    }
+    spec["extra"] = std::move(extra);
+  }
+  json::object body;
+  body["apiVersion"] = "authorization.k8s.io/v1";
+  body["kind"] = "SubjectAccessReview";
+  body["spec"] = std::move(spec);
+  kube::Request request;
+  request.method = kube::Method::kPost;
+  request.path = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+  request.body = json::serialize(body);
+  request.timeout = std::chrono::seconds(10);
+  request.stop = stop;
+  {
+    std::lock_guard lock(mu_);
+    ++accessReviews_;
+  }
+  const kube::Response response = authorization_->send(request);
+  json::value answer;
+  if (!response.ok()) {
+    error = kube::describeFailure(response);
+    return std::nullopt;
+  }
+  if (!kube::parseBody(response, answer, error) || !answer.is_object()) {
+    if (error.empty()) error = "the SubjectAccessReview answer is not an object";
+    return std::nullopt;
+  }
+  bool allowed = false;
+  if (const json::value* st = answer.get_object().if_contains("status");
+      st != nullptr && st->is_object()) {
+    const json::object& s = st->get_object();
+    const json::value* a = s.if_contains("allowed");
+    const json::value* denied = s.if_contains("denied");
+    allowed = a != nullptr && a->is_bool() && a->get_bool() &&
+              !(denied != nullptr && denied->is_bool() && denied->get_bool());
+    if (const json::value* r = s.if_contains("reason"); r != nullptr && r->is_string()) {
+      reason = std::string(r->get_string());
+    }
+    if (const json::value* e = s.if_contains("evaluationError");
+        !allowed && e != nullptr && e->is_string() && !e->get_string().empty()) {
+      error = std::string(e->get_string());
+      return std::nullopt;
+    }
+  }
+  std::lock_guard lock(mu_);
+  trim(access_);
+  access_[key] = {Clock::now() + (allowed ? options_.authorizedTtl : options_.unauthorizedTtl),
+                  allowed, reason};
+  return allowed;
+}
+
+admin::Admission DelegatedAuth::admit(std::string_view verb, std::string_view path,
+                                      const admin::Caller& caller, std::stop_token stop) {
+  admin::Admission out;
+  User user;
+  switch (authenticate(caller, user, stop)) {
+    case Outcome::kUnauthorized:
+      out.status = 401;
+      out.body = unauthorizedStatus();
+      return out;
+    case Outcome::kAnonymous:
+      user.name = std::string(kAnonymous);
+      user.groups = {std::string(kUnauthenticated)};
+      break;
+    case Outcome::kAuthenticated:
+      if (std::find(user.groups.begin(), user.groups.end(), kAuthenticated) == user.groups.end()) {
+        user.groups.emplace_back(kAuthenticated);
+      }
+      break;
+  }
+  // authorizerfactory: the always-allowed paths and groups first, then the review.
+  if (allowedPath(options_.alwaysAllowPaths, path)) {
+    out.allowed = true;
+    return out;
+  }
+  for (const std::string& group : user.groups) {
+    if (std::find(options_.alwaysAllowGroups.begin(), options_.alwaysAllowGroups.end(), group) !=
+        options_.alwaysAllowGroups.end()) {
+      out.allowed = true;
+      return out;
+    }
+  }
+  std::string reason;
+  if (authorization_ != nullptr) {
+    std::string error;
+    const std::optional<bool> allowed = review(user, verb, path, reason, error, stop);
+    if (!allowed) {
+      out.status = 500;
+      out.contentType = "text/plain; charset=utf-8";
+      out.body = "Internal Server Error: \"" + std::string(path) + "\": " + error + "\n";
+      return out;
+    }
+    if (*allowed) {
+      out.allowed = true;
+      return out;
+    }
+  }
+  out.status = 403;
+  out.body = forbiddenStatus(user.name, verb, path, reason);
+  return out;
+}
+
+}  // namespace sh::cli
