@@ -288,12 +288,12 @@ class Server::Impl {
 
 namespace {
 
-// kTls: HTTPS over TCP (ServerOptions::tls): the handshake first, under the read timeout.
-template <class Protocol, bool kTls = false>
-class Session : public SessionBase, public std::enable_shared_from_this<Session<Protocol, kTls>> {
+// IsTls: HTTPS over TCP (ServerOptions::tls): the handshake first, under the read timeout.
+template <class Protocol, bool IsTls = false>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Protocol, IsTls>> {
  public:
   using Plain = beast::basic_stream<Protocol, asio::any_io_executor, beast::unlimited_rate_policy>;
-  using Stream = std::conditional_t<kTls, beast::ssl_stream<Plain>, Plain>;
+  using Stream = std::conditional_t<IsTls, beast::ssl_stream<Plain>, Plain>;
   using Clock = std::chrono::steady_clock;
 
   // `restricted`: a non-loopback listener, health and metrics only. `lane`: beyond the
@@ -307,7 +307,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         laneTimer_(stream_.get_executor()) {}
 
   void run() {
-    if constexpr (kTls) {
+    if constexpr (IsTls) {
       lowest().expires_after(server_.options().readTimeout);
       stream_.async_handshake(asio::ssl::stream_base::server,
                               [self = this->shared_from_this()](ErrorCode ec) {
@@ -335,7 +335,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
  private:
   static Stream open(typename Protocol::socket socket, asio::ssl::context* tls) {
-    if constexpr (kTls) {
+    if constexpr (IsTls) {
       return Stream(Plain(std::move(socket)), *tls);
     } else {
       (void)tls;
