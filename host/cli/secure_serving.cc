@@ -51,6 +51,23 @@ std::vector<std::string> strings(const json::value* v) {
   return out;
 }
 
+// POST of a review (`kind` of `group`/v1, `resource`) with `spec`, under upstream's client
+// timeout of 10 s; one per cache miss.
+kube::Response sendReview(kube::Transport& transport, std::string_view group, std::string_view kind,
+                          std::string_view resource, json::object spec, std::stop_token stop) {
+  json::object body;
+  body["apiVersion"] = std::string(group) + "/v1";
+  body["kind"] = kind;
+  body["spec"] = std::move(spec);
+  kube::Request request;
+  request.method = kube::Method::kPost;
+  request.path = "/apis/" + std::string(group) + "/v1/" + std::string(resource);
+  request.body = json::serialize(body);
+  request.timeout = std::chrono::seconds(10);
+  request.stop = std::move(stop);
+  return transport.send(request);
+}
+
 template <typename Map>
 void trim(Map& cache) {
   if (cache.size() < kCacheLimit) return;
@@ -120,21 +137,12 @@ DelegatedAuth::Outcome DelegatedAuth::authenticate(const admin::Caller& caller, 
   if (authentication_ == nullptr) return Outcome::kUnauthorized;
   json::object spec;
   spec["token"] = token;
-  json::object body;
-  body["apiVersion"] = "authentication.k8s.io/v1";
-  body["kind"] = "TokenReview";
-  body["spec"] = std::move(spec);
-  kube::Request request;
-  request.method = kube::Method::kPost;
-  request.path = "/apis/authentication.k8s.io/v1/tokenreviews";
-  request.body = json::serialize(body);
-  request.timeout = std::chrono::seconds(10);
-  request.stop = stop;
   {
     std::lock_guard lock(mu_);
     ++tokenReviews_;
   }
-  const kube::Response response = authentication_->send(request);
+  const kube::Response response = sendReview(*authentication_, "authentication.k8s.io",
+                                             "TokenReview", "tokenreviews", std::move(spec), stop);
   json::value answer;
   std::string error;
   if (!response.ok() || !kube::parseBody(response, answer, error) || !answer.is_object()) {
@@ -204,21 +212,13 @@ std::optional<bool> DelegatedAuth::review(const User& user, std::string_view ver
     }
     spec["extra"] = std::move(extra);
   }
-  json::object body;
-  body["apiVersion"] = "authorization.k8s.io/v1";
-  body["kind"] = "SubjectAccessReview";
-  body["spec"] = std::move(spec);
-  kube::Request request;
-  request.method = kube::Method::kPost;
-  request.path = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
-  request.body = json::serialize(body);
-  request.timeout = std::chrono::seconds(10);
-  request.stop = stop;
   {
     std::lock_guard lock(mu_);
     ++accessReviews_;
   }
-  const kube::Response response = authorization_->send(request);
+  const kube::Response response =
+      sendReview(*authorization_, "authorization.k8s.io", "SubjectAccessReview",
+                 "subjectaccessreviews", std::move(spec), stop);
   json::value answer;
   if (!response.ok()) {
     error = kube::describeFailure(response);
