@@ -13,7 +13,7 @@
 
 namespace sh::admin {
 
-// TLS 1.2 and later, the certificate chain and its key (which must match); with a client CA,
+// TLS 1.2 and later, the certificate chain and its key (which must match it); with a client CA,
 // client certificates are asked for and verified after the handshake (an invalid one does not
 // end the handshake: the gate refuses the request, as upstream's x509 authenticator does).
 // Nullopt with `error` naming the part that does not load.
