@@ -28,13 +28,18 @@ logs=build/test-all
 mkdir -p "$logs"
 failed=()
 
+# Prints a step with the minutes and seconds since the start, so a run's log shows where its
+# time went.
+SECONDS=0
+step() { printf 'test-all: [%02d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+
 # Runs "$@" in the background at the lowest priority, its output in $logs/$name.log; the pid
 # is left in $background.
 background=""
 start_background() {
   local name=$1
   shift
-  echo "test-all: $name: started beside the tests (log: $logs/$name.log)"
+  step "$name: started beside the tests (log: $logs/$name.log)"
   nice -n 19 "$@" > "$logs/$name.log" 2>&1 &
   background=$!
 }
@@ -43,33 +48,39 @@ start_background() {
 finish_background() {
   local name=$1 pid=$2
   if wait "$pid"; then
-    echo "test-all: $name: done"
+    step "$name: done"
   else
-    echo "test-all: $name: FAILED; its output:"
+    step "$name: FAILED; its output:"
     cat "$logs/$name.log"
     failed+=("$name")
   fi
 }
 
+step "ci: configure and build"
 cmake --preset ci
 cmake --build --preset ci
 
 start_background tsan-and-fuzz-builds sh -c \
   'cmake --preset tsan && cmake --build --preset tsan && cmake --preset fuzz && cmake --build --preset fuzz'
 builds=$background
+step "ci: tests"
 ctest --preset ci || failed+=(ci)
+step "ci: tests done"
 finish_background tsan-and-fuzz-builds "$builds"
 
 start_background packages cmake --workflow --preset packages
 packages=$background
 if [[ " ${failed[*]} " != *" tsan-and-fuzz-builds "* ]]; then
+  step "tsan: tests"
   ctest --preset tsan || failed+=(tsan)
+  step "fuzz: tests"
   ctest --preset fuzz || failed+=(fuzz)
 fi
+step "waiting for the packages workflow"
 finish_background packages "$packages"
 
 if [ ${#failed[@]} -ne 0 ]; then
-  echo "test-all: failed: ${failed[*]}"
+  step "failed: ${failed[*]}"
   exit 1
 fi
-echo "test-all: every suite passed"
+step "every suite passed"

@@ -62,10 +62,10 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-// 20,000 pods under the sanitizers (the CI's Debug ASan build, on two cores beside the rest of
+// 10,000 pods under the sanitizers (the CI's Debug ASan build, on two cores beside the rest of
 // the suite), 100,000 otherwise; SCHEDHOST_CHAOS_PODS for the long run.
 #ifdef SCHEDHOST_SANITIZED
-constexpr std::size_t kDefaultPods = 20000;
+constexpr std::size_t kDefaultPods = 10000;
 #else
 constexpr std::size_t kDefaultPods = 100000;
 #endif
