@@ -83,6 +83,19 @@ profile::LoadRequest requestFor(const BenchArgs& args, metrics::SchedulerMetrics
   return request;
 }
 
+// The bench measures the host and its plugins; an extender's round trips would be measured
+// against a server the bench does not run. True (with a message) for a configuration that has
+// extenders.
+bool refusesExtenders(const config::HostConfig& host) {
+  if (host.extenders.empty()) {
+    return false;
+  }
+  std::cerr << "schedhost bench: " << host.file << ": extenders[0] ("
+            << host.extenders.front().urlPrefix
+            << "): the bench does not call extenders; bench a configuration without them\n";
+  return true;
+}
+
 // The scheduler as `schedhost run` sets it up from the host configuration, with the bench's
 // own --parallelism and --seed.
 cycle::SchedulerOptions schedulerOptions(const BenchArgs& args, const config::HostConfig& host,
@@ -118,7 +131,7 @@ std::optional<BenchRun> runOnce(const BenchArgs& args, const bench::Workload& wo
   config::Diagnostics diags;
   profile::GenerationPtr first = profile::buildGeneration(request, 1, &services, diags);
   std::cerr << diags.str();
-  if (first == nullptr) {
+  if (first == nullptr || refusesExtenders(first->set.host)) {
     return std::nullopt;
   }
   bench::BenchCluster cluster(workload);
@@ -272,7 +285,7 @@ int runReloadCycles(const BenchArgs& args, const bench::Workload& workload) {
   config::Diagnostics diags;
   profile::GenerationPtr first = profile::buildGeneration(request, 1, &services, diags);
   std::cerr << diags.str();
-  if (first == nullptr) {
+  if (first == nullptr || refusesExtenders(first->set.host)) {
     std::filesystem::remove(live);
     return 1;
   }

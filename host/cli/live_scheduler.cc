@@ -13,6 +13,7 @@
 #include "host/cli/logging.h"
 #include "host/cli/run_admin.h"
 #include "host/cycle/scheduler_services.h"
+#include "host/extender/http_extender.h"
 #include "host/framework/plugin_call.h"
 #include "host/metrics/scheduler_metrics.h"
 #include "host/profile/generation.h"
@@ -63,6 +64,7 @@ struct LiveScheduler::State {
   profile::LoadRequest request;
   profile::GenerationPtr first;
   config::HostConfig host;
+  cycle::Extenders extenders;  // the host configuration's, made once at start
   std::function<void()> onStop;
   std::function<std::string()> readiness;
   std::function<std::string()> leaderCheck;
@@ -113,6 +115,16 @@ bool LiveScheduler::configure() {
     return false;
   }
   s.host = s.first->set.host;
+  for (std::size_t i = 0; i < s.host.extenders.size(); ++i) {
+    std::string error;
+    auto extender = extender::HttpExtender::create(s.host.extenders[i], error);
+    if (extender == nullptr) {
+      std::cerr << "schedhost run: " << s.host.file << ": extenders[" << i << "] ("
+                << s.host.extenders[i].urlPrefix << "): " << error << "\n";
+      return false;
+    }
+    s.extenders.push_back(std::move(extender));
+  }
   s.metrics.profileGeneration.only().set(1);
   return true;
 }
@@ -167,6 +179,7 @@ bool LiveScheduler::start(connectors::Connector& connector, cycle::DecisionLog* 
   so.metrics = &s.metrics;
   so.stopGrace = stopGrace;
   so.objects = s.services.objectStore();
+  so.extenders = s.extenders;
   s.scheduler = std::make_unique<cycle::Scheduler>(s.first->set.frameworks, connector, log, so);
   s.scheduler->setDrainWarning(std::chrono::seconds(s.host.reload.drainWarningSeconds));
   if (s.host.plugins.callWarningSeconds > 0) {

@@ -75,6 +75,8 @@ std::string RunAdmin::configJson(std::stop_token) {
 
 std::string RunAdmin::metricsText(std::stop_token) {
   metrics_.pluginLibrariesResident.only().set(static_cast<double>(plugin::residentLibraryCount()));
+  metrics_.goroutines.with({metrics::kOperationBinding})
+      .set(static_cast<double>(scheduler_.status().bindingsInFlight));
   std::vector<metrics::FamilySnapshot> families = metrics_.registry().gather();
   const queue::QueueMetrics q = scheduler_.queue().metrics();
   families.push_back(metrics::pendingPodsFamily(q.pendingPods.active, q.pendingPods.backoff,
@@ -84,9 +86,15 @@ std::string RunAdmin::metricsText(std::stop_token) {
     incoming.push_back({key.first, key.second, count});
   }
   families.push_back(metrics::incomingPodsFamily(incoming));
+  std::vector<metrics::UnschedulableByPlugin> rejected;
+  for (const auto& [key, pods] : q.unschedulablePods) {
+    rejected.push_back({key.first, key.second, pods});
+  }
+  families.push_back(metrics::unschedulablePodsFamily(rejected));
+  families.push_back(
+      metrics::inflightEventsFamily({q.inflightEvents.begin(), q.inflightEvents.end()}));
   const cache::CacheSize cache = scheduler_.cache().size();
   families.push_back(metrics::cacheSizeFamily(cache.assumedPods, cache.nodes, cache.pods));
-  families.push_back(metrics::goroutinesFamily(scheduler_.status().bindingsInFlight));
   std::sort(families.begin(), families.end(),
             [](const metrics::FamilySnapshot& a, const metrics::FamilySnapshot& b) {
               return a.desc.name < b.desc.name;

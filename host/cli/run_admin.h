@@ -18,6 +18,7 @@ namespace sh::cli {
 
 class RunAdmin : public admin::Handler {
  public:
+  // The queue's metrics are read at each scrape.
   RunAdmin(cycle::Scheduler& scheduler, reload::Reloader& reloader,
            metrics::SchedulerMetrics& metrics)
       : scheduler_(scheduler), reloader_(reloader), metrics_(metrics) {}

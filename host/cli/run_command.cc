@@ -75,6 +75,16 @@ int runRun(const RunArgs& args) {
   if (!live.configure()) {
     return 1;
   }
+  const std::vector<config::ExtenderConfig>& extenders = live.hostConfig().extenders;
+  for (std::size_t i = 0; i < extenders.size(); ++i) {
+    if (!extenders[i].bindVerb.empty()) {
+      // The extender would write the binding to an API server the embedded cluster is not.
+      std::cerr << "schedhost run: " << live.hostConfig().file << ": extenders[" << i
+                << "].bindVerb: an extender binds through the API server, and the embedded "
+                   "cluster has none; run it with --kubeconfig\n";
+      return 1;
+    }
+  }
   cycle::DecisionLog log(std::cout);
   connectors::EmbeddedCluster::Options co;
   co.initialState = args.cluster;

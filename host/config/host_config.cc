@@ -505,19 +505,18 @@ bool readBool(TableReader& reader, std::string_view field, bool& target) {
 }
 
 // The fields of upstream's KubeSchedulerConfiguration that schedhost's TOML carries for it.
-void readUpstreamFields(TableReader& reader, HostConfig& config, Diagnostics& diags) {
+void readUpstreamFields(TableReader& reader, HostConfig& config, const std::string& base,
+                        Diagnostics& diags) {
   readBool(reader, "enableProfiling", config.enableProfiling);
   // Upstream: contention profiling defaults to on only where profiling is.
   config.enableContentionProfiling = config.enableProfiling;
   readBool(reader, "enableContentionProfiling", config.enableContentionProfiling);
   readBool(reader, "delayCacheUntilActive", config.delayCacheUntilActive);
-  if (const TomlValue* extenders = reader.array("extenders")) {
-    if (!extenders->as_array().empty()) {
-      diags.error(locationOf(extenders->as_array().front()), "extenders[0]",
-                  "scheduler extenders are not called by this version of schedhost; a "
-                  "configuration that depends on one is refused rather than run without it");
-    }
-  }
+  // Ignorable extenders go last, each group in the order written (upstream buildExtenders).
+  std::vector<ExtenderConfig> extenders = readExtenders(reader, base, diags);
+  std::stable_partition(extenders.begin(), extenders.end(),
+                        [](const ExtenderConfig& e) { return !e.ignorable; });
+  config.extenders = std::move(extenders);
 }
 
 HostConfig readHostConfig(const TomlValue& root, HostConfig config, Diagnostics& diags) {
@@ -537,7 +536,7 @@ HostConfig readHostConfig(const TomlValue& root, HostConfig config, Diagnostics&
   readClientConnection(
       reader, config, config.format == ConfigFormat::kToml ? base : std::filesystem::path(), diags);
   readLeaderElection(reader, config, diags);
-  readUpstreamFields(reader, config, diags);
+  readUpstreamFields(reader, config, base.string(), diags);
 
   if (const TomlValue* profiles = reader.array("profiles")) {
     const auto& items = profiles->as_array();
@@ -568,6 +567,7 @@ HostConfig readHostConfig(const TomlValue& root, HostConfig config, Diagnostics&
   }
   reader.finish();
   finalizeProfiles(config.profiles, fileStart, diags);
+  applyExtenderIgnoredResources(config.extenders, config.profiles);
   return config;
 }
 

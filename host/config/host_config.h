@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host/config/diagnostics.h"
+#include "host/config/extender_config.h"
 #include "host/config/kube_scheduler_configuration.h"
 #include "host/config/profile_config.h"
 
@@ -79,6 +80,9 @@ struct HostConfig {
   bool enableContentionProfiling = true;
   // Upstream's delayCacheUntilActive: with leader election, fill the cache only once leading.
   bool delayCacheUntilActive = false;
+  // Upstream's extenders: HTTP scheduler extenders, shared by every profile, the ignorable ones
+  // last (upstream's order of calls). Read once, at start.
+  std::vector<ExtenderConfig> extenders;
   // [leaderElection]: one active scheduler among replicas, through a Lease (upstream
   // KubeSchedulerConfiguration.leaderElection). Read once, at start.
   struct LeaderElection {

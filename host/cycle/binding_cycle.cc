@@ -200,8 +200,15 @@ void Scheduler::bindingCycle(const std::shared_ptr<const Framework>& fw, CycleSt
     fail(std::move(pb), false);
     return;
   }
-  Status b = fw->runBind(cycle, pod, host);
-  if (b.isSkip()) {
+  // An interested binding extender binds in place of the Bind plugins (upstream bind).
+  std::optional<Status> byExtender;
+  if (!options_.extenders.empty()) {
+    byExtender = bindWithExtenders(*assumed, host);
+  }
+  Status b = byExtender ? std::move(*byExtender) : fw->runBind(cycle, pod, host);
+  if (byExtender) {
+    // The extender wrote the binding to the API server; the pod's watch confirms it.
+  } else if (b.isSkip()) {
     b = Status(SH_ERROR, "no bind plugin bound the pod");
   } else if (b.ok() && connector_.knownUnbound(*assumed)) {
     // A Bind plugin that answers Success without binding: the pod is not scheduled.

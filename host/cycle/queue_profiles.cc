@@ -4,6 +4,7 @@
 #include <mutex>
 #include <vector>
 
+#include "host/cycle/extender.h"
 #include "host/framework/plugin_call.h"
 
 namespace sh::cycle {
@@ -39,7 +40,7 @@ Status runPreEnqueuePlugin(const PluginInstance& p, const sh_pod& pod) {
   return checkedStatus(p, code, raw);
 }
 
-queue::QueueProfile queueProfile(const std::shared_ptr<const Framework>& fw) {
+queue::QueueProfile queueProfile(const std::shared_ptr<const Framework>& fw, bool withExtenders) {
   queue::QueueProfile out;
   out.owner = fw;
   for (const PluginPtr& plugin : fw->allPlugins()) {
@@ -87,16 +88,24 @@ queue::QueueProfile queueProfile(const std::shared_ptr<const Framework>& fw) {
       out.eventPlugins.push_back(std::move(entry));
     }
   }
+  if (withExtenders) {
+    // Extenders register no events: a pod they turned nodes away for is woken by every event
+    // (upstream's defaultEnqueueExtension for framework.ExtenderName).
+    queue::EventPlugin entry;
+    entry.name = kExtenderPluginName;
+    out.eventPlugins.push_back(std::move(entry));
+    out.pluginNames.insert(kExtenderPluginName);
+  }
   return out;
 }
 
 }  // namespace
 
-queue::QueueProfiles queueProfiles(const Frameworks& frameworks) {
+queue::QueueProfiles queueProfiles(const Frameworks& frameworks, bool withExtenders) {
   queue::QueueProfiles out;
   for (const auto& [name, fw] : frameworks) {
     if (fw != nullptr) {
-      out.emplace(name, queueProfile(fw));
+      out.emplace(name, queueProfile(fw, withExtenders));
     }
   }
   return out;

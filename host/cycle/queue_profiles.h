@@ -8,6 +8,7 @@ namespace sh::cycle {
 
 // One QueueProfile per framework: its QueueSort less-function, its PreEnqueue plugins and the
 // plugins whose rejections the queue may requeue. Null frameworks are left out.
-queue::QueueProfiles queueProfiles(const Frameworks& frameworks);
+// `withExtenders`: every profile also holds the "Extender" pseudo-plugin, woken by any event.
+queue::QueueProfiles queueProfiles(const Frameworks& frameworks, bool withExtenders = false);
 
 }  // namespace sh::cycle

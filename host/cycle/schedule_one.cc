@@ -146,10 +146,17 @@ Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_p
     return Status(SH_ERROR, kNoNodesAvailable);
   }
   Status status;
+  bool nominatedNodeFits = false;
   std::vector<const sh_node_info*> feasible =
-      findNodesThatFitPod(fw, cycle, pod, fitError.diagnosis, status);
+      findNodesThatFitPod(fw, cycle, pod, fitError.diagnosis, status, nominatedNodeFits);
   if (status.code() == SH_ERROR) {
     return status;
+  }
+  if (!nominatedNodeFits && !options_.extenders.empty()) {
+    feasible = findNodesThatPassExtenders(pod, std::move(feasible), fitError.diagnosis, status);
+    if (status.code() == SH_ERROR) {
+      return status;
+    }
   }
   result.feasible = feasible.size();
   result.evaluated = feasible.size() + fitError.diagnosis.nodeToStatus.size();
@@ -163,7 +170,15 @@ Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_p
     return Status();
   }
   std::vector<NodeScore> scores;
-  if (fw.hasScorePlugins()) {
+  if (!fw.hasScorePlugins() && options_.extenders.empty()) {
+    // Without Score plugins or extenders every node scores 1 and PreScore does not run either
+    // (upstream prioritizeNodes).
+    scores.resize(feasible.size());
+    for (std::size_t i = 0; i < feasible.size(); ++i) {
+      scores[i].node = feasible[i];
+      scores[i].total = 1;
+    }
+  } else if (fw.hasScorePlugins()) {
     // Without Score plugins every node scores 1 and PreScore does not run either (upstream
     // prioritizeNodes).
     Status ps = fw.runPreScore(cycle, pod, feasible);
@@ -183,19 +198,19 @@ Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_p
     scores.resize(feasible.size());
     for (std::size_t i = 0; i < feasible.size(); ++i) {
       scores[i].node = feasible[i];
-      scores[i].total = 1;
     }
+  }
+  if (!options_.extenders.empty()) {
+    addExtenderScores(pod, scores);
   }
   std::size_t chosen = selectHost(scores, splitmix64(rngState_));
   result.host = str(scores[chosen].node->node->name);
   return Status();
 }
 
-std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework& fw,
-                                                                CycleState& cycle,
-                                                                const sh_pod& pod,
-                                                                Diagnosis& diagnosis,
-                                                                Status& status) {
+std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(
+    const Framework& fw, CycleState& cycle, const sh_pod& pod, Diagnosis& diagnosis, Status& status,
+    bool& nominatedNodeFits) {
   NodeToStatus& nts = diagnosis.nodeToStatus;
   const std::vector<const sh_node_info*>& all = snapshot_.views;
   PreFilterOutcome pre;
@@ -225,9 +240,22 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
     if (const sh_node_info* ni = snapshot_.find(nominated)) {
       Status s = runFilterWithNominatedPods(fw, cycle, pod, *ni);
       if (s.ok()) {
-        return {ni};
+        // The extenders too (upstream evaluateNominatedNode); an Error is only logged.
+        Status es;
+        std::vector<const sh_node_info*> passed =
+            findNodesThatPassExtenders(pod, {ni}, diagnosis, es);
+        if (!passed.empty()) {
+          nominatedNodeFits = true;
+          return passed;
+        }
+        if (!es.ok()) {
+          spdlog::warn("evaluating nominated node {} for pod {}: {}", nominated, podKey(pod),
+                       es.message());
+        }
       }
-      if (s.code() == SH_ERROR) {
+      if (s.ok()) {
+        // passed the plugins, not the extenders: recorded by findNodesThatPassExtenders
+      } else if (s.code() == SH_ERROR) {
         spdlog::warn("evaluating nominated node {} for pod {}: {}", nominated, podKey(pod),
                      s.message());
       } else {
@@ -274,7 +302,7 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(const Framework&
   }
   std::size_t numToFind =
       numFeasibleNodesToFind(options_.percentageOfNodesToScore, fw.percentageOfNodesToScore(), n);
-  if (!fw.hasScorePlugins()) {
+  if (!hasExtenderFilters() && !fw.hasScorePlugins() && !hasExtenderPrioritizers()) {
     numToFind = 1;
   }
   feasible.reserve(std::min(numToFind, n));

@@ -19,6 +19,11 @@ std::string_view nominatedNodeName(const model::Pod& p) {
   return {p.view().nominated_node_name.ptr, p.view().nominated_node_name.len};
 }
 
+// Seconds since `start` on the steady clock (the event handlers' durations).
+double handlingSecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 int64_t steadyNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -52,8 +57,11 @@ Scheduler::Scheduler(Frameworks frameworks, connectors::Connector& connector,
       generation_ = std::max(generation_, fw->generation());
     }
   }
-  queue_ =
-      std::make_unique<queue::SchedulingQueue>(queueProfiles(frameworks_), options_.queue, clock_);
+  queue_ = std::make_unique<queue::SchedulingQueue>(
+      queueProfiles(frameworks_, !options_.extenders.empty()), options_.queue, clock_);
+  if (options_.metrics != nullptr) {
+    queue_->setMetrics(options_.metrics);  // the queueing hints' durations
+  }
   options_.maxConcurrentBindings = std::max(1, options_.maxConcurrentBindings);
 }
 
@@ -179,7 +187,7 @@ void Scheduler::swapGeneration() {
     timings_[number].appliedNanos = steadyNanos();
   }
   // Pods of removed profiles leave the queue; they stay in pods_ (podsWithoutProfile).
-  queue_->setProfiles(queueProfiles(frameworks_));
+  queue_->setProfiles(queueProfiles(frameworks_, !options_.extenders.empty()));
   // Pods whose schedulerName gained a profile join the queue (a scan of every known pod, so
   // only when a profile appeared).
   const bool added = std::any_of(frameworks_.begin(), frameworks_.end(),
@@ -326,7 +334,20 @@ SchedulerStats Scheduler::run(bool follow) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Event handlers (upstream eventhandlers.go).
+// Event handlers (upstream eventhandlers.go). Each records its time under its event's label in
+// scheduler_event_handling_duration_seconds as upstream's does: the whole handler for an add
+// or a delete; for an update with several derived events, the cache update plus that event's
+// move, per event.
+
+void Scheduler::observeEventHandling(std::string_view event, double seconds) {
+  auto it = eventHandlingHistograms_.find(event);
+  if (it == eventHandlingHistograms_.end()) {
+    it = eventHandlingHistograms_
+             .emplace(std::string(event), &options_.metrics->eventHandlingDuration.with({event}))
+             .first;
+  }
+  it->second->observe(seconds);
+}
 
 void Scheduler::handleChange(const connectors::ClusterChange& c) {
   using Type = connectors::ClusterChange::Type;
@@ -362,6 +383,7 @@ void Scheduler::handleChange(const connectors::ClusterChange& c) {
 }
 
 void Scheduler::onObjectChange(const connectors::ClusterChange& c) {
+  const auto start = std::chrono::steady_clock::now();
   std::vector<connectors::ObjectEvent> events;
   const bool deleted = c.type == connectors::ClusterChange::Type::kDeleted;
   if (c.relist != nullptr) {
@@ -387,7 +409,13 @@ void Scheduler::onObjectChange(const connectors::ClusterChange& c) {
     auto hold = [&](const connectors::ObjectPtr& o) {
       return o == nullptr ? queue::EventObject() : queue::EventObject(o, &o->view(), ev.kind);
     };
+    const auto moving = std::chrono::steady_clock::now();
     queue_->moveAllToActiveOrBackoffQueue(event, hold(ev.oldObject), hold(ev.newObject));
+    if (timesEvents()) {
+      // The store's update, then this event's move, as a node update's events.
+      observeEventHandling(event.label(), std::chrono::duration<double>(moving - start).count() +
+                                              handlingSecondsSince(moving));
+    }
   }
 }
 
@@ -402,31 +430,46 @@ std::shared_ptr<const connectors::ObjectSnapshot> Scheduler::objectSnapshot() {
 }
 
 void Scheduler::onNodeAdd(const std::shared_ptr<const model::Node>& node) {
+  const auto start = std::chrono::steady_clock::now();
+  const queue::ClusterEvent added{SH_RESOURCE_NODE, SH_ACTION_ADD, {}};
   Status s = cache_.addNode(node);
   if (!s.ok()) {
     spdlog::warn("cache: {}", s.message());
   }
-  queue_->moveAllToActiveOrBackoffQueue(queue::ClusterEvent{SH_RESOURCE_NODE, SH_ACTION_ADD, {}},
-                                        nullptr, node);
+  queue_->moveAllToActiveOrBackoffQueue(added, nullptr, node);
+  if (timesEvents()) {
+    observeEventHandling(added.label(), handlingSecondsSince(start));
+  }
 }
 
 void Scheduler::onNodeUpdate(const std::shared_ptr<const model::Node>& old,
                              const std::shared_ptr<const model::Node>& cur) {
+  const auto start = std::chrono::steady_clock::now();
   Status s = cache_.updateNode(old, cur);
   if (!s.ok()) {
     spdlog::warn("cache: {}", s.message());
   }
-  for (const queue::ClusterEvent& ev : queue::nodeUpdateEvents(*old, *cur)) {
+  const std::vector<queue::ClusterEvent> events = queue::nodeUpdateEvents(*old, *cur);
+  const double updating = handlingSecondsSince(start);
+  for (const queue::ClusterEvent& ev : events) {
+    const auto moving = std::chrono::steady_clock::now();
     queue_->moveAllToActiveOrBackoffQueue(ev, old, cur);
+    if (timesEvents()) {
+      observeEventHandling(ev.label(), updating + handlingSecondsSince(moving));
+    }
   }
 }
 
 void Scheduler::onNodeDelete(const std::shared_ptr<const model::Node>& node) {
-  queue_->moveAllToActiveOrBackoffQueue(queue::ClusterEvent{SH_RESOURCE_NODE, SH_ACTION_DELETE, {}},
-                                        node, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  const queue::ClusterEvent deleted{SH_RESOURCE_NODE, SH_ACTION_DELETE, {}};
+  queue_->moveAllToActiveOrBackoffQueue(deleted, node, nullptr);
   Status s = cache_.removeNode(*node);
   if (!s.ok()) {
     spdlog::warn("cache: {}", s.message());
+  }
+  if (timesEvents()) {
+    observeEventHandling(deleted.label(), handlingSecondsSince(start));
   }
 }
 
@@ -438,17 +481,24 @@ void Scheduler::onPodAdd(const std::shared_ptr<const model::Pod>& pod) {
     std::lock_guard<std::mutex> lock(podsMu_);
     pods_[str(pod->view().uid)] = pod;
   }
+  const auto start = std::chrono::steady_clock::now();
   if (assigned(*pod)) {
+    const queue::ClusterEvent added{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_ADD, {}};
     Status s = cache_.addPod(pod);
     if (!s.ok()) {
       spdlog::warn("cache: {}", s.message());
     }
-    queue_->moveAllToActiveOrBackoffQueue(
-        queue::ClusterEvent{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_ADD, {}}, nullptr, pod);
+    queue_->moveAllToActiveOrBackoffQueue(added, nullptr, pod);
+    if (timesEvents()) {
+      observeEventHandling(added.label(), handlingSecondsSince(start));
+    }
     return;
   }
   if (responsibleFor(*pod)) {
     queue_->add(pod);
+    if (timesEvents()) {
+      observeEventHandling(queue::kUnschedulablePodAdd, handlingSecondsSince(start));
+    }
   }
 }
 
@@ -470,13 +520,27 @@ void Scheduler::onPodUpdate(const std::shared_ptr<const model::Pod>& old,
       failedPods_.erase(uid);
     }
   }
+  auto start = std::chrono::steady_clock::now();
   if (assigned(*old)) {
+    // Upstream updateAssignedPodInCache: AssignedPodUpdate for the whole handler, and each
+    // derived event for the cache update plus its move.
     Status s = cache_.updatePod(old, cur);
     if (!s.ok()) {
       spdlog::warn("cache: {}", s.message());
     }
-    for (const queue::ClusterEvent& ev : queue::podUpdateEvents(*old, *cur)) {
+    const std::vector<queue::ClusterEvent> events = queue::podUpdateEvents(*old, *cur);
+    const double updating = handlingSecondsSince(start);
+    for (const queue::ClusterEvent& ev : events) {
+      const auto moving = std::chrono::steady_clock::now();
       queue_->moveAllToActiveOrBackoffQueue(ev, old, cur);
+      if (timesEvents()) {
+        observeEventHandling(ev.label(), updating + handlingSecondsSince(moving));
+      }
+    }
+    if (timesEvents()) {
+      observeEventHandling(
+          queue::ClusterEvent{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_UPDATE, {}}.label(),
+          handlingSecondsSince(start));
     }
     return;
   }
@@ -485,18 +549,46 @@ void Scheduler::onPodUpdate(const std::shared_ptr<const model::Pod>& old,
     // replaces the copy we assumed.
     if (responsibleFor(*old)) {
       queue_->remove(old);
+      if (timesEvents()) {
+        observeEventHandling(queue::kUnschedulablePodDelete, handlingSecondsSince(start));
+      }
     }
+    start = std::chrono::steady_clock::now();
+    const queue::ClusterEvent added{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_ADD, {}};
     Status s = cache_.addPod(cur);
     if (!s.ok()) {
       spdlog::warn("cache: {}", s.message());
     }
-    queue_->moveAllToActiveOrBackoffQueue(
-        queue::ClusterEvent{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_ADD, {}}, nullptr, cur);
+    queue_->moveAllToActiveOrBackoffQueue(added, nullptr, cur);
+    if (timesEvents()) {
+      observeEventHandling(added.label(), handlingSecondsSince(start));
+    }
     return;
   }
   if (!responsibleFor(*cur)) {
     return;
   }
+  // Upstream updatePodInSchedulingQueue: UnschedulablePodUpdate for the whole handler, and
+  // the same duration under each other label the update derives (UnschedulablePodUpdatePodLabel,
+  // ...).
+  struct Observe {
+    Scheduler& scheduler;
+    const model::Pod& old;
+    const model::Pod& cur;
+    std::chrono::steady_clock::time_point start;
+    ~Observe() {
+      if (!scheduler.timesEvents()) {
+        return;
+      }
+      const double seconds = handlingSecondsSince(start);
+      scheduler.observeEventHandling(queue::kUnschedulablePodUpdate, seconds);
+      for (const queue::ClusterEvent& ev : queue::podUpdateEvents(old, cur)) {
+        if (const std::string label = ev.label(); label != queue::kUnschedulablePodUpdate) {
+          scheduler.observeEventHandling(label, seconds);
+        }
+      }
+    }
+  } observe{*this, *old, *cur, start};
   if (cache_.isAssumedPod(uid)) {
     // An assumed pod is not in the queue; its deletion starting is handled as a deletion
     // (upstream updatePodInSchedulingQueue).
@@ -554,6 +646,7 @@ void Scheduler::onPodDelete(const std::shared_ptr<const model::Pod>& pod) {
     failedPods_.erase(uid);
     failuresAfterInput_.erase(uid);
   }
+  const auto start = std::chrono::steady_clock::now();
   const queue::ClusterEvent deleted{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}};
   if (assigned(*pod)) {
     Status s = cache_.removePod(*pod);
@@ -561,6 +654,9 @@ void Scheduler::onPodDelete(const std::shared_ptr<const model::Pod>& pod) {
       spdlog::warn("cache: {}", s.message());
     }
     queue_->moveAllToActiveOrBackoffQueue(deleted, pod, nullptr);
+    if (timesEvents()) {
+      observeEventHandling(deleted.label(), handlingSecondsSince(start));
+    }
     return;
   }
   if (!responsibleFor(*pod)) {
@@ -572,6 +668,9 @@ void Scheduler::onPodDelete(const std::shared_ptr<const model::Pod>& pod) {
   } else if (!nominatedNodeName(*pod).empty()) {
     // Pods of lower or equal priority counted it as placed on its nominated node.
     moveLowerOrEqualPriority(pod);
+  }
+  if (timesEvents()) {
+    observeEventHandling(queue::kUnschedulablePodDelete, handlingSecondsSince(start));
   }
 }
 

@@ -38,6 +38,7 @@
 #include "host/cache/snapshot.h"
 #include "host/connectors/connector.h"
 #include "host/cycle/decision_log.h"
+#include "host/cycle/extender.h"
 #include "host/cycle/latency_stats.h"
 #include "host/cycle/parallelizer.h"
 #include "host/cycle/scheduler_services.h"
@@ -66,6 +67,9 @@ struct SchedulerOptions {
   // Where attempts, preemptions and Filter durations are recorded; nullptr: nowhere. Must
   // outlive the scheduler.
   metrics::SchedulerMetrics* metrics = nullptr;
+  // The HTTP extenders of the host configuration, shared by every profile, in the order they
+  // are called (ignorable ones last).
+  Extenders extenders;
   // The store the frameworks' plugins declared their kinds in (SchedulerServices owns it);
   // nullptr: a store of the scheduler's own, which no plugin reads. Must outlive the scheduler.
   connectors::ObjectStore* objects = nullptr;
@@ -195,6 +199,12 @@ class Scheduler : private CycleHost {
   // AssignedPodDelete for the pending pods of priority <= `pod`'s: `pod` stopped counting as
   // placed on its nominated node.
   void moveLowerOrEqualPriority(const std::shared_ptr<const model::Pod>& pod);
+  // scheduler_event_handling_duration_seconds{event} (upstream eventhandlers.go): `seconds`
+  // of a handler under its event's label. Nothing without options_.metrics. Loop thread.
+  bool timesEvents() const { return options_.metrics != nullptr; }
+  void observeEventHandling(std::string_view event, double seconds);
+  // The histogram of each event label met so far (loop thread).
+  std::map<std::string, metrics::Histogram*, std::less<>> eventHandlingHistograms_;
 
   // The scheduling cycle (schedule_one.cc).
   void scheduleOne(queue::QueuedPodInfoPtr info);
@@ -205,11 +215,27 @@ class Scheduler : private CycleHost {
   };
   Status schedulePod(const Framework& fw, CycleState& cycle, const sh_pod& pod,
                      ScheduleResult& result, FitError& fitError);
+  // The Filter plugins' feasible nodes; `nominatedNodeFits` set when the nominated node passed
+  // them and the extenders, and is the only one returned.
   std::vector<const sh_node_info*> findNodesThatFitPod(const Framework& fw, CycleState& cycle,
                                                        const sh_pod& pod, Diagnosis& diagnosis,
-                                                       Status& status);
+                                                       Status& status, bool& nominatedNodeFits);
   Status runFilterWithNominatedPods(const Framework& fw, CycleState& cycle, const sh_pod& pod,
                                     const sh_node_info& node);
+  // The extenders (extenders.cc; upstream schedule_one.go): the filtering ones in order on the
+  // nodes the Filter plugins passed, their rejections recorded in `diagnosis`; an Error status
+  // in `status` ends the attempt.
+  std::vector<const sh_node_info*> findNodesThatPassExtenders(
+      const sh_pod& pod, std::vector<const sh_node_info*> feasible, Diagnosis& diagnosis,
+      Status& status);
+  // Adds each interested prioritizer's score × weight × (100 / 10) to `scores`; an extender
+  // that fails gives no scores (upstream prioritizeNodes).
+  void addExtenderScores(const sh_pod& pod, std::vector<NodeScore>& scores);
+  // The first interested binder binds the pod (an ignorable one that fails passes it on);
+  // nullopt when none did, and the Bind plugins do (upstream extendersBinding).
+  std::optional<Status> bindWithExtenders(const model::Pod& pod, const std::string& node);
+  bool hasExtenderFilters() const;
+  bool hasExtenderPrioritizers() const;
 
   // CycleHost: what the cycle's plugins reach through the preemption services
   // (preemption.cc).

@@ -56,6 +56,11 @@ bool timeThisNode() {
   return ++evaluations % kPerNodeTimingStride == 0;
 }
 
+// Score loops run so far, and the last one the calling thread took part in: a thread counts
+// itself once per loop in scheduler_goroutines{operation="Score"}.
+std::atomic<uint64_t> scoreRuns{0};
+thread_local constinit uint64_t scoreRunOfThisThread = 0;
+
 // Runs one extension point; with metrics, records its duration under the final status.
 template <typename Fn>
 Status timedPoint(const metrics::ProfileMetrics* m, metrics::MetricPoint point, Fn&& fn) {
@@ -146,6 +151,16 @@ Framework::Framework(Config config) : config_(std::move(config)) {
     for (std::size_t p = 0; p < kExtensionPointCount; ++p) {
       for (const PluginPtr& plugin : config_.plugins[p]) {
         pluginMetrics_[p].push_back(&config_.metrics->plugin(plugin->name()));
+      }
+    }
+    // Created up front, as upstream's setInstrumentedPlugins does: every plugin of these points
+    // shows, at 0 until its first call.
+    for (ExtensionPoint point : {ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
+                                 ExtensionPoint::kPreScore, ExtensionPoint::kScore}) {
+      const metrics::MetricPoint label = *metrics::metricPoint(point);
+      for (const PluginPtr& plugin : plugins(point)) {
+        evaluations_[indexOf(point)].push_back(
+            &config_.metrics->evaluations(label, plugin->name()));
       }
     }
   }
@@ -252,6 +267,7 @@ Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterO
   }
   const auto& list = plugins(ExtensionPoint::kPreFilter);
   const bool timePlugins = timesPlugins(cycle);
+  const auto& preFilterEvaluations = evaluations_[indexOf(ExtensionPoint::kPreFilter)];
   outcome = PreFilterOutcome();
   std::set<std::string> merged;
   Status returnStatus;
@@ -266,6 +282,9 @@ Status Framework::preFilterImpl(CycleState& cycle, const sh_pod& pod, PreFilterO
                                              metrics::MetricPoint::kPreFilter, call)
                            : callPlugin(*p, call_point::kPreFilter, call);
     Status s = checkedStatus(*p, code, raw);
+    if (!s.isSkip() && !preFilterEvaluations.empty()) {
+      preFilterEvaluations[i]->inc();
+    }
     if (trace != nullptr) {
       PluginTrace t{p->name(), s, {}};
       if (s.ok() && result.restricted) {
@@ -385,9 +404,14 @@ Status Framework::runFilter(CycleState& cycle, const sh_pod& pod, const sh_node_
   const auto& list = plugins(ExtensionPoint::kFilter);
   const bool haveMask = cycle.skipFilterMask.size() == list.size();
   const bool timePlugins = timesPlugins(cycle) && timeThisNode();
+  const auto& evaluations = evaluations_[indexOf(ExtensionPoint::kFilter)];
+  const bool countEvaluations = !evaluations.empty();
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (haveMask && cycle.skipFilterMask[i] != 0) {
       continue;
+    }
+    if (countEvaluations) {
+      evaluations[i]->inc();
     }
     const PluginPtr& p = list[i];
     sh_status& raw = scratchStatus();
@@ -507,6 +531,7 @@ Status Framework::preScoreImpl(CycleState& cycle, const sh_pod& pod,
   std::set<std::string> skipped;
   const auto& list = plugins(ExtensionPoint::kPreScore);
   const bool timePlugins = timesPlugins(cycle);
+  const auto& evaluations = evaluations_[indexOf(ExtensionPoint::kPreScore)];
   for (std::size_t i = 0; i < list.size(); ++i) {
     const PluginPtr& p = list[i];
     sh_status raw;
@@ -518,6 +543,9 @@ Status Framework::preScoreImpl(CycleState& cycle, const sh_pod& pod,
                                              metrics::MetricPoint::kPreScore, call)
                            : callPlugin(*p, call_point::kPreScore, call);
     Status s = checkedStatus(*p, code, raw);
+    if (!s.isSkip() && !evaluations.empty()) {
+      evaluations[i]->inc();
+    }
     if (s.isSkip()) {
       skipped.insert(p->name());
       continue;
@@ -547,6 +575,13 @@ Status Framework::scoreImpl(
   const std::size_t nn = nodes.size();
   const bool haveMask = cycle.skipScoreMask.size() == np;
   const bool timePlugins = timesPlugins(cycle);
+  const auto& evaluations = evaluations_[indexOf(ExtensionPoint::kScore)];
+  const bool countEvaluations = !evaluations.empty();
+  // scheduler_goroutines{operation="Score"}: each thread that takes part counts from its first
+  // node until the loop returns, as upstream's Parallelizer adds its workers for the whole call.
+  metrics::Gauge* workers = config_.metrics != nullptr ? &config_.metrics->scoreWorkers() : nullptr;
+  const uint64_t run = scoreRuns.fetch_add(1, std::memory_order_relaxed) + 1;
+  std::atomic<int> joined{0};
   scores.assign(nn, NodeScore());
   // Plugin-major, as NormalizeScore wants each plugin's list contiguous.
   std::vector<sh_node_score> lists(np * nn);
@@ -555,6 +590,11 @@ Status Framework::scoreImpl(
   Status firstError;
 
   forEach(nn, [&](std::size_t n) {
+    if (workers != nullptr && scoreRunOfThisThread != run) {
+      scoreRunOfThisThread = run;
+      joined.fetch_add(1, std::memory_order_relaxed);
+      workers->add(1);
+    }
     if (failed.load(std::memory_order_relaxed)) {
       return;
     }
@@ -565,6 +605,9 @@ Status Framework::scoreImpl(
       slot.score = 0;
       if (haveMask && cycle.skipScoreMask[i] != 0) {
         continue;
+      }
+      if (countEvaluations) {
+        evaluations[i]->inc();
       }
       const PluginPtr& p = scorers[i];
       sh_status& raw = scratchStatus();
@@ -591,6 +634,9 @@ Status Framework::scoreImpl(
       slot.score = value;
     }
   });
+  if (workers != nullptr) {
+    workers->add(-static_cast<double>(joined.load(std::memory_order_relaxed)));
+  }
   if (failed.load()) {
     return firstError;
   }

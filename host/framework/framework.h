@@ -193,6 +193,10 @@ class Framework {
   bool allocatesClaims_ = false;
   // Parallel to config_.plugins, when config_.metrics is set.
   PerPoint<std::vector<metrics::PluginMetrics*>> pluginMetrics_;
+  // scheduler_plugin_evaluation_total's counters, parallel to config_.plugins at PreFilter,
+  // Filter, PreScore and Score when config_.metrics is set (empty otherwise), resolved here so
+  // a call counts with one relaxed add.
+  PerPoint<std::vector<metrics::ShardedCounter*>> evaluations_;
 };
 
 // The frameworks by schedulerName, one per profile.

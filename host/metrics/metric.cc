@@ -31,6 +31,21 @@ std::vector<double> exponentialBuckets(double start, double factor, std::size_t 
   return out;
 }
 
+thread_local constinit int ShardedCounter::threadShard_ = -1;
+
+int ShardedCounter::nextShard() {
+  static std::atomic<unsigned> next{0};
+  return static_cast<int>(next.fetch_add(1, std::memory_order_relaxed) % kShards);
+}
+
+uint64_t ShardedCounter::value() const {
+  uint64_t sum = 0;
+  for (const Shard& s : shards_) {
+    sum += s.value.load(std::memory_order_relaxed);
+  }
+  return sum;
+}
+
 void Gauge::add(double delta) {
   double cur = value_.load(std::memory_order_relaxed);
   while (!value_.compare_exchange_weak(cur, cur + delta, std::memory_order_relaxed)) {
@@ -175,6 +190,7 @@ FamilySnapshot LabelledFamily<T>::snapshot() const {
 }
 
 template class LabelledFamily<Counter>;
+template class LabelledFamily<ShardedCounter>;
 template class LabelledFamily<Gauge>;
 template class LabelledFamily<Histogram>;
 

@@ -165,6 +165,11 @@ CounterFamily& Registry::counter(std::string name, std::string help,
   return add<CounterFamily>(std::move(name), std::move(help), std::move(labelNames));
 }
 
+ShardedCounterFamily& Registry::shardedCounter(std::string name, std::string help,
+                                               std::vector<std::string> labelNames) {
+  return add<ShardedCounterFamily>(std::move(name), std::move(help), std::move(labelNames));
+}
+
 GaugeFamily& Registry::gauge(std::string name, std::string help,
                              std::vector<std::string> labelNames) {
   return add<GaugeFamily>(std::move(name), std::move(help), std::move(labelNames));

@@ -46,6 +46,9 @@ class Registry {
   // taken or an invalid name.
   CounterFamily& counter(std::string name, std::string help,
                          std::vector<std::string> labelNames = {});
+  // A counter family for increments from many threads at once (ShardedCounter).
+  ShardedCounterFamily& shardedCounter(std::string name, std::string help,
+                                       std::vector<std::string> labelNames = {});
   GaugeFamily& gauge(std::string name, std::string help, std::vector<std::string> labelNames = {});
   HistogramFamily& histogram(std::string name, std::string help,
                              std::vector<std::string> labelNames, std::vector<double> bounds);

@@ -121,7 +121,23 @@ SchedulerMetrics::SchedulerMetrics()
           "schedhost_plugin_slow_calls_total",
           "Plugin calls that ran longer than [plugins] callWarningSeconds, by plugin and "
           "extension point.",
-          {"plugin", "extension_point"})) {
+          {"plugin", "extension_point"})),
+      pluginEvaluations(registry_.shardedCounter(
+          "scheduler_plugin_evaluation_total",
+          "Number of attempts to schedule pods by each plugin and the extension point (available "
+          "only in PreFilter, Filter, PreScore, and Score).",
+          {"plugin", "extension_point", "profile"})),
+      queueingHintDuration(
+          registry_.histogram("scheduler_queueing_hint_execution_duration_seconds",
+                              "Duration for running a queueing hint function of a plugin.",
+                              {"plugin", "event", "hint"}, exponentialBuckets(0.00001, 1.5, 20))),
+      eventHandlingDuration(registry_.histogram("scheduler_event_handling_duration_seconds",
+                                                "Event handling latency in seconds.", {"event"},
+                                                exponentialBuckets(0.0001, 2, 12))),
+      goroutines(
+          registry_.gauge("scheduler_goroutines",
+                          "Number of running goroutines split by the work they do such as binding.",
+                          {"operation"})) {
   registry_.addCollector([](std::vector<FamilySnapshot>& out) {
     for (FamilySnapshot& f : processFamilies()) {
       out.push_back(std::move(f));
@@ -195,16 +211,35 @@ FamilySnapshot cacheSizeFamily(uint64_t assumedPods, uint64_t nodes, uint64_t po
   return f;
 }
 
-FamilySnapshot goroutinesFamily(uint64_t binding) {
+FamilySnapshot unschedulablePodsFamily(const std::vector<UnschedulableByPlugin>& counts) {
   FamilySnapshot f;
-  f.desc = {"scheduler_goroutines",
-            "Number of running goroutines split by the work they do such as binding.",
+  f.desc = {"scheduler_unschedulable_pods",
+            "The number of unschedulable pods broken down by plugin name. A pod will increment "
+            "the gauge for all plugins that caused it to not schedule and so this metric have "
+            "meaning only when broken down by plugin.",
             MetricType::kGauge,
-            {"operation"}};
-  ChildSnapshot c;
-  c.labelValues = {"binding"};
-  c.value = static_cast<double>(binding);
-  f.children.push_back(std::move(c));
+            {"plugin", "profile"}};
+  for (const UnschedulableByPlugin& c : counts) {
+    ChildSnapshot child;
+    child.labelValues = {c.plugin, c.profile};
+    child.value = static_cast<double>(c.pods);
+    f.children.push_back(std::move(child));
+  }
+  return f;
+}
+
+FamilySnapshot inflightEventsFamily(const std::vector<std::pair<std::string, int64_t>>& counts) {
+  FamilySnapshot f;
+  f.desc = {"scheduler_inflight_events",
+            "Number of events currently tracked in the scheduling queue.",
+            MetricType::kGauge,
+            {"event"}};
+  for (const auto& [event, n] : counts) {
+    ChildSnapshot child;
+    child.labelValues = {event};
+    child.value = static_cast<double>(n);
+    f.children.push_back(std::move(child));
+  }
   return f;
 }
 
@@ -225,6 +260,11 @@ ProfileMetrics::ProfileMetrics(SchedulerMetrics& metrics, std::string profile)
            std::string_view(profile_)});
     }
   }
+  scoreWorkers_ = &metrics_.goroutines.with({kOperationScore});
+}
+
+ShardedCounter& ProfileMetrics::evaluations(MetricPoint point, std::string_view plugin) const {
+  return metrics_.pluginEvaluations.with({plugin, pointLabel(point), std::string_view(profile_)});
 }
 
 void ProfileMetrics::observePoint(MetricPoint point, int code, double seconds,

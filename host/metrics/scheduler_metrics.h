@@ -5,15 +5,17 @@
 //   SchedulerMetrics   one per process: owns the Registry and every family
 //   ProfileMetrics     one per profile (framework): the extension-point histograms of that
 //                      profile resolved up front, indexed by (point, status code); the plugin
-//                      histograms through PluginMetrics
+//                      histograms through PluginMetrics; the plugin evaluation counters and the
+//                      Score workers' gauge
 //   PluginMetrics      one per (profile, plugin): scheduler_plugin_execution_duration_seconds
 //                      children resolved lazily, on a plugin's first call at a (point, code),
 //                      and cached in atomics, so steady state takes no lock and creates no
 //                      child a plugin never reported (upstream creates them on first use too)
 //
 // Families filled at scrape time (scheduler_pending_pods, scheduler_queue_incoming_pods_total,
-// scheduler_cache_size, scheduler_goroutines) have their names and help here; a higher layer
-// builds them from the queue and the cache with pendingPodsFamily() and the like. The process
+// scheduler_unschedulable_pods, scheduler_inflight_events, scheduler_cache_size) have their
+// names and help here; a higher layer builds them from the queue and the cache with
+// pendingPodsFamily() and the like. The process
 // families (process_metrics.h) are a collector of the registry.
 #pragma once
 
@@ -73,6 +75,17 @@ inline std::size_t statusIndex(int code) {
                                            : static_cast<std::size_t>(SH_ERROR);
 }
 
+// scheduler_queueing_hint_execution_duration_seconds' hint label values (upstream
+// metrics.QueueingHintResult*).
+inline constexpr std::string_view kHintQueue = "Queue";
+inline constexpr std::string_view kHintQueueSkip = "QueueSkip";
+inline constexpr std::string_view kHintError = "Error";
+
+// scheduler_goroutines' operation label values (upstream metrics.Binding and the
+// Parallelizer's operations).
+inline constexpr std::string_view kOperationBinding = "binding";
+inline constexpr std::string_view kOperationScore = "Score";
+
 // scheduler_schedule_attempts_total's result label values.
 inline constexpr std::string_view kResultScheduled = "scheduled";
 inline constexpr std::string_view kResultUnschedulable = "unschedulable";
@@ -120,6 +133,20 @@ class SchedulerMetrics {
   // {plugin, extension_point}: calls the watchdog reported for running longer than
   // [plugins] callWarningSeconds (framework/plugin_call.h).
   CounterFamily& pluginSlowCalls;
+  // {plugin, extension_point, profile}: plugin calls at PreFilter, Filter, PreScore and Score
+  // (PreFilter and PreScore calls that returned Skip not counted), as upstream's instrumented
+  // plugins (framework/runtime/instrumented_plugins.go). Sharded: Filter and Score count from
+  // every worker, once per plugin and node.
+  ShardedCounterFamily& pluginEvaluations;
+  // {plugin, event, hint}, exponentialBuckets(0.00001, 1.5, 20): one plugin's queueing hint
+  // for one event (queue/scheduling_queue.cc).
+  HistogramFamily& queueingHintDuration;
+  // {event}, exponentialBuckets(0.0001, 2, 12): one cluster event's handling, from the
+  // informer change to the queue having moved its pods (cycle/scheduler.cc).
+  HistogramFamily& eventHandlingDuration;
+  // {operation}: threads at work per operation. "binding" is set at scrape time from the
+  // binding cycles running; "Score" is live (Framework::runScore's workers).
+  GaugeFamily& goroutines;
 
   // The attempts label of scheduler_pod_scheduling_sli_duration_seconds: "1".."14", "15+".
   static std::string attemptsLabel(uint64_t attempts);
@@ -141,9 +168,16 @@ FamilySnapshot incomingPodsFamily(const std::vector<IncomingPods>& counts);
 // scheduler_cache_size {type}: assumed_pods, nodes, pods (upstream counts the cache's ghost
 // node entries too).
 FamilySnapshot cacheSizeFamily(uint64_t assumedPods, uint64_t nodes, uint64_t pods);
-// scheduler_goroutines {operation}: the threads at work per operation, here "binding" (the
-// binding cycles running).
-FamilySnapshot goroutinesFamily(uint64_t binding);
+// scheduler_unschedulable_pods {plugin, profile}: the queue's pods rejected by each plugin.
+struct UnschedulableByPlugin {
+  std::string plugin;
+  std::string profile;
+  int64_t pods = 0;
+};
+FamilySnapshot unschedulablePodsFamily(const std::vector<UnschedulableByPlugin>& counts);
+// scheduler_inflight_events {event}: the events the queue keeps for the pods in flight, and
+// the popped pods themselves ("PodPopped").
+FamilySnapshot inflightEventsFamily(const std::vector<std::pair<std::string, int64_t>>& counts);
 
 // One plugin's execution-duration histograms: (point, status) -> child, resolved on first use.
 class PluginMetrics {
@@ -190,11 +224,17 @@ class ProfileMetrics {
 
   // The plugin's handles, created on first request and stable for this object's life.
   PluginMetrics& plugin(const std::string& name);
+  // scheduler_plugin_evaluation_total{plugin, point, this profile}; stable for the
+  // SchedulerMetrics' life. For PreFilter, Filter, PreScore and Score.
+  ShardedCounter& evaluations(MetricPoint point, std::string_view plugin) const;
+  // scheduler_goroutines{operation="Score"}.
+  Gauge& scoreWorkers() const { return *scoreWorkers_; }
 
  private:
   SchedulerMetrics& metrics_;
   std::string profile_;
   std::array<std::array<Histogram*, kStatusLabelCount>, kMetricPointCount> points_{};
+  Gauge* scoreWorkers_ = nullptr;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<PluginMetrics>, std::less<>> plugins_;
 };

@@ -67,6 +67,9 @@ inline constexpr std::string_view kForceActivate = "ForceActivate";
 inline constexpr std::string_view kUnschedulableTimeout = "UnschedulableTimeout";
 inline constexpr std::string_view kUnschedulablePodAdd = "UnschedulablePodAdd";
 inline constexpr std::string_view kUnschedulablePodUpdate = "UnschedulablePodUpdate";
+// The event handlers' label for an unscheduled pod's deletion (upstream
+// EventUnscheduledPodDelete), in scheduler_event_handling_duration_seconds.
+inline constexpr std::string_view kUnschedulablePodDelete = "UnschedulablePodDelete";
 // schedhost's own: a new profile generation lifted a pod's PreEnqueue gate, or retries the
 // pods the old one turned away.
 inline constexpr std::string_view kProfileChange = "ProfileChange";

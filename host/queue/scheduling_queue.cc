@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "host/metrics/scheduler_metrics.h"
 #include "host/model/pod_key.h"
 
 namespace sh::queue {
@@ -286,6 +287,7 @@ SchedulingQueue::Strategy SchedulingQueue::isPodWorthRequeuing(const QueuedPodIn
   }
   Strategy strategy = Strategy::kSkip;
   std::optional<sh_event_objects> objects;
+  std::optional<std::string> eventLabel;
   for (const HintEntry& entry : profile->hints) {
     if (!matches(entry.event, event) || !info.isRejector(entry.plugin)) {
       continue;
@@ -296,8 +298,7 @@ SchedulingQueue::Strategy SchedulingQueue::isPodWorthRequeuing(const QueuedPodIn
       if (!objects) {
         objects = toAbi(event, oldObj, newObj);
       }
-      auto index = static_cast<std::size_t>(entry.index);
-      hint = plugin->hint(index, info.pod->view(), *objects);
+      hint = runHint(entry, info, event, *objects, eventLabel);
       // Anything but an explicit QueueSkip counts as Queue, as an error does upstream.
       hint = hint == SH_QUEUE_SKIP ? SH_QUEUE_SKIP : SH_QUEUE;
     }
@@ -313,6 +314,42 @@ SchedulingQueue::Strategy SchedulingQueue::isPodWorthRequeuing(const QueuedPodIn
     strategy = Strategy::kAfterBackoff;  // a Pending plugin may still say Queue
   }
   return strategy;
+}
+
+sh_queueing_hint SchedulingQueue::runHint(const HintEntry& entry, const QueuedPodInfo& info,
+                                          const ClusterEvent& event,
+                                          const sh_event_objects& objects,
+                                          std::optional<std::string>& eventLabel) const {
+  const auto index = static_cast<std::size_t>(entry.index);
+  if (metrics_ == nullptr) {
+    return entry.instance->hint(index, info.pod->view(), objects);
+  }
+  // Upstream scheduling_queue.go isPodWorthRequeuing: every queueing hint function call is
+  // timed under the plugin, the incoming event's label and what it answered.
+  const auto start = std::chrono::steady_clock::now();
+  const sh_queueing_hint hint = entry.instance->hint(index, info.pod->view(), objects);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!eventLabel) {
+    eventLabel = event.label();
+  }
+  auto cached = std::find_if(entry.histograms.begin(), entry.histograms.end(),
+                             [&](const HintHistograms& h) { return h.event == *eventLabel; });
+  if (cached == entry.histograms.end()) {
+    cached = entry.histograms.insert(entry.histograms.end(), HintHistograms{*eventLabel, {}});
+  }
+  // Anything but Queue and QueueSkip is an invalid answer, which the queue takes as Queue:
+  // upstream's hint function returning an error.
+  const std::size_t which = hint == SH_QUEUE ? 0 : hint == SH_QUEUE_SKIP ? 1 : 2;
+  metrics::Histogram*& h = cached->byHint[which];
+  if (h == nullptr) {
+    static constexpr std::string_view kLabels[] = {metrics::kHintQueue, metrics::kHintQueueSkip,
+                                                   metrics::kHintError};
+    h = &metrics_->queueingHintDuration.with(
+        {std::string_view(entry.plugin), std::string_view(*eventLabel), kLabels[which]});
+  }
+  h->observe(seconds);
+  return hint;
 }
 
 SchedulingQueue::Strategy SchedulingQueue::strategyForInFlightPod(const QueuedPodInfo& info) const {
@@ -923,6 +960,11 @@ PendingCounts SchedulingQueue::pendingCounts() const {
 bool SchedulingQueue::quiet() const {
   std::lock_guard<std::mutex> lock(mu_);
   return active_.empty() && backoff_.size() == 0 && active_.inFlightPodCount() == 0;
+}
+
+void SchedulingQueue::setMetrics(metrics::SchedulerMetrics* metrics) {
+  std::lock_guard<std::mutex> lock(mu_);
+  metrics_ = metrics;
 }
 
 QueueMetrics SchedulingQueue::metrics() const {

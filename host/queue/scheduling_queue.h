@@ -52,6 +52,7 @@
 // so plugins must not call back into the queue from those functions.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -76,6 +77,11 @@
 #include "host/queue/queue_profile.h"
 #include "host/queue/queued_pod_info.h"
 #include "host/queue/unschedulable_pods.h"
+
+namespace sh::metrics {
+class Histogram;
+class SchedulerMetrics;
+}  // namespace sh::metrics
 
 namespace sh::queue {
 
@@ -207,6 +213,10 @@ class SchedulingQueue {
   // out a pod until an event, an add or the leftover flush.
   bool quiet() const;
   QueueMetrics metrics() const;
+  // Where the plugins' queueing hints are timed (scheduler_queueing_hint_execution_duration_
+  // seconds{plugin, event, hint}); nullptr, the default: they are not timed. `metrics` must
+  // outlive the queue.
+  void setMetrics(metrics::SchedulerMetrics* metrics);
 
   // -- test-only ------------------------------------------------------------------------
   struct PodLookup {
@@ -229,11 +239,19 @@ class SchedulingQueue {
   enum QueueIndex { kActiveIdx = 0, kBackoffIdx = 1, kUnschedulableIdx = 2 };
 
   // A registration the queue consults: which plugin, which event, and how to get its hint.
+  // The hint histograms of one registration for one incoming event label, by hint label
+  // (Queue, QueueSkip, Error), resolved on first use.
+  struct HintHistograms {
+    std::string event;
+    std::array<metrics::Histogram*, 3> byHint{};
+  };
   struct HintEntry {
     ClusterEvent event;
     std::string plugin;
     const EventPlugin* instance = nullptr;  // nullptr: always Queue
     int64_t index = -1;  // registration index passed to queueing_hint; -1: always Queue
+    // Under mu_; a registration meets few event labels.
+    mutable std::vector<HintHistograms> histograms;
   };
   struct Profile {
     std::string name;
@@ -259,6 +277,10 @@ class SchedulingQueue {
   void addToUnschedulable(QueuedPodInfoPtr info, std::string_view event, bool countIncoming);
   Strategy isPodWorthRequeuing(const QueuedPodInfo& info, const ClusterEvent& event,
                                const EventObject& oldObj, const EventObject& newObj) const;
+  // Runs entry's hint for the pod, timed when metrics_ is set.
+  sh_queueing_hint runHint(const HintEntry& entry, const QueuedPodInfo& info,
+                           const ClusterEvent& event, const sh_event_objects& objects,
+                           std::optional<std::string>& eventLabel) const;
   Strategy strategyForInFlightPod(const QueuedPodInfo& info) const;
   bool isEventOfInterest(const ClusterEvent& event) const;
   void movePods(const std::vector<QueuedPodInfo*>& pods, const ClusterEvent& event,
@@ -294,6 +316,7 @@ class SchedulingQueue {
   bool flusherStarted_ = false;
 
   // Metrics, under mu_.
+  metrics::SchedulerMetrics* metrics_ = nullptr;
   std::map<std::string, uint64_t, std::less<>> incoming_[3];
   std::map<std::string, std::map<std::string, int64_t, std::less<>>, std::less<>>
       unschedulableGauge_;

@@ -50,6 +50,9 @@ std::vector<std::string> restartOnlyChanges(const config::HostConfig& was,
       wl.resourceNamespace != nl.resourceNamespace) {
     out.emplace_back("leaderElection");
   }
+  if (was.extenders != now.extenders) {
+    out.emplace_back("extenders");
+  }
   return out;
 }
 

@@ -3,6 +3,8 @@
 // positions in the YAML an operator wrote.
 #include "host/config/kube_scheduler_configuration.h"
 
+#include <algorithm>
+#include <chrono>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -324,19 +326,97 @@ profiles:
       << wrong.str();
 }
 
-TEST(KubeSchedulerConfigurationTest, ExtendersAreRefusedNotIgnored) {
+TEST(KubeSchedulerConfigurationTest, ExtendersAreReadWithUpstreamsFieldsAndIgnorableOnesLast) {
+  Diagnostics diags;
+  const HostConfig config = yaml(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+extenders:
+  - urlPrefix: http://127.0.0.1:8888/optional
+    filterVerb: filter
+    ignorable: true
+  - urlPrefix: https://gpu.example:8443/scheduler/
+    filterVerb: filter
+    prioritizeVerb: prioritize
+    weight: 3
+    bindVerb: bind
+    enableHTTPS: true
+    httpTimeout: 1500ms
+    nodeCacheCapable: true
+    tlsConfig:
+      insecure: false
+      serverName: gpu
+      caData: Q0E=
+    managedResources:
+      - name: example.com/gpu
+        ignoredByScheduler: true
+)",
+                                 diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.str();
+  ASSERT_EQ(config.extenders.size(), 2u);
+  const ExtenderConfig& gpu = config.extenders[0];  // the ignorable one moved after it
+  EXPECT_EQ(gpu.urlPrefix, "https://gpu.example:8443/scheduler/");
+  EXPECT_EQ(gpu.filterVerb, "filter");
+  EXPECT_EQ(gpu.prioritizeVerb, "prioritize");
+  EXPECT_EQ(gpu.weight, 3);
+  EXPECT_EQ(gpu.bindVerb, "bind");
+  EXPECT_TRUE(gpu.enableHttps);
+  EXPECT_EQ(gpu.httpTimeout, std::chrono::milliseconds(1500));
+  EXPECT_TRUE(gpu.nodeCacheCapable);
+  EXPECT_EQ(gpu.tls.serverName, "gpu");
+  EXPECT_EQ(gpu.tls.caData, "Q0E=");
+  ASSERT_EQ(gpu.managedResources.size(), 1u);
+  EXPECT_EQ(gpu.managedResources[0].name, "example.com/gpu");
+  EXPECT_TRUE(gpu.managedResources[0].ignoredByScheduler);
+  EXPECT_FALSE(gpu.ignorable);
+  EXPECT_EQ(config.extenders[1].urlPrefix, "http://127.0.0.1:8888/optional");
+  EXPECT_TRUE(config.extenders[1].ignorable);
+  EXPECT_EQ(config.extenders[1].httpTimeout, std::chrono::milliseconds(5000));  // the default
+  // ignoredByScheduler reaches NodeResourcesFit's args in the (default) profile.
+  ASSERT_EQ(config.profiles.size(), 1u);
+  const auto& pc = config.profiles[0].pluginConfig;
+  auto fit = std::find_if(pc.begin(), pc.end(),
+                          [](const PluginConfigEntry& e) { return e.name == "NodeResourcesFit"; });
+  ASSERT_NE(fit, pc.end());
+  ASSERT_NE(fit->args, nullptr);
+  EXPECT_EQ(boost::json::serialize(fit->args->toJson().at("ignoredResources")),
+            R"(["example.com/gpu"])");
+}
+
+TEST(KubeSchedulerConfigurationTest, ExtendersAreValidatedAsUpstreamValidatesThem) {
   Diagnostics diags;
   yaml(R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 extenders:
-  - urlPrefix: http://127.0.0.1:8888/
-    filterVerb: filter
+  - urlPrefix: http://a/
+    prioritizeVerb: prioritize
+    bindVerb: bind
+    managedResources:
+      - name: cpu
+      - name: example.com/gpu
+  - urlPrefix: http://b/
+    bindVerb: bind
+    httpTimeout: 5
+    managedResources:
+      - name: example.com/gpu
+  - filterVerb: filter
+    preemptVerb: preempt
 )",
        diags);
-  EXPECT_NE(diags.str().find("scheduler.yaml:4:5: extenders[0]: scheduler extenders are not "
-                             "called by this version of schedhost"),
-            std::string::npos)
-      << diags.str();
+  const std::string text = diags.str();
+  for (const char* expected : {
+           "extenders[0].weight: Invalid value: 0: must have a positive weight applied to it",
+           "extenders[0].managedResources[0].name: Invalid value: \"cpu\": is an invalid "
+           "extended resource name",
+           "extenders[1].managedResources[0].name: Invalid value: \"example.com/gpu\": "
+           "duplicate extender managed resource name",
+           "extenders[1].httpTimeout: ",
+           "extenders: Invalid value: \"found 2 extenders implementing bind\": only one "
+           "extender can implement bind",
+           "extenders[2].urlPrefix: required",
+           "extenders[2].preemptVerb: extenders taking part in preemption are not supported yet",
+       }) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  }
 }
 
 TEST(KubeSchedulerConfigurationTest, AliasBombAndDeepNestingStop) {

@@ -172,6 +172,8 @@ struct HarnessOptions {
   bool pvController = true;
   // SchedulerOptions::stopGrace: 0 waits for the binding cycles without a bound.
   std::chrono::milliseconds stopGrace{0};
+  // SchedulerOptions::extenders.
+  Extenders extenders;
 };
 
 class SchedulerHarness {
@@ -271,6 +273,7 @@ class SchedulerHarness {
     so.queue.initialBackoff = options_.initialBackoff;
     so.queue.maxBackoff = options_.maxBackoff;
     so.objects = services_.objectStore();
+    so.extenders = options_.extenders;
     Frameworks frameworks(set_.frameworks.begin(), set_.frameworks.end());
     scheduler_ = std::make_unique<Scheduler>(std::move(frameworks), *cluster_, log_.get(), so,
                                              options_.clock);

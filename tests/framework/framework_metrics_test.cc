@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "host/cache/snapshot.h"
@@ -196,6 +197,93 @@ TEST_F(FrameworkMetricsTest, PluginDurationsOnlyInCyclesThatRecordThem) {
   EXPECT_EQ(pluginChildren(), 7u);
 }
 
+// scheduler_plugin_evaluation_total (upstream instrumented_plugins.go): every PreFilter,
+// Filter, PreScore and Score call of a plugin counts, in every cycle (not sampled), except
+// PreFilter and PreScore calls that answer Skip; a Filter plugin skipped by PreFilter is not
+// called and not counted.
+TEST_F(FrameworkMetricsTest, PluginEvaluationsCountEveryCallAtTheFourPoints) {
+  auto fw = build(R"({"filter":{"n2":{"code":"Unschedulable","reasons":["no"]}},
+                      "score":{"n1":3}})",
+                  profileMetrics());
+  const auto evaluations = [&](std::string_view point) -> uint64_t {
+    return scheduler_.pluginEvaluations.with({"ScriptedA", point, kProfile}).value();
+  };
+  // Created with the framework, at 0, for the four points only.
+  EXPECT_EQ(scheduler_.pluginEvaluations.snapshot().children.size(), 4u);
+  EXPECT_EQ(evaluations("Filter"), 0u);
+
+  const sh_pod& pod = pod_->view();
+  PreFilterOutcome outcome;
+  ASSERT_TRUE(fw->runPreFilter(cycle_, pod, outcome).ok());
+  for (const sh_node_info* n : snapshot_->views) {
+    fw->runFilter(cycle_, pod, *n);  // n2 rejects: still one evaluation each
+  }
+  ASSERT_TRUE(fw->runPreScore(cycle_, pod, snapshot_->views).ok());
+  ASSERT_TRUE(scoreAll(*fw).ok());
+  EXPECT_EQ(evaluations("PreFilter"), 1u);
+  EXPECT_EQ(evaluations("Filter"), 3u);  // one per node
+  EXPECT_EQ(evaluations("PreScore"), 1u);
+  EXPECT_EQ(evaluations("Score"), 3u);  // one per node
+  // Each counted once, whatever the sampling of the durations.
+  EXPECT_EQ(pluginChildren(), 0u);
+  // Reserve and the others are not evaluations.
+  ASSERT_TRUE(fw->runReserve(cycle_, pod, "n1").ok());
+  EXPECT_EQ(scheduler_.pluginEvaluations.snapshot().children.size(), 4u);
+
+  // The exposition as upstream writes it.
+  const std::string text = scheduler_.render();
+  EXPECT_NE(text.find("# TYPE scheduler_plugin_evaluation_total counter\n"), std::string::npos);
+  EXPECT_NE(text.find("scheduler_plugin_evaluation_total{plugin=\"ScriptedA\",extension_point="
+                      "\"Filter\",profile=\"p1\"} 3\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(FrameworkMetricsTest, SkipAtPreFilterAndPreScoreIsNoEvaluation) {
+  auto fw = build(R"({"preFilter":{"code":"Skip"},"preScore":{"code":"Skip"}})", profileMetrics());
+  const sh_pod& pod = pod_->view();
+  PreFilterOutcome outcome;
+  ASSERT_TRUE(fw->runPreFilter(cycle_, pod, outcome).ok());
+  for (const sh_node_info* n : snapshot_->views) {
+    EXPECT_TRUE(fw->runFilter(cycle_, pod, *n).ok());  // skipped: not called
+  }
+  ASSERT_TRUE(fw->runPreScore(cycle_, pod, snapshot_->views).ok());
+  ASSERT_TRUE(scoreAll(*fw).ok());  // skipped too
+  for (std::string_view point : {"PreFilter", "Filter", "PreScore", "Score"}) {
+    EXPECT_EQ(scheduler_.pluginEvaluations.with({"ScriptedA", point, kProfile}).value(), 0u)
+        << point;
+  }
+}
+
+// scheduler_goroutines{operation="Score"}: the threads at work in a Score loop while it runs,
+// back to 0 after.
+TEST_F(FrameworkMetricsTest, ScoreWorkersAreCountedWhileTheLoopRuns) {
+  auto fw = build(R"({"score":{"n1":3}})", profileMetrics());
+  const sh_pod& pod = pod_->view();
+  metrics::Gauge& workers = scheduler_.goroutines.with({"Score"});
+  std::vector<double> seen;
+  std::vector<NodeScore> scores;
+  ASSERT_TRUE(fw->runScore(cycle_, pod, snapshot_->views, scores, nullptr,
+                           [&](std::size_t n, const std::function<void(std::size_t)>& fn) {
+                             // Two threads, the second joining after the first took a node.
+                             fn(0);
+                             seen.push_back(workers.value());
+                             std::thread other([&] {
+                               for (std::size_t i = 1; i < n; ++i) {
+                                 fn(i);
+                               }
+                               seen.push_back(workers.value());
+                             });
+                             other.join();
+                           })
+                  .ok());
+  EXPECT_EQ(seen, (std::vector<double>{1, 2}));
+  EXPECT_EQ(workers.value(), 0);
+  // A second loop counts its threads afresh.
+  ASSERT_TRUE(scoreAll(*fw).ok());
+  EXPECT_EQ(workers.value(), 0);
+}
+
 TEST_F(FrameworkMetricsTest, WithoutMetricsNothingIsRecordedAndNothingBreaks) {
   auto fw = build(R"({"reserve":{"code":"Unschedulable","reasons":["full"]}})", nullptr);
   EXPECT_EQ(fw->metrics(), nullptr);
@@ -211,6 +299,7 @@ TEST_F(FrameworkMetricsTest, WithoutMetricsNothingIsRecordedAndNothingBreaks) {
   fw->observeExtensionPoint(ExtensionPoint::kFilter, Status(), 0.5);
   EXPECT_EQ(allPointCounts(), 0u);
   EXPECT_EQ(pluginChildren(), 0u);
+  EXPECT_TRUE(scheduler_.pluginEvaluations.snapshot().children.empty());
 }
 
 }  // namespace

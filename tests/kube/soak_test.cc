@@ -31,7 +31,8 @@ using Clock = std::chrono::steady_clock;
 
 // 50,000 pods take 25 s in the dev build and four and a half minutes under AddressSanitizer,
 // which the CI runs on two cores beside the rest of the suite: sanitizer builds soak 10,000
-// (SCHEDHOST_SANITIZED; still a fault every 2 s over a minute of arrivals), `ctest --preset dev` the full 50,000.
+// (SCHEDHOST_SANITIZED; still a fault every 2 s over a minute of arrivals), `ctest --preset dev`
+// the full 50,000.
 #ifdef SCHEDHOST_SANITIZED
 constexpr std::size_t kDefaultPods = 10000;
 #else

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <set>
+#include <thread>
 
 #include "tests/metrics/prometheus_text_parser.h"
 
@@ -71,6 +72,73 @@ TEST(SchedulerMetricsTest, BucketsAreUpstreams) {
   EXPECT_EQ(les(m.permitWaitDuration), les(m.schedulingAttemptDuration));
   // scheduler_pod_scheduling_attempts: ExponentialBuckets(1, 2, 5): 1, 2, 4, 8, 16.
   EXPECT_EQ(les(m.podSchedulingAttempts), (std::vector<std::string>{"1", "2", "4", "8", "16"}));
+  // scheduler_queueing_hint_execution_duration_seconds: ExponentialBuckets(0.00001, 1.5, 20),
+  // the plugin execution's.
+  EXPECT_EQ(les(m.queueingHintDuration), les(m.pluginExecutionDuration));
+  // scheduler_event_handling_duration_seconds: ExponentialBuckets(0.0001, 2, 12), the
+  // extension point's.
+  EXPECT_EQ(les(m.eventHandlingDuration), les(m.frameworkExtensionPointDuration));
+}
+
+// The families this file adds for upstream's metrics.go: names, types, label names and help
+// as upstream's (the help without component-base's "[ALPHA] " prefix, as every family here).
+TEST(SchedulerMetricsTest, QueueAndEventFamiliesAreUpstreams) {
+  SchedulerMetrics m;
+  const auto desc = [](const Family& f) { return f.desc(); };
+  EXPECT_EQ(desc(m.pluginEvaluations).name, "scheduler_plugin_evaluation_total");
+  EXPECT_EQ(desc(m.pluginEvaluations).type, MetricType::kCounter);
+  EXPECT_EQ(desc(m.pluginEvaluations).labelNames,
+            (std::vector<std::string>{"plugin", "extension_point", "profile"}));
+  EXPECT_EQ(desc(m.pluginEvaluations).help,
+            "Number of attempts to schedule pods by each plugin and the extension point "
+            "(available only in PreFilter, Filter, PreScore, and Score).");
+  EXPECT_EQ(desc(m.queueingHintDuration).name,
+            "scheduler_queueing_hint_execution_duration_seconds");
+  EXPECT_EQ(desc(m.queueingHintDuration).labelNames,
+            (std::vector<std::string>{"plugin", "event", "hint"}));
+  EXPECT_EQ(desc(m.queueingHintDuration).help,
+            "Duration for running a queueing hint function of a plugin.");
+  EXPECT_EQ(desc(m.eventHandlingDuration).name, "scheduler_event_handling_duration_seconds");
+  EXPECT_EQ(desc(m.eventHandlingDuration).labelNames, (std::vector<std::string>{"event"}));
+  EXPECT_EQ(desc(m.eventHandlingDuration).help, "Event handling latency in seconds.");
+  EXPECT_EQ(desc(m.goroutines).name, "scheduler_goroutines");
+  EXPECT_EQ(desc(m.goroutines).type, MetricType::kGauge);
+  EXPECT_EQ(desc(m.goroutines).labelNames, (std::vector<std::string>{"operation"}));
+
+  const FamilySnapshot unschedulable = unschedulablePodsFamily({{"A", "p", 1}});
+  EXPECT_EQ(unschedulable.desc.name, "scheduler_unschedulable_pods");
+  EXPECT_EQ(unschedulable.desc.type, MetricType::kGauge);
+  EXPECT_EQ(unschedulable.desc.labelNames, (std::vector<std::string>{"plugin", "profile"}));
+  EXPECT_EQ(unschedulable.desc.help,
+            "The number of unschedulable pods broken down by plugin name. A pod will increment "
+            "the gauge for all plugins that caused it to not schedule and so this metric have "
+            "meaning only when broken down by plugin.");
+  const FamilySnapshot inflight = inflightEventsFamily({{"PodPopped", 1}});
+  EXPECT_EQ(inflight.desc.name, "scheduler_inflight_events");
+  EXPECT_EQ(inflight.desc.type, MetricType::kGauge);
+  EXPECT_EQ(inflight.desc.labelNames, (std::vector<std::string>{"event"}));
+  EXPECT_EQ(inflight.desc.help, "Number of events currently tracked in the scheduling queue.");
+}
+
+// A sharded counter sums what every thread added, each on its own shard.
+TEST(SchedulerMetricsTest, ShardedCounterSumsEveryThread) {
+  SchedulerMetrics m;
+  ProfileMetrics p(m, "p");
+  ShardedCounter& c = p.evaluations(MetricPoint::kFilter, "A");
+  EXPECT_EQ(&c, &p.evaluations(MetricPoint::kFilter, "A"));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 12; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) {
+        c.inc();
+      }
+    });
+  }
+  for (std::thread& t : threads) {
+    t.join();
+  }
+  EXPECT_EQ(c.value(), 12000u);
+  EXPECT_EQ(m.pluginEvaluations.with({"A", "Filter", "p"}).value(), 12000u);
 }
 
 TEST(SchedulerMetricsTest, StatusAndPointLabelsAreUpstreams) {
@@ -144,8 +212,13 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
     out.push_back(pendingPodsFamily(5, 1, 2, 0));
     out.push_back(incomingPodsFamily({{"active", "PodAdd", 7}, {"backoff", "NodeAdd", 1}}));
     out.push_back(cacheSizeFamily(/*assumedPods=*/2, /*nodes=*/10, /*pods=*/30));
-    out.push_back(goroutinesFamily(/*binding=*/4));
+    out.push_back(unschedulablePodsFamily({{"NodeAffinity", "default-scheduler", 2}}));
+    out.push_back(inflightEventsFamily({{"NodeAdd", 1}, {"PodPopped", 3}}));
   });
+  m.goroutines.with({kOperationBinding}).set(4);
+  p.evaluations(MetricPoint::kFilter, "NodeAffinity").inc(6);
+  m.queueingHintDuration.with({"NodeAffinity", "NodeAdd", kHintQueueSkip}).observe(2e-5);
+  m.eventHandlingDuration.with({"NodeAdd"}).observe(0.0003);
 
   const std::string text = m.render();
   std::vector<ParsedFamily> fams;
@@ -165,19 +238,24 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
       {"schedhost_profile_generation", "gauge"},
       {"schedhost_reloads_total", "counter"},
       {"scheduler_cache_size", "gauge"},
+      {"scheduler_event_handling_duration_seconds", "histogram"},
       {"scheduler_framework_extension_point_duration_seconds", "histogram"},
       {"scheduler_goroutines", "gauge"},
+      {"scheduler_inflight_events", "gauge"},
       {"scheduler_permit_wait_duration_seconds", "histogram"},
       {"scheduler_pending_pods", "gauge"},
+      {"scheduler_plugin_evaluation_total", "counter"},
       {"scheduler_plugin_execution_duration_seconds", "histogram"},
       {"scheduler_pod_scheduling_attempts", "histogram"},
       {"scheduler_pod_scheduling_sli_duration_seconds", "histogram"},
       {"scheduler_preemption_attempts_total", "counter"},
       {"scheduler_preemption_victims", "histogram"},
       {"scheduler_queue_incoming_pods_total", "counter"},
+      {"scheduler_queueing_hint_execution_duration_seconds", "histogram"},
       {"scheduler_schedule_attempts_total", "counter"},
       {"scheduler_scheduling_algorithm_duration_seconds", "histogram"},
       {"scheduler_scheduling_attempt_duration_seconds", "histogram"},
+      {"scheduler_unschedulable_pods", "gauge"},
   };
   std::map<std::string, std::string> types;
   std::string previous;
@@ -251,6 +329,21 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
   EXPECT_NE(text.find("scheduler_cache_size{type=\"nodes\"} 10\n"), std::string::npos);
   EXPECT_NE(text.find("scheduler_cache_size{type=\"pods\"} 30\n"), std::string::npos);
   EXPECT_NE(text.find("scheduler_goroutines{operation=\"binding\"} 4\n"), std::string::npos);
+  // ProfileMetrics creates the Score workers' gauge at 0.
+  EXPECT_NE(text.find("scheduler_goroutines{operation=\"Score\"} 0\n"), std::string::npos);
+  EXPECT_NE(text.find("scheduler_plugin_evaluation_total{plugin=\"NodeAffinity\",extension_point="
+                      "\"Filter\",profile=\"default-scheduler\"} 6\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("scheduler_unschedulable_pods{plugin=\"NodeAffinity\",profile=\""
+                      "default-scheduler\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("scheduler_inflight_events{event=\"PodPopped\"} 3\n"), std::string::npos);
+  EXPECT_NE(text.find("scheduler_queueing_hint_execution_duration_seconds_count{plugin=\""
+                      "NodeAffinity\",event=\"NodeAdd\",hint=\"QueueSkip\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("scheduler_event_handling_duration_seconds_bucket{event=\"NodeAdd\","
+                      "le=\"0.0004\"} 1\n"),
+            std::string::npos);
   EXPECT_NE(text.find("scheduler_permit_wait_duration_seconds_bucket{result=\"Success\","
                       "le=\"0.128\"} 1\n"),
             std::string::npos);
