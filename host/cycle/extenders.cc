@@ -1,6 +1,7 @@
 // The HTTP extenders' places in the cycles (upstream schedule_one.go:
 // findNodesThatPassExtenders, prioritizeNodes, extendersBinding).
 #include <future>
+#include <system_error>
 
 #include <spdlog/spdlog.h>
 
@@ -102,7 +103,15 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatPassExtenders(
     std::vector<const sh_node_info*> passed;
     passed.reserve(result.nodes.size());
     for (const std::string& name : result.nodes) {
-      passed.push_back(byName.at(name));  // HttpExtender refuses a node it was not given
+      auto it = byName.find(name);
+      if (it == byName.end()) {
+        // HttpExtender already refuses this; any other implementation is held to it here.
+        status =
+            Status(SH_ERROR, "extender \"" + extender->name() + "\" claims a filtered node \"" +
+                                 name + "\" which is not found in the input node list");
+        return {};
+      }
+      passed.push_back(it->second);
     }
     feasible = std::move(passed);
   }
@@ -137,7 +146,11 @@ void Scheduler::addExtenderScores(const sh_pod& pod, std::vector<NodeScore>& sco
   };
   std::vector<std::future<void>> others;
   for (std::size_t i = 1; i < prioritizers.size(); ++i) {
-    others.push_back(std::async(std::launch::async, ask, i));
+    try {
+      others.push_back(std::async(std::launch::async, ask, i));
+    } catch (const std::system_error&) {
+      ask(i);  // no thread to be had: asked in turn
+    }
   }
   ask(0);
   for (auto& f : others) {
