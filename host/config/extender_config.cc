@@ -16,17 +16,10 @@
 namespace sh::config {
 namespace {
 
-bool readFlag(TableReader& reader, std::string_view field, bool& target) {
-  const TomlValue* v = reader.find(field);
-  if (v == nullptr) {
-    return false;
+void readFlag(TableReader& reader, std::string_view field, bool& target) {
+  if (const std::optional<bool> v = reader.boolean(field)) {
+    target = *v;
   }
-  if (!v->is_boolean()) {
-    TableReader::wrongType(reader.diags(), *v, reader.pathOf(field), "a boolean");
-    return false;
-  }
-  target = v->as_boolean();
-  return true;
 }
 
 void readText(TableReader& reader, std::string_view field, std::string& target) {

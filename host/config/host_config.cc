@@ -492,16 +492,11 @@ std::vector<std::filesystem::path> listProfileFiles(const std::filesystem::path&
 namespace {
 
 bool readBool(TableReader& reader, std::string_view field, bool& target) {
-  const TomlValue* v = reader.find(field);
-  if (v == nullptr) {
-    return false;
+  const std::optional<bool> v = reader.boolean(field);
+  if (v) {
+    target = *v;
   }
-  if (!v->is_boolean()) {
-    TableReader::wrongType(reader.diags(), *v, reader.pathOf(field), "a boolean");
-    return false;
-  }
-  target = v->as_boolean();
-  return true;
+  return v.has_value();
 }
 
 // The fields of upstream's KubeSchedulerConfiguration that schedhost's TOML carries for it.

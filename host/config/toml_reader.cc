@@ -414,6 +414,18 @@ std::optional<int64_t> TableReader::integer(std::string_view key) {
   return static_cast<int64_t>(value->as_integer());
 }
 
+std::optional<bool> TableReader::boolean(std::string_view key) {
+  const TomlValue* value = find(key);
+  if (value == nullptr) {
+    return std::nullopt;
+  }
+  if (!value->is_boolean()) {
+    wrongType(diags_, *value, pathOf(key), "a boolean");
+    return std::nullopt;
+  }
+  return value->as_boolean();
+}
+
 std::optional<std::string> TableReader::string(std::string_view key) {
   const TomlValue* value = find(key);
   if (value == nullptr) {

@@ -70,6 +70,7 @@ class TableReader {
   // The value under `key` whatever its type, or nullptr when absent.
   const TomlValue* find(std::string_view key);
   std::optional<int64_t> integer(std::string_view key);
+  std::optional<bool> boolean(std::string_view key);
   std::optional<std::string> string(std::string_view key);
   const TomlValue* table(std::string_view key);
   const TomlValue* array(std::string_view key);
