@@ -12,6 +12,7 @@
 
 #include "host/model/node.h"
 #include "host/model/pod.h"
+#include "tests/extender/extender_objects.h"
 
 namespace sh::extender::extender_messages_test {
 namespace {
@@ -20,44 +21,13 @@ namespace json = boost::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using testing::makeNode;
+using testing::makePod;
 using ::testing::Pair;
+using testing::parse;
 using ::testing::UnorderedElementsAre;
 
-std::shared_ptr<const model::Pod> makePod(const std::string& name, const std::string& uid) {
-  std::string error;
-  auto pod = model::parsePodJson(R"({"metadata":{"name":")" + name +
-                                     R"(","namespace":"team","uid":")" + uid +
-                                     R"("},"spec":{"containers":[{"name":"c","image":"busybox",)"
-                                     R"("resources":{"requests":{"cpu":"250m"}}}]}})",
-                                 error);
-  EXPECT_NE(pod, nullptr) << error;
-  return pod;
-}
-
-std::shared_ptr<const model::Node> makeNode(const std::string& name) {
-  std::string error;
-  auto node = model::parseNodeJson(R"({"metadata":{"name":")" + name +
-                                       R"(","labels":{"zone":"z1"}},)"
-                                       R"("status":{"allocatable":{"cpu":"4","pods":"110"}}})",
-                                   error);
-  EXPECT_NE(node, nullptr) << error;
-  return node;
-}
-
-json::value parse(const std::string& text) {
-  boost::system::error_code ec;
-  json::value v = json::parse(text, ec);
-  EXPECT_FALSE(ec) << ec.message() << ": " << text;
-  return v;
-}
-
-class ExtenderMessagesTest : public ::testing::Test {
- protected:
-  std::shared_ptr<const model::Pod> pod_ = makePod("web", "uid-web");
-  std::shared_ptr<const model::Node> a_ = makeNode("a");
-  std::shared_ptr<const model::Node> b_ = makeNode("b");
-  std::vector<const model::Node*> nodes_{a_.get(), b_.get()};
-};
+using ExtenderMessagesTest = testing::ExtenderObjectsTest;
 
 // --- encodeArgs, encodeBindingArgs, encodePreemptionArgs ---
 

@@ -25,6 +25,7 @@
 #include "host/extender/extender_messages.h"
 #include "host/model/node.h"
 #include "host/model/pod.h"
+#include "tests/extender/extender_objects.h"
 #include "tests/kube/support/https_responder.h"
 #include "tests/kube/support/test_certs.h"
 
@@ -40,7 +41,10 @@ using std::chrono::milliseconds;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using testing::makeNode;
+using testing::makePod;
 using ::testing::Pair;
+using testing::parse;
 
 const TlsMaterial& material() {
   static const TlsMaterial kMaterial = kubetest::makeTlsMaterial();
@@ -101,27 +105,6 @@ std::shared_ptr<const model::Pod> podFromJson(const std::string& text) {
   return pod;
 }
 
-std::shared_ptr<const model::Pod> makePod(const std::string& name, const std::string& uid) {
-  return podFromJson(R"({"metadata":{"name":")" + name + R"(","namespace":"team","uid":")" + uid +
-                     R"("},"spec":{"containers":[{"name":"c","image":"busybox"}]}})");
-}
-
-std::shared_ptr<const model::Node> makeNode(const std::string& name) {
-  std::string error;
-  auto node = model::parseNodeJson(R"({"metadata":{"name":")" + name +
-                                       R"("},"status":{"allocatable":{"cpu":"4","pods":"110"}}})",
-                                   error);
-  EXPECT_NE(node, nullptr) << error;
-  return node;
-}
-
-json::value parse(const std::string& text) {
-  boost::system::error_code ec;
-  json::value v = json::parse(text, ec);
-  EXPECT_FALSE(ec) << ec.message() << ": " << text;
-  return v;
-}
-
 // A port nothing listens on: a responder's, after it stopped.
 int closedPort() {
   HttpsResponder server(plainServer(), answering("{}"));
@@ -130,13 +113,7 @@ int closedPort() {
   return port;
 }
 
-class HttpExtenderTest : public ::testing::Test {
- protected:
-  std::shared_ptr<const model::Pod> pod_ = makePod("web", "uid-web");
-  std::shared_ptr<const model::Node> a_ = makeNode("a");
-  std::shared_ptr<const model::Node> b_ = makeNode("b");
-  std::vector<const model::Node*> nodes_{a_.get(), b_.get()};
-};
+using HttpExtenderTest = testing::ExtenderObjectsTest;
 
 // --- filter ---
 
