@@ -34,8 +34,10 @@ std::vector<double> exponentialBuckets(double start, double factor, std::size_t 
 thread_local constinit int ShardedCounter::threadShard_ = -1;
 
 int ShardedCounter::nextShard() {
+  // Never reused: a shard below the last is written by its thread only, for good.
   static std::atomic<unsigned> next{0};
-  return static_cast<int>(next.fetch_add(1, std::memory_order_relaxed) % kShards);
+  const unsigned n = next.fetch_add(1, std::memory_order_relaxed);
+  return static_cast<int>(std::min<unsigned>(n, kShards - 1));
 }
 
 uint64_t ShardedCounter::value() const {
