@@ -76,9 +76,11 @@ Status Scheduler::preempt(const sh_pod& preemptor, std::string_view node,
     const model::Pod* victim = model::Pod::fromView(v);
     const std::string key = podKey(*v);
     std::string event = "Preempted by pod " + preemptorUid + " on node " + nodeName;
-    // A victim still waiting on Permit has not reached the cluster: reject it in memory.
+    // A victim still waiting on Permit has not reached the cluster: preempted in memory, an
+    // Error for its binding cycle, so it backs off instead of waiting in unschedulablePods for
+    // an event (upstream executor.go: WaitingPod.Preempt).
     if (auto waiting = waitingPods_.get(str(v->uid)); waiting != nullptr) {
-      waiting->reject("DefaultPreemption", "preempted");
+      waiting->preempt("DefaultPreemption", "preempted");
       connector_.recordEvent(
           {"Normal", "Preempted", "Preempting", event + " (in kube-scheduler memory).", key});
       continue;

@@ -367,10 +367,11 @@ TEST(SchedulerTest, NodeDeletedWhilePodWaitsOnPermitFailsTheBindCleanly) {
   EXPECT_EQ(stats.failed, 0u);
 }
 
-TEST(SchedulerTest, PreemptingAPodWaitingOnPermitRejectsItInMemory) {
+TEST(SchedulerTest, PreemptingAPodWaitingOnPermitPreemptsItInMemoryAndItBacksOff) {
   // held-low (priority 0, 3 cpu) is assumed on n1 and waits on Permit. The 2-cpu urgent pod
   // (priority 100) fits only in its place: the victim has not reached the cluster, so it is
-  // rejected where it waits instead of deleted, and urgent binds once it is forgotten.
+  // preempted where it waits instead of deleted (an Error for its binding cycle, as upstream's
+  // WaitingPod.Preempt), and urgent binds once it is forgotten.
   SchedulerHarness h(
       {.profiles = permitProfile("{ timeoutMs = 20000, podPrefix = \"held-\" }"), .follow = true});
   h.add(node("n1", "4", "32Gi"));
@@ -401,9 +402,14 @@ TEST(SchedulerTest, PreemptingAPodWaitingOnPermitRejectsItInMemory) {
   ASSERT_EQ(preempted.size(), 1u);
   EXPECT_EQ(preempted[0].message,
             "Preempted by pod urgent-uid on node n1 (in kube-scheduler memory).");
-  // Rejected, not deleted: the pod is still in the cluster, unbound.
+  // Not deleted: the pod is still in the cluster, unbound. Its attempt ended in an Error, so
+  // it backed off (a rejection would have left it in unschedulablePods until an event).
   ASSERT_NE(h.storedPod("held-low"), nullptr);
   EXPECT_EQ(h.nodeOf("held-low"), "");
+  auto failures = h.events("held-low", "FailedScheduling");
+  ASSERT_FALSE(failures.empty());
+  EXPECT_EQ(failures.front().message, "waiting on permit for pod: preempted");
+  EXPECT_GE(stats.errors, 1u);
   EXPECT_EQ(stats.preemptions, 1u);
   EXPECT_EQ(stats.preemptionVictims, 1u);
 }
