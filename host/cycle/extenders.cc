@@ -142,7 +142,13 @@ void Scheduler::addExtenderScores(const sh_pod& pod, std::vector<NodeScore>& sco
   std::vector<std::vector<HostPriority>> lists(prioritizers.size());
   std::vector<Status> results(prioritizers.size());
   auto ask = [&](std::size_t i) {
+    if (extenderGoroutines_ != nullptr) {
+      extenderGoroutines_->add(1);
+    }
     results[i] = prioritizers[i]->prioritize(podObj, nodes, lists[i]);
+    if (extenderGoroutines_ != nullptr) {
+      extenderGoroutines_->add(-1);
+    }
   };
   std::vector<std::future<void>> others;
   for (std::size_t i = 1; i < prioritizers.size(); ++i) {

@@ -26,16 +26,24 @@ Parallelizer::~Parallelizer() {
   }
 }
 
-void Parallelizer::runChunks(const std::function<void(std::size_t)>& fn) {
+void Parallelizer::runChunks(const std::function<void(std::size_t)>& fn, metrics::Gauge* busy) {
+  bool counted = false;
   for (;;) {
     std::size_t start = next_.fetch_add(chunk_, std::memory_order_relaxed);
     if (start >= n_) {
-      return;
+      break;
+    }
+    if (busy != nullptr && !counted) {
+      busy->add(1);
+      counted = true;
     }
     std::size_t end = std::min(n_, start + chunk_);
     for (std::size_t i = start; i < end; ++i) {
       fn(i);
     }
+  }
+  if (counted) {
+    busy->add(-1);
   }
 }
 
@@ -49,12 +57,13 @@ void Parallelizer::workerLoop() {
     }
     seen = jobId_;
     const std::function<void(std::size_t)>* fn = fn_;
+    metrics::Gauge* busy = busy_;
     if (fn == nullptr) {
       continue;  // woke after that job was over
     }
     ++activeWorkers_;
     lock.unlock();
-    runChunks(*fn);
+    runChunks(*fn, busy);
     lock.lock();
     if (--activeWorkers_ == 0) {
       finished_.notify_all();
@@ -62,33 +71,42 @@ void Parallelizer::workerLoop() {
   }
 }
 
-void Parallelizer::until(std::size_t n, const std::function<void(std::size_t)>& fn) {
+void Parallelizer::until(std::size_t n, const std::function<void(std::size_t)>& fn,
+                         metrics::Gauge* busy) {
   if (n == 0) {
     return;
   }
   auto chunk = static_cast<std::size_t>(std::sqrt(static_cast<double>(n)));
   chunk = std::clamp<std::size_t>(chunk, 1, n / static_cast<std::size_t>(parallelism_) + 1);
   if (workers_.empty() || n <= chunk) {
+    if (busy != nullptr) {
+      busy->add(1);
+    }
     for (std::size_t i = 0; i < n; ++i) {
       fn(i);
+    }
+    if (busy != nullptr) {
+      busy->add(-1);
     }
     return;
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
     fn_ = &fn;
+    busy_ = busy;
     n_ = n;
     chunk_ = chunk;
     next_.store(0, std::memory_order_relaxed);
     ++jobId_;
   }
   wake_.notify_all();
-  runChunks(fn);
+  runChunks(fn, busy);
   std::unique_lock<std::mutex> lock(mu_);
   // Workers that woke for this job have finished it once activeWorkers_ is 0 and every
   // chunk was claimed; a worker that wakes late finds no chunk left and leaves at once.
   finished_.wait(lock, [&] { return activeWorkers_ == 0; });
   fn_ = nullptr;
+  busy_ = nullptr;
 }
 
 }  // namespace sh::cycle

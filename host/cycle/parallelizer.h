@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "host/metrics/metric.h"
+
 namespace sh::cycle {
 
 class Parallelizer {
@@ -26,12 +28,15 @@ class Parallelizer {
   Parallelizer(const Parallelizer&) = delete;
   Parallelizer& operator=(const Parallelizer&) = delete;
 
-  void until(std::size_t n, const std::function<void(std::size_t)>& fn);
+  // `busy`, when given, counts the threads working on this call while they do
+  // (scheduler_goroutines{operation}, as upstream's Parallelizer.Until counts its goroutines).
+  void until(std::size_t n, const std::function<void(std::size_t)>& fn,
+             metrics::Gauge* busy = nullptr);
   int parallelism() const { return parallelism_; }
 
  private:
   void workerLoop();
-  void runChunks(const std::function<void(std::size_t)>& fn);
+  void runChunks(const std::function<void(std::size_t)>& fn, metrics::Gauge* busy);
 
   int parallelism_;
   std::vector<std::thread> workers_;
@@ -42,6 +47,7 @@ class Parallelizer {
   uint64_t jobId_ = 0;
   // The current job.
   const std::function<void(std::size_t)>* fn_ = nullptr;
+  metrics::Gauge* busy_ = nullptr;
   std::size_t n_ = 0;
   std::size_t chunk_ = 1;
   std::atomic<std::size_t> next_{0};

@@ -188,7 +188,7 @@ Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_p
     cycle.parallelPhase = true;
     Status ss = fw.runScore(cycle, pod, feasible, scores, nullptr,
                             [this](std::size_t n, const std::function<void(std::size_t)>& fn) {
-                              parallelizer_.until(n, fn);
+                              parallelizer_.until(n, fn, scoreGoroutines_);
                             });
     cycle.parallelPhase = false;
     if (!ss.ok()) {
@@ -346,15 +346,18 @@ std::vector<const sh_node_info*> Scheduler::findNodesThatFitPod(
     round.assign(len, Status());
     ok.assign(len, 0);
     cycle.parallelPhase = true;
-    parallelizer_.until(len, [&](std::size_t i) {
-      const sh_node_info* ni = (*nodes)[(start + processed + i) % n];
-      Status s = runFilterWithNominatedPods(fw, cycle, pod, *ni);
-      if (s.ok()) {
-        ok[i] = 1;
-      } else {
-        round[i] = std::move(s);
-      }
-    });
+    parallelizer_.until(
+        len,
+        [&](std::size_t i) {
+          const sh_node_info* ni = (*nodes)[(start + processed + i) % n];
+          Status s = runFilterWithNominatedPods(fw, cycle, pod, *ni);
+          if (s.ok()) {
+            ok[i] = 1;
+          } else {
+            round[i] = std::move(s);
+          }
+        },
+        filterGoroutines_);
     cycle.parallelPhase = false;
     for (std::size_t i = 0; i < len; ++i) {
       const sh_node_info* ni = (*nodes)[(start + processed + i) % n];

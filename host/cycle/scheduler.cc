@@ -61,6 +61,10 @@ Scheduler::Scheduler(Frameworks frameworks, connectors::Connector& connector,
       queueProfiles(frameworks_, !options_.extenders.empty()), options_.queue, clock_);
   if (options_.metrics != nullptr) {
     queue_->setMetrics(options_.metrics);  // the queueing hints' durations
+    filterGoroutines_ = &options_.metrics->goroutines.with({metrics::kOperationFilter});
+    scoreGoroutines_ = &options_.metrics->goroutines.with({metrics::kOperationScore});
+    extenderGoroutines_ =
+        &options_.metrics->goroutines.with({metrics::kOperationPrioritizingExtender});
   }
   options_.maxConcurrentBindings = std::max(1, options_.maxConcurrentBindings);
 }

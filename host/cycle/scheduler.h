@@ -318,6 +318,11 @@ class Scheduler : private CycleHost {
   uint64_t objectSnapshotGeneration_ = 0;
   WaitingPods waitingPods_;
   Parallelizer parallelizer_;
+  // scheduler_goroutines{operation="Filter"}, {"Score"} and {"prioritizing_extender"}: the
+  // threads at work on each; null without metrics.
+  metrics::Gauge* filterGoroutines_ = nullptr;
+  metrics::Gauge* scoreGoroutines_ = nullptr;
+  metrics::Gauge* extenderGoroutines_ = nullptr;
 
   // The latest object of every pod we know, by uid (upstream's pod lister).
   mutable std::mutex podsMu_;

@@ -56,11 +56,6 @@ bool timeThisNode() {
   return ++evaluations % kPerNodeTimingStride == 0;
 }
 
-// Score loops run so far, and the last one the calling thread took part in: a thread counts
-// itself once per loop in scheduler_goroutines{operation="Score"}.
-std::atomic<uint64_t> scoreRuns{0};
-thread_local constinit uint64_t scoreRunOfThisThread = 0;
-
 // Runs one extension point; with metrics, records its duration under the final status.
 template <typename Fn>
 Status timedPoint(const metrics::ProfileMetrics* m, metrics::MetricPoint point, Fn&& fn) {
@@ -577,11 +572,6 @@ Status Framework::scoreImpl(
   const bool timePlugins = timesPlugins(cycle);
   const auto& evaluations = evaluations_[indexOf(ExtensionPoint::kScore)];
   const bool countEvaluations = !evaluations.empty();
-  // scheduler_goroutines{operation="Score"}: each thread that takes part counts from its first
-  // node until the loop returns, as upstream's Parallelizer adds its workers for the whole call.
-  metrics::Gauge* workers = config_.metrics != nullptr ? &config_.metrics->scoreWorkers() : nullptr;
-  const uint64_t run = scoreRuns.fetch_add(1, std::memory_order_relaxed) + 1;
-  std::atomic<int> joined{0};
   scores.assign(nn, NodeScore());
   // Plugin-major, as NormalizeScore wants each plugin's list contiguous.
   std::vector<sh_node_score> lists(np * nn);
@@ -590,11 +580,6 @@ Status Framework::scoreImpl(
   Status firstError;
 
   forEach(nn, [&](std::size_t n) {
-    if (workers != nullptr && scoreRunOfThisThread != run) {
-      scoreRunOfThisThread = run;
-      joined.fetch_add(1, std::memory_order_relaxed);
-      workers->add(1);
-    }
     if (failed.load(std::memory_order_relaxed)) {
       return;
     }
@@ -634,9 +619,6 @@ Status Framework::scoreImpl(
       slot.score = value;
     }
   });
-  if (workers != nullptr) {
-    workers->add(-static_cast<double>(joined.load(std::memory_order_relaxed)));
-  }
   if (failed.load()) {
     return firstError;
   }

@@ -138,6 +138,9 @@ SchedulerMetrics::SchedulerMetrics()
           registry_.gauge("scheduler_goroutines",
                           "Number of running goroutines split by the work they do such as binding.",
                           {"operation"})) {
+  // The Parallelizer's operations show at 0 before their first call.
+  goroutines.with({kOperationFilter});
+  goroutines.with({kOperationScore});
   registry_.addCollector([](std::vector<FamilySnapshot>& out) {
     for (FamilySnapshot& f : processFamilies()) {
       out.push_back(std::move(f));
@@ -260,7 +263,6 @@ ProfileMetrics::ProfileMetrics(SchedulerMetrics& metrics, std::string profile)
            std::string_view(profile_)});
     }
   }
-  scoreWorkers_ = &metrics_.goroutines.with({kOperationScore});
 }
 
 ShardedCounter& ProfileMetrics::evaluations(MetricPoint point, std::string_view plugin) const {

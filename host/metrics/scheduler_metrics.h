@@ -85,6 +85,8 @@ inline constexpr std::string_view kHintError = "Error";
 // Parallelizer's operations).
 inline constexpr std::string_view kOperationBinding = "binding";
 inline constexpr std::string_view kOperationScore = "Score";
+inline constexpr std::string_view kOperationFilter = "Filter";
+inline constexpr std::string_view kOperationPrioritizingExtender = "prioritizing_extender";
 
 // scheduler_schedule_attempts_total's result label values.
 inline constexpr std::string_view kResultScheduled = "scheduled";
@@ -227,14 +229,11 @@ class ProfileMetrics {
   // scheduler_plugin_evaluation_total{plugin, point, this profile}; stable for the
   // SchedulerMetrics' life. For PreFilter, Filter, PreScore and Score.
   ShardedCounter& evaluations(MetricPoint point, std::string_view plugin) const;
-  // scheduler_goroutines{operation="Score"}.
-  Gauge& scoreWorkers() const { return *scoreWorkers_; }
 
  private:
   SchedulerMetrics& metrics_;
   std::string profile_;
   std::array<std::array<Histogram*, kStatusLabelCount>, kMetricPointCount> points_{};
-  Gauge* scoreWorkers_ = nullptr;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<PluginMetrics>, std::less<>> plugins_;
 };

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <vector>
 
@@ -17,6 +18,32 @@ TEST(ParallelizerTest, RunsEveryIndexExactlyOnce) {
       ASSERT_EQ(hits[i].load(), 1) << "n=" << n << " i=" << i;
     }
   }
+}
+
+TEST(ParallelizerTest, TheBusyGaugeCountsTheThreadsAtWorkOnACall) {
+  // scheduler_goroutines{operation}: each thread counts from its first index to the end of
+  // its share, so inside a call the gauge is between 1 and the threads in the pool, and 0
+  // after it; a call of one chunk runs on the caller alone.
+  Parallelizer p(4);
+  metrics::Gauge busy;
+  std::atomic<int> lowest{100};
+  std::atomic<int> highest{0};
+  p.until(
+      5000,
+      [&](std::size_t) {
+        const int v = static_cast<int>(busy.value());
+        lowest.store(std::min(lowest.load(), v));
+        highest.store(std::max(highest.load(), v));
+      },
+      &busy);
+  EXPECT_GE(lowest.load(), 1);
+  EXPECT_LE(highest.load(), p.parallelism());
+  EXPECT_EQ(busy.value(), 0);
+  std::vector<double> seen;
+  p.until(
+      1, [&](std::size_t) { seen.push_back(busy.value()); }, &busy);
+  EXPECT_EQ(seen, (std::vector<double>{1}));
+  EXPECT_EQ(busy.value(), 0);
 }
 
 TEST(ParallelizerTest, BackToBackJobsDoNotLeakIntoEachOther) {

@@ -257,33 +257,6 @@ TEST_F(FrameworkMetricsTest, SkipAtPreFilterAndPreScoreIsNoEvaluation) {
 
 // scheduler_goroutines{operation="Score"}: the threads at work in a Score loop while it runs,
 // back to 0 after.
-TEST_F(FrameworkMetricsTest, ScoreWorkersAreCountedWhileTheLoopRuns) {
-  auto fw = build(R"({"score":{"n1":3}})", profileMetrics());
-  const sh_pod& pod = pod_->view();
-  metrics::Gauge& workers = scheduler_.goroutines.with({"Score"});
-  std::vector<double> seen;
-  std::vector<NodeScore> scores;
-  ASSERT_TRUE(fw->runScore(cycle_, pod, snapshot_->views, scores, nullptr,
-                           [&](std::size_t n, const std::function<void(std::size_t)>& fn) {
-                             // Two threads, the second joining after the first took a node.
-                             fn(0);
-                             seen.push_back(workers.value());
-                             std::thread other([&] {
-                               for (std::size_t i = 1; i < n; ++i) {
-                                 fn(i);
-                               }
-                               seen.push_back(workers.value());
-                             });
-                             other.join();
-                           })
-                  .ok());
-  EXPECT_EQ(seen, (std::vector<double>{1, 2}));
-  EXPECT_EQ(workers.value(), 0);
-  // A second loop counts its threads afresh.
-  ASSERT_TRUE(scoreAll(*fw).ok());
-  EXPECT_EQ(workers.value(), 0);
-}
-
 TEST_F(FrameworkMetricsTest, WithoutMetricsNothingIsRecordedAndNothingBreaks) {
   auto fw = build(R"({"reserve":{"code":"Unschedulable","reasons":["full"]}})", nullptr);
   EXPECT_EQ(fw->metrics(), nullptr);
