@@ -15,7 +15,8 @@ cd "$src_dir"
 mapfile -t files < <(find host sdk plugins tests bench \
   \( -name '*.cc' -o -name '*.h' -o -name '*.hpp' \) \
   ! -path 'sdk/include/schedhost/plugin.h' ! -path 'tests/sdk/abi_1_1/include/*' \
-  ! -path 'tests/sdk/abi_1_2/include/*' ! -path 'tests/loader/fixtures/*' \
+  ! -path 'tests/sdk/abi_1_2/include/*' ! -path 'tests/sdk/abi_1_3/include/*' \
+  ! -path 'tests/loader/fixtures/*' \
   ! -path 'tests/sdk/hostile/*' ! -path 'tests/plugin/fixtures/*' | sort)
 if [ "$fix" = 1 ]; then
   "$fmt" -i "${files[@]}"

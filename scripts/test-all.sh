@@ -6,9 +6,9 @@
 #   scripts/test-all.sh [--serial]
 #
 # Much of a test run waits on timers, sockets and child processes, and leaves a core idle. So
-# the next suite's build runs beside the current suite's tests, at the lowest CPU priority
-# (nice 19), where it takes only what the tests leave: the tsan and fuzz builds beside the ci
-# tests, the packages workflow (a build of its own, then its checks) beside the tsan tests. The
+# the other suites' builds run beside the ci tests, at the lowest CPU priority (nice 19), where
+# they take only what the tests leave: the tsan and fuzz builds, and the packages workflow (two
+# package builds of its own, then its checks), which goes on beside the tsan and fuzz tests. The
 # tests themselves are never run beside each other's suites. --serial runs the four workflows
 # one after the other instead.
 #
@@ -63,13 +63,13 @@ cmake --build --preset ci
 start_background tsan-and-fuzz-builds sh -c \
   'cmake --preset tsan && cmake --build --preset tsan && cmake --preset fuzz && cmake --build --preset fuzz'
 builds=$background
+start_background packages cmake --workflow --preset packages
+packages=$background
 step "ci: tests"
 ctest --preset ci || failed+=(ci)
 step "ci: tests done"
 finish_background tsan-and-fuzz-builds "$builds"
 
-start_background packages cmake --workflow --preset packages
-packages=$background
 if [[ " ${failed[*]} " != *" tsan-and-fuzz-builds "* ]]; then
   step "tsan: tests"
   ctest --preset tsan || failed+=(tsan)
@@ -79,7 +79,22 @@ fi
 step "waiting for the packages workflow"
 finish_background packages "$packages"
 
+# A suite's failures scroll away behind the suites that run after it, so they are told again
+# at the end: the failed tests' names, then one more run of just those tests with their output
+# (the suite stays failed whatever that run says; a test that passes there is flaky).
+report_failed_tests() {
+  local preset=$1 list="build/$1/Testing/Temporary/LastTestsFailed.log"
+  [ -s "$list" ] || return 0
+  step "$preset: failed tests:"
+  cat "$list"
+  step "$preset: the failed tests once more, with their output"
+  ctest --preset "$preset" --rerun-failed --output-on-failure || true
+}
+
 if [ ${#failed[@]} -ne 0 ]; then
+  for preset in "${failed[@]}"; do
+    case $preset in ci | tsan | fuzz) report_failed_tests "$preset" ;; esac
+  done
   step "failed: ${failed[*]}"
   exit 1
 fi

@@ -7,7 +7,7 @@
 //                 "plugins":{"QueueSort":["PrioritySort"],
 //                            "Score":[{"name":"NodeResourcesFit","weight":1}],...}}],
 //    "queue":{"active":0,"backoff":0,"unschedulable":2,"gated":0},
-//    "bindingsInFlight":0,
+//    "bindingsInFlight":0,"preemptionsInFlight":0,
 //    "podsWithoutProfile":[{"pod":"ns/name","schedulerName":"x"}],
 //    "retiredGenerationsInUse":[{"generation":2,"ageSeconds":1.5}],
 //    "lastReload":{the reload result object} or null}
@@ -191,6 +191,9 @@ void printStatus(const json::value& status, std::ostream& out) {
   }
   if (field(status, "bindingsInFlight") != nullptr) {
     out << "bindings in flight: " << integerText(status, "bindingsInFlight") << "\n";
+  }
+  if (field(status, "preemptionsInFlight") != nullptr) {
+    out << "preemptions in flight: " << integerText(status, "preemptionsInFlight") << "\n";
   }
 
   const json::value* orphans = field(status, "podsWithoutProfile");

@@ -23,6 +23,7 @@
 #include "host/cli/load_profiles.h"
 #include "host/common/limits.h"
 #include "host/common/regular_file.h"
+#include "host/config/feature_gates.h"
 #include "host/cycle/scheduler.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/metrics/scheduler_metrics.h"
@@ -106,6 +107,7 @@ cycle::SchedulerOptions schedulerOptions(const BenchArgs& args, const config::Ho
   so.maxConcurrentBindings = host.binding.maxConcurrent;
   so.seed = args.seed;
   so.metrics = metrics;
+  so.asyncPreemption = config::processFeatureGates().enabled("SchedulerAsyncPreemption");
   return so;
 }
 
@@ -142,7 +144,7 @@ std::optional<BenchRun> runOnce(const BenchArgs& args, const bench::Workload& wo
   out.parallelism = so.parallelism;
   {
     cycle::Scheduler scheduler(first->set.frameworks, cluster, nullptr, so);
-    services.attach(&cluster, &scheduler.waitingPods());
+    services.attach(&cluster, &scheduler.waitingPods(), &scheduler);
     reload::Reloader::Options ro = reloaderOptions(request, services, scheduler);
     std::mutex resultsMu;
     std::vector<reload::ReloadResult> results;
@@ -196,7 +198,7 @@ std::optional<BenchRun> runOnce(const BenchArgs& args, const bench::Workload& wo
       }
     }
     std::sort(out.toFirstCycleMs.begin(), out.toFirstCycleMs.end());
-    services.attach(nullptr, nullptr);
+    services.attach(nullptr, nullptr, nullptr);
   }
   const auto binds = cluster.measuredBindTimes();
   out.tp = bench::throughputOf(cluster.measureStart(), binds);
@@ -295,7 +297,7 @@ int runReloadCycles(const BenchArgs& args, const bench::Workload& workload) {
   int status = 0;
   {
     cycle::Scheduler scheduler(first->set.frameworks, cluster, nullptr, so);
-    services.attach(&cluster, &scheduler.waitingPods());
+    services.attach(&cluster, &scheduler.waitingPods(), &scheduler);
     reload::Reloader reloader(reloaderOptions(request, services, scheduler), first);
     first.reset();
     reloader.start();
@@ -333,7 +335,7 @@ int runReloadCycles(const BenchArgs& args, const bench::Workload& workload) {
     loop.join();
     std::printf("generation %llu, peak RSS %.1f MiB\n",
                 static_cast<unsigned long long>(scheduler.generation()), peakRssMiB());
-    services.attach(nullptr, nullptr);
+    services.attach(nullptr, nullptr, nullptr);
   }
   std::filesystem::remove(live);
   return status;

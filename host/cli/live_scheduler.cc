@@ -12,6 +12,7 @@
 #include "host/admin/server.h"
 #include "host/cli/logging.h"
 #include "host/cli/run_admin.h"
+#include "host/config/feature_gates.h"
 #include "host/cycle/scheduler_services.h"
 #include "host/extender/http_extender.h"
 #include "host/framework/plugin_call.h"
@@ -180,6 +181,7 @@ bool LiveScheduler::start(connectors::Connector& connector, cycle::DecisionLog* 
   so.stopGrace = stopGrace;
   so.objects = s.services.objectStore();
   so.extenders = s.extenders;
+  so.asyncPreemption = config::processFeatureGates().enabled("SchedulerAsyncPreemption");
   s.scheduler = std::make_unique<cycle::Scheduler>(s.first->set.frameworks, connector, log, so);
   s.scheduler->setDrainWarning(std::chrono::seconds(s.host.reload.drainWarningSeconds));
   if (s.host.plugins.callWarningSeconds > 0) {
@@ -188,7 +190,7 @@ bool LiveScheduler::start(connectors::Connector& connector, cycle::DecisionLog* 
             std::chrono::duration<double>(s.host.plugins.callWarningSeconds)),
         &s.metrics.pluginSlowCalls);
   }
-  s.services.attach(&connector, &s.scheduler->waitingPods());
+  s.services.attach(&connector, &s.scheduler->waitingPods(), s.scheduler.get());
 
   // Reloads: the reloader builds and installs generations; SIGHUP, file changes and the
   // admin endpoint ask for them.
@@ -312,7 +314,7 @@ void LiveScheduler::tearDown() {
   s.finished = std::chrono::steady_clock::now();
   s.outcome = s.scheduler->pendingOutcome();
   s.latency = s.scheduler->latencies().summary();
-  s.services.attach(nullptr, nullptr);
+  s.services.attach(nullptr, nullptr, nullptr);
   s.signals.reset();
   s.adminServer.reset();
   s.adminHandler.reset();

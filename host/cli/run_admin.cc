@@ -135,6 +135,7 @@ std::string RunAdmin::statusJson(std::stop_token) {
                               {"unschedulable", s.queue.unschedulable},
                               {"gated", s.queue.gated}};
   out["bindingsInFlight"] = s.bindingsInFlight;
+  out["preemptionsInFlight"] = s.preemptionsInFlight;
   json::array orphans;
   for (const auto& [pod, schedulerName] : s.podsWithoutProfile) {
     orphans.push_back(json::object{{"pod", pod}, {"schedulerName", schedulerName}});

@@ -85,13 +85,6 @@ ExtenderConfig readOne(TableReader& reader, const std::string& base,
   }
   readText(reader, "filterVerb", out.filterVerb);
   readText(reader, "preemptVerb", out.preemptVerb);
-  if (!out.preemptVerb.empty()) {
-    // Refused rather than run with the extender left out of preemptions it must approve.
-    errorAt("preemptVerb",
-            "extenders taking part in preemption are not supported yet; "
-            "remove preemptVerb to run without it, knowing preemption will not "
-            "ask this extender");
-  }
   readText(reader, "prioritizeVerb", out.prioritizeVerb);
   readText(reader, "bindVerb", out.bindVerb);
   if (auto w = reader.integer("weight")) {

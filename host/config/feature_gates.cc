@@ -16,8 +16,10 @@ constexpr FeatureGateSpec kKnownGates[] = {
 
 // The gates schedhost honours at their non-default value:
 //   NodeDeclaredFeatures=false: the plugin leaves the default plugin set (default_plugins.cc);
-//   NominatedNodeNameForExpectation, SchedulerAsyncPreemption, OpportunisticBatching = false:
-//   what schedhost does in any case (docs/differences-from-upstream.md lists them).
+//   SchedulerAsyncPreemption=false: evictions run within PostFilter
+//   (cycle::SchedulerOptions::asyncPreemption);
+//   NominatedNodeNameForExpectation, OpportunisticBatching = false: what schedhost does in any
+//   case (docs/differences-from-upstream.md lists them).
 constexpr std::array<std::string_view, 4> kSwitchable = {
     "NodeDeclaredFeatures", "NominatedNodeNameForExpectation", "OpportunisticBatching",
     "SchedulerAsyncPreemption"};

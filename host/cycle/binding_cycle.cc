@@ -40,9 +40,13 @@ void Scheduler::startBindingCycle(std::shared_ptr<const Framework> fw,
   std::lock_guard<std::mutex> lock(bindMu_);
   bindingCancels_[std::move(uid)] = std::move(cancel);
   ++bindingsInFlight_;
+  enqueuePoolJobLocked(std::move(job));
+}
+
+void Scheduler::enqueuePoolJobLocked(std::function<void()> job) {
   bindJobs_.push_back(std::move(job));
-  // Every queued binding cycle needs a thread of its own: an idle one that has not yet taken
-  // a job, or a new one. At the limit it waits for a running one to finish.
+  // Every queued job needs a thread of its own: an idle one that has not yet taken a job, or
+  // a new one. At the limit it waits for a running one to finish.
   if (bindThreadsIdle_ >= bindJobs_.size() ||
       bindThreadsAlive_ >= static_cast<std::size_t>(options_.maxConcurrentBindings)) {
     bindCv_.notify_one();

@@ -1,5 +1,6 @@
 // The HTTP extenders' places in the cycles (upstream schedule_one.go:
 // findNodesThatPassExtenders, prioritizeNodes, extendersBinding).
+#include <algorithm>
 #include <future>
 #include <system_error>
 
@@ -198,6 +199,90 @@ std::optional<Status> Scheduler::bindWithExtenders(const model::Pod& pod, const 
     return s;
   }
   return std::nullopt;
+}
+
+}  // namespace sh::cycle
+
+namespace sh::cycle {
+
+// upstream preemption.go: Evaluator.callExtenders. Upstream rebuilds the candidates from a Go
+// map, in no set order; here they come back ordered by node name (pickOneNodeForPreemption
+// keeps the first of equals).
+Status Scheduler::filterPreemptionCandidates(const sh_pod& preemptor,
+                                             std::vector<PreemptionCandidate>& candidates) {
+  if (candidates.empty()) {
+    return Status();
+  }
+  const model::Pod& pod = *model::Pod::fromView(&preemptor);
+  bool anyTakesPart = false;
+  for (const auto& extender : options_.extenders) {
+    anyTakesPart = anyTakesPart || (extender->supportsPreemption() && extender->isInterested(pod));
+  }
+  if (!anyTakesPart) {
+    return Status();
+  }
+  NodeVictims victims;
+  for (const PreemptionCandidate& c : candidates) {
+    ExtenderVictims& v = victims[c.node];
+    v.numPdbViolations = c.pdbViolations;
+    for (const sh_pod* p : c.victims) {
+      v.pods.push_back(model::Pod::fromView(p));
+    }
+  }
+  const PodOnNode podOnNode = [this](const std::string& node,
+                                     const std::string& uid) -> const model::Pod* {
+    const sh_node_info* info = snapshot_.find(node);
+    for (uint32_t i = 0; info != nullptr && i < info->pod_count; ++i) {
+      const sh_pod& p = *info->pods[i];
+      if (std::string_view(p.uid.ptr, p.uid.len) == uid) {
+        return model::Pod::fromView(&p);
+      }
+    }
+    return nullptr;
+  };
+  for (const auto& extender : options_.extenders) {
+    if (!extender->supportsPreemption() || !extender->isInterested(pod)) {
+      continue;
+    }
+    NodeVictims kept;
+    Status s = extender->processPreemption(pod, victims, podOnNode, kept);
+    if (!s.ok()) {
+      if (extender->isIgnorable()) {
+        spdlog::info(
+            "preemption: skipped extender {} as it returned error and has ignorable "
+            "flag set: {}",
+            extender->name(), s.message());
+        continue;
+      }
+      return Status(SH_ERROR, s.message());
+    }
+    for (auto it = kept.begin(); it != kept.end();) {
+      if (!it->second.pods.empty()) {
+        ++it;
+        continue;
+      }
+      if (!extender->isIgnorable()) {
+        return Status(SH_ERROR, "expected at least one victim pod on node \"" + it->first + "\"");
+      }
+      spdlog::info("preemption: ignored node {} for which extender {} reported no victims",
+                   it->first, extender->name());
+      it = kept.erase(it);
+    }
+    victims = std::move(kept);
+    if (victims.empty()) {
+      break;
+    }
+  }
+  candidates.clear();
+  for (auto& [node, v] : victims) {
+    PreemptionCandidate c{
+        node, {}, static_cast<uint32_t>(std::max<int64_t>(0, v.numPdbViolations))};
+    for (const model::Pod* p : v.pods) {
+      c.victims.push_back(&p->view());
+    }
+    candidates.push_back(std::move(c));
+  }
+  return Status();
 }
 
 }  // namespace sh::cycle

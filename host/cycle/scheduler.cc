@@ -80,8 +80,8 @@ Scheduler::~Scheduler() {
   // still waiting are rejected, and their binding cycles unwind as for any rejection.
   waitingPods_.rejectAll("scheduler is stopping");
   cancelBindings(nullptr);
-  // Threads only start under bindMu_ from startBindingCycle, which no longer runs: the list
-  // is complete, and each thread drains the queued binding cycles before it ends.
+  // Threads only start under bindMu_ from the loop (binding cycles, preemptions), which no
+  // longer runs: the list is complete, and each thread drains the queued jobs before it ends.
   std::vector<BindThread> threads;
   {
     std::lock_guard<std::mutex> lock(bindMu_);
@@ -263,7 +263,8 @@ SchedulerStatus Scheduler::status() const {
   out.queue = queue_->pendingCounts();
   {
     std::lock_guard<std::mutex> lock(bindMu_);
-    out.bindingsInFlight = bindingsInFlight_;
+    out.bindingsInFlight = bindingsInFlight_ - preemptionsInFlight_;
+    out.preemptionsInFlight = preemptionsInFlight_;
   }
   return out;
 }

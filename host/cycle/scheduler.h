@@ -70,6 +70,11 @@ struct SchedulerOptions {
   // The HTTP extenders of the host configuration, shared by every profile, in the order they
   // are called (ignorable ones last).
   Extenders extenders;
+  // Asynchronous preemption (upstream's SchedulerAsyncPreemption, on by default): a
+  // PostFilter's evictions run on a thread of the binding pool and the preemptor waits at
+  // DefaultPreemption's PreEnqueue until they are done. False: they run within the PostFilter
+  // call (docs/operations.md).
+  bool asyncPreemption = true;
   // The store the frameworks' plugins declared their kinds in (SchedulerServices owns it);
   // nullptr: a store of the scheduler's own, which no plugin reads. Must outlive the scheduler.
   connectors::ObjectStore* objects = nullptr;
@@ -90,6 +95,7 @@ struct SchedulerStatus {
   std::vector<std::string> profiles;  // schedulerNames served
   queue::PendingCounts queue;
   std::size_t bindingsInFlight = 0;
+  std::size_t preemptionsInFlight = 0;  // asynchronous preemptions evicting victims
   // Pending pods whose schedulerName no profile serves: (namespace/name, schedulerName).
   std::vector<std::pair<std::string, std::string>> podsWithoutProfile;
   // Older generations some cycle still holds: (generation, seconds since replaced).
@@ -108,7 +114,7 @@ struct SchedulerStats {
   uint64_t preemptionVictims = 0;
 };
 
-class Scheduler : private CycleHost {
+class Scheduler : private CycleHost, public RunningPreemptions {
  public:
   Scheduler(Frameworks frameworks, connectors::Connector& connector, cycle::DecisionLog* log,
             SchedulerOptions options, queue::Clock* clock = nullptr);
@@ -133,7 +139,7 @@ class Scheduler : private CycleHost {
   // One pass of the loop, for tests: applies pending changes, then schedules the popped
   // pod if one is ready. Returns false when nothing was ready.
   bool stepForTest();
-  // Waits until every binding cycle started so far has finished.
+  // Waits until every binding cycle and asynchronous preemption started so far has finished.
   void waitForBindingsForTest();
   // The same, within SchedulerOptions::stopGrace (see there). False when some are still
   // running after it.
@@ -153,6 +159,9 @@ class Scheduler : private CycleHost {
   std::optional<GenerationTiming> timingOf(uint64_t generation) const;
   // Thread-safe.
   SchedulerStatus status() const;
+  // RunningPreemptions (thread-safe): the preemptor's evictions are not all done, and its last
+  // victim is neither gone nor terminating (upstream Executor.IsPodRunningPreemption).
+  bool preemptionRunning(std::string_view uid) const override;
   // True once run() has applied the initial cluster state (thread-safe).
   bool synced() const { return synced_.load(); }
   // Logs (once each) old generations still held longer than `limit` by some cycle, such as a
@@ -245,6 +254,20 @@ class Scheduler : private CycleHost {
   uint64_t random() override;
   Status preempt(const sh_pod& preemptor, std::string_view node,
                  const std::vector<const sh_pod*>& victims) override;
+  Status filterPreemptionCandidates(const sh_pod& preemptor,
+                                    std::vector<PreemptionCandidate>& candidates) override;
+  // The evictions of one preemption (upstream executor.go: prepareCandidate and the goroutine
+  // of prepareCandidateAsync): lower-priority pods nominated to `node` lose the nomination,
+  // every victim is evicted. With `lastVictimTracked`, the last victim is recorded for
+  // preemptionRunning() before it is evicted, and a failure skips it.
+  Status evictVictims(const std::string& preemptorUid, const std::string& schedulerName,
+                      int32_t priority, const std::string& node,
+                      const std::vector<std::shared_ptr<const model::Pod>>& victims,
+                      bool lastVictimTracked);
+  // One eviction: a pod waiting on Permit is preempted in memory, any other deleted with the
+  // DisruptionTarget condition; a Preempted event either way.
+  Status evictVictim(const model::Pod& victim, const std::string& preemptorUid,
+                     const std::string& schedulerName, const std::string& node);
   void handleSchedulingFailure(const Framework& fw, queue::QueuedPodInfoPtr info,
                                const Status& status, const FitError* fitError,
                                const queue::NominatingInfo& nominating, int64_t startNanos);
@@ -265,6 +288,9 @@ class Scheduler : private CycleHost {
   void cancelBindings(const std::string* uid);
   // Counts a binding cycle as over (bindingsInFlight_).
   void bindingFinished();
+  // Hands `job` to the binding pool (bindMu_ held; the caller counted it in bindingsInFlight_):
+  // an idle thread takes it, or a new one starts, up to maxConcurrentBindings.
+  void enqueuePoolJobLocked(std::function<void()> job);
 
   bool finished(bool follow) const;
   // A failed attempt that ends the pod's run (see run()): reported, counted, not requeued.
@@ -324,6 +350,13 @@ class Scheduler : private CycleHost {
   metrics::Gauge* scoreGoroutines_ = nullptr;
   metrics::Gauge* extenderGoroutines_ = nullptr;
 
+  // Asynchronous preemptions in flight (upstream Executor.preempting and
+  // lastVictimsPendingPreemption): the preemptors' uids, and for those down to their last
+  // victim, that victim's uid. Lock order: the queue's lock > preemptMu_ > podsMu_.
+  mutable std::mutex preemptMu_;
+  std::unordered_set<std::string> preempting_;
+  std::unordered_map<std::string, std::string> lastVictims_;
+
   // The latest object of every pod we know, by uid (upstream's pod lister).
   mutable std::mutex podsMu_;
   std::unordered_map<std::string, std::shared_ptr<const model::Pod>> pods_;
@@ -343,7 +376,8 @@ class Scheduler : private CycleHost {
   std::deque<std::function<void()>> bindJobs_;
   // The cancellation of each binding cycle in flight, by pod uid (cycle_wait).
   std::unordered_map<std::string, std::shared_ptr<CycleCancel>> bindingCancels_;
-  std::size_t bindingsInFlight_ = 0;
+  std::size_t bindingsInFlight_ = 0;  // binding cycles and preemptions on the pool
+  std::size_t preemptionsInFlight_ = 0;
   bool bindStopping_ = false;
   struct BindThread {
     std::thread thread;

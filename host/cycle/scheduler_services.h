@@ -14,11 +14,23 @@
 
 namespace sh::cycle {
 
+// The asynchronous preemptions of a running scheduler, as DefaultPreemption's PreEnqueue asks
+// about them (preemption_running). Thread-safe.
+class RunningPreemptions {
+ public:
+  virtual ~RunningPreemptions() = default;
+  // True while the victims of a preemption made for the pod of `uid` are still being evicted.
+  virtual bool preemptionRunning(std::string_view uid) const = 0;
+};
+
 class SchedulerServices : public HostServices {
  public:
-  void attach(connectors::Connector* connector, WaitingPods* waiting) {
+  // What the services reach of the running scheduler; all null when it is gone.
+  void attach(connectors::Connector* connector, WaitingPods* waiting,
+              const RunningPreemptions* preemptions) {
     connector_.store(connector);
     waiting_.store(waiting);
+    preemptions_.store(preemptions);
   }
 
   Status bindPod(const sh_pod& pod, std::string_view nodeName) override {
@@ -54,6 +66,10 @@ class SchedulerServices : public HostServices {
     auto wp = w == nullptr ? nullptr : w->get(std::string(uid));
     return wp != nullptr && wp->reject(std::string(plugin), std::string(message));
   }
+  bool podRunningPreemption(std::string_view uid) const override {
+    const RunningPreemptions* p = preemptions_.load();
+    return p != nullptr && p->preemptionRunning(uid);
+  }
 
  private:
   std::atomic<connectors::Connector*> connector_{nullptr};
@@ -61,6 +77,7 @@ class SchedulerServices : public HostServices {
   // created at profile load register their kinds here.
   connectors::ObjectStore objects_;
   std::atomic<WaitingPods*> waiting_{nullptr};
+  std::atomic<const RunningPreemptions*> preemptions_{nullptr};
 };
 
 }  // namespace sh::cycle

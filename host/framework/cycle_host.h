@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +41,22 @@ class CycleHost {
   // Error status naming every eviction that failed.
   virtual Status preempt(const sh_pod& preemptor, std::string_view node,
                          const std::vector<const sh_pod*>& victims) = 0;
+
+  // A node where evicting `victims` (pods of the cycle's snapshot) lets the preemptor fit.
+  struct PreemptionCandidate {
+    std::string node;
+    std::vector<const sh_pod*> victims;
+    uint32_t pdbViolations = 0;
+  };
+  // Leaves in `candidates` what the extenders that take part in preemption keep (upstream
+  // preemption.go: Evaluator.callExtenders); an Error status when one that is not ignorable
+  // failed. The default has no extenders: the candidates stay as they are.
+  virtual Status filterPreemptionCandidates(const sh_pod& preemptor,
+                                            std::vector<PreemptionCandidate>& candidates) {
+    (void)preemptor;
+    (void)candidates;
+    return Status();
+  }
 };
 
 }  // namespace sh

@@ -559,6 +559,101 @@ sh_code apiPreemptVictims(sh_cycle* c, const sh_pod* preemptor, const char* node
   return reportStatus(c->host->preempt(*preemptor, *nodeName, list), st);
 }
 
+int apiPreemptionRunning(sh_host* host, const sh_pod* pod) {
+  if (pod == nullptr) {
+    misuse("preemption_running", "pod NULL");
+    return 0;
+  }
+  if (host == nullptr || host->services == nullptr) {
+    return 0;
+  }
+  return host->services->podRunningPreemption(std::string_view(pod->uid.ptr, pod->uid.len)) ? 1 : 0;
+}
+
+// What preemption_extenders hands back, kept with the cycle (sh_cycle::pin).
+struct KeptCandidates {
+  std::vector<std::string> nodes;
+  std::vector<std::vector<const sh_pod*>> victims;
+  std::vector<sh_preemption_candidate> views;
+};
+
+size_t apiPreemptionExtenders(sh_cycle* c, const sh_pod* preemptor,
+                              const sh_preemption_candidate* candidates, size_t count,
+                              sh_status* st, const sh_preemption_candidate** out) {
+  if (out == nullptr) {
+    misuse("preemption_extenders", "out NULL");
+    addReason(st, "preemption_extenders: no out parameter");
+    return 0;
+  }
+  *out = nullptr;
+  if (count > kMaxArgumentCount) {
+    misuse("preemption_extenders", "candidate_count " + std::to_string(count) + " (at most " +
+                                       std::to_string(kMaxArgumentCount) + ")");
+    addReason(st, "preemption_extenders: too many candidates");
+    return 0;
+  }
+  if (c == nullptr || preemptor == nullptr || (count > 0 && candidates == nullptr)) {
+    misuse("preemption_extenders", "a NULL cycle, preemptor or candidates");
+    addReason(st, "preemption_extenders: missing cycle, preemptor or candidates");
+    return 0;
+  }
+  if (c->nodeStatuses == nullptr) {
+    addReason(st, "preemption_extenders: only a PostFilter plugin may ask the extenders");
+    return 0;
+  }
+  std::vector<CycleHost::PreemptionCandidate> list;
+  list.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const sh_preemption_candidate& in = candidates[i];
+    auto node = text("preemption_extenders", "node_name", in.node_name.ptr, in.node_name.len);
+    if (!node || (in.victim_count > 0 && in.victims == nullptr) ||
+        in.victim_count > kMaxArgumentCount) {
+      misuse("preemption_extenders", "candidate " + std::to_string(i) + " malformed");
+      addReason(st, "preemption_extenders: a malformed candidate");
+      return 0;
+    }
+    CycleHost::PreemptionCandidate candidate{std::string(*node), {}, in.pdb_violations};
+    for (uint32_t v = 0; v < in.victim_count; ++v) {
+      if (in.victims[v] == nullptr || model::Pod::fromView(in.victims[v]) == nullptr) {
+        addReason(st, "preemption_extenders: a victim is not a pod of the snapshot");
+        return 0;
+      }
+      candidate.victims.push_back(in.victims[v]);
+    }
+    list.push_back(std::move(candidate));
+  }
+  if (c->host != nullptr) {
+    Status s = c->host->filterPreemptionCandidates(*preemptor, list);
+    if (!s.ok()) {
+      for (const std::string& r : s.reasons()) {
+        addReason(st, r);
+      }
+      if (s.reasons().empty()) {
+        addReason(st, "preemption_extenders: an extender failed");
+      }
+      return 0;
+    }
+  }
+  auto kept = std::make_shared<KeptCandidates>();
+  kept->nodes.reserve(list.size());
+  kept->victims.reserve(list.size());
+  kept->views.reserve(list.size());
+  for (CycleHost::PreemptionCandidate& candidate : list) {
+    kept->nodes.push_back(std::move(candidate.node));
+    kept->victims.push_back(std::move(candidate.victims));
+    const std::string& node = kept->nodes.back();
+    const std::vector<const sh_pod*>& victims = kept->victims.back();
+    kept->views.push_back(sh_preemption_candidate{{node.data(), node.size()},
+                                                  victims.data(),
+                                                  static_cast<uint32_t>(victims.size()),
+                                                  candidate.pdbViolations});
+  }
+  *out = kept->views.empty() ? nullptr : kept->views.data();
+  const size_t n = kept->views.size();
+  c->pin(std::move(kept));
+  return n;
+}
+
 // Upstream framework/interface.go: PodsToActivate, filled under the key "namespace/name".
 void apiCycleActivatePod(sh_cycle* c, const char* ns, size_t nsLen, const char* name,
                          size_t nameLen) {
@@ -653,6 +748,8 @@ const sh_host_api kApi = {
     &apiWritesPlanned,
     &apiCycleWait,
     &object_services::kindVersion,
+    &apiPreemptionRunning,
+    &apiPreemptionExtenders,
 };
 
 }  // namespace

@@ -42,6 +42,12 @@ class HostServices {
   virtual bool allowWaitingPod(std::string_view uid, std::string_view plugin) = 0;
   virtual bool rejectWaitingPod(std::string_view uid, std::string_view plugin,
                                 std::string_view message) = 0;
+  // True while the victims of an asynchronous preemption made for the pod of `uid` are still
+  // being evicted (preemption_running). The default: never, as a host that evicts in line.
+  virtual bool podRunningPreemption(std::string_view uid) const {
+    (void)uid;
+    return false;
+  }
 };
 
 // Services for a host that never binds (schedhost evaluate, tests): binding succeeds

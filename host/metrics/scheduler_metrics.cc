@@ -134,6 +134,13 @@ SchedulerMetrics::SchedulerMetrics()
       eventHandlingDuration(registry_.histogram("scheduler_event_handling_duration_seconds",
                                                 "Event handling latency in seconds.", {"event"},
                                                 exponentialBuckets(0.0001, 2, 12))),
+      preemptionGoroutinesDuration(
+          registry_.histogram("scheduler_preemption_goroutines_duration_seconds",
+                              "Duration in seconds for running goroutines for the preemption.",
+                              {"result"}, exponentialBuckets(0.01, 2, 20))),
+      preemptionGoroutinesExecutions(
+          registry_.counter("scheduler_preemption_goroutines_execution_total",
+                            "Number of preemption goroutines executed.", {"result"})),
       goroutines(
           registry_.gauge("scheduler_goroutines",
                           "Number of running goroutines split by the work they do such as binding.",

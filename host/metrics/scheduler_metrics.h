@@ -92,6 +92,9 @@ inline constexpr std::string_view kOperationPrioritizingExtender = "prioritizing
 inline constexpr std::string_view kResultScheduled = "scheduled";
 inline constexpr std::string_view kResultUnschedulable = "unschedulable";
 inline constexpr std::string_view kResultError = "error";
+// scheduler_preemption_goroutines_*'s result label values (upstream metrics.GoroutineResult*).
+inline constexpr std::string_view kGoroutineSuccess = "success";
+inline constexpr std::string_view kGoroutineError = "error";
 
 class SchedulerMetrics {
   // First, so the families below are created in it.
@@ -146,6 +149,11 @@ class SchedulerMetrics {
   // {event}, exponentialBuckets(0.0001, 2, 12): one cluster event's handling, from the
   // informer change to the queue having moved its pods (cycle/scheduler.cc).
   HistogramFamily& eventHandlingDuration;
+  // {result}: success | error, exponentialBuckets(0.01, 2, 20): one asynchronous preemption,
+  // from its start to its last eviction (cycle/preemption.cc).
+  HistogramFamily& preemptionGoroutinesDuration;
+  // {result}: success | error.
+  CounterFamily& preemptionGoroutinesExecutions;
   // {operation}: threads at work per operation. "binding" is set at scrape time from the
   // binding cycles running; "Score" is live (Framework::runScore's workers).
   GaugeFamily& goroutines;

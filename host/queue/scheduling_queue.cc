@@ -843,6 +843,17 @@ void SchedulingQueue::activateKeys(const std::vector<std::string>& keys) {
   }
 }
 
+void SchedulingQueue::retryGatedBy(std::string_view key, std::string_view plugin) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const QueuedPodInfo* gated = unschedulable_.get(key);
+  if (gated == nullptr || gated->gatingPlugin != plugin) {
+    return;
+  }
+  if (moveToActiveQ(unschedulable_.remove(key), kForceActivate, false, true) == Where::kActive) {
+    popCond_.notify_all();
+  }
+}
+
 int64_t SchedulingQueue::schedulingCycle() const {
   std::lock_guard<std::mutex> lock(mu_);
   return active_.schedulingCycle();

@@ -171,6 +171,10 @@ class SchedulingQueue {
   // prepareForBindingCycle and bindingCycle). An in-flight pod is found among the in-flight
   // pods by its key; keys of no queued or in-flight pod are ignored.
   void activateKeys(const std::vector<std::string>& keys);
+  // Runs the PreEnqueue plugins again for the pod of `key` if `plugin` gates it, and moves it on
+  // when they pass: what ends an asynchronous preemption whose last victim left no event behind
+  // (a pod preempted while it waited on Permit). Any other pod is left where it is.
+  void retryGatedBy(std::string_view key, std::string_view plugin);
   // The current scheduling cycle (number of pops).
   int64_t schedulingCycle() const;
 

@@ -8,13 +8,20 @@
 //   candidates    nodes Filter found Unschedulable (never UnschedulableAndUnresolvable),
 //                 dry-run in parallel from a random offset (the host's seeded generator)
 //                 until max(10% of them, 100) candidates, one at least not violating a PDB
+//   extenders     the scheduler's HTTP extenders with a preemptVerb may drop candidates or
+//                 change their victims (preemption_extenders, upstream callExtenders)
 //   choice        pickOneNodeForPreemption (pick_node.h)
 //   actuation     the host evicts the victims (preempt_victims), then the node is nominated
+//   waiting       while the host is still evicting a pod's victims (asynchronous preemption),
+//                 PreEnqueue holds the pod back: UnschedulableAndUnresolvable "waiting for the
+//                 preemption for this pod to be finished"; a pod deletion lets it through
+//                 again, through the hints of the plugins that rejected it (this plugin's hint
+//                 is always QueueSkip, as upstream's)
 //
-// Extension points: PostFilter.
+// Extension points: PreEnqueue, PostFilter; events: Pod/Delete.
 // Upstream: pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go and
-// pkg/scheduler/framework/preemption/preemption.go (v1.36). Victims are evicted within the
-// PostFilter call (upstream's synchronous mode); see host/cycle/preemption.cc.
+// pkg/scheduler/framework/preemption/preemption.go, executor.go (v1.36); the evictions
+// themselves are the host's (host/cycle/preemption.cc).
 #include "args.h"
 #include "pick_node.h"
 #include "victims.h"
@@ -36,6 +43,8 @@ constexpr char kNotHelpful[] = "Preemption is not helpful for scheduling";
 constexpr char kPolicyNever[] = "not eligible due to preemptionPolicy=Never.";
 constexpr char kTerminatingOnNominated[] =
     "not eligible due to a terminating pod on the nominated node.";
+constexpr char kWaitingForPreemption[] = "waiting for the preemption for this pod to be finished";
+constexpr char kNoCandidate[] = "no candidate node for preemption";
 
 // A node's dry-run outcome.
 struct NodeResult {
@@ -43,12 +52,31 @@ struct NodeResult {
   Victims victims;
 };
 
-class DefaultPreemption : public PostFilterPlugin {
+class DefaultPreemption : public PreEnqueuePlugin,
+                          public PostFilterPlugin,
+                          public EnqueueExtensions {
  public:
   static constexpr const char* kDefaultArgsJson =
       R"({"minCandidateNodesPercentage":10,"minCandidateNodesAbsolute":100})";
 
-  DefaultPreemption(Host& /*host*/, const Args& args) : args_(parseArgs(args)) {}
+  DefaultPreemption(Host& host, const Args& args) : host_(host), args_(parseArgs(args)) {}
+
+  Status preEnqueue(const sh_pod& pod) const {
+    if (host_.preemptionRunning(pod)) {
+      return Status::unresolvable(kWaitingForPreemption);
+    }
+    return Status::success();
+  }
+
+  // The victims' deletions are what a held pod waits for; whether one makes it schedulable is
+  // for the plugins that rejected it to say.
+  static std::vector<EventRegistration> eventsToRegister() {
+    return {{SH_RESOURCE_POD, SH_ACTION_DELETE, true}};
+  }
+  static sh_queueing_hint queueingHint(std::size_t /*index*/, const sh_pod& /*pod*/,
+                                       const sh_event_objects& /*event*/) {
+    return SH_QUEUE_SKIP;
+  }
 
   Status postFilter(Cycle& cycle, const sh_pod& pod) {
     Status s = preempt(cycle, pod);
@@ -72,6 +100,11 @@ class DefaultPreemption : public PostFilterPlugin {
                                 std::map<std::string, Status>& failed, Status& error,
                                 int64_t now) const;
 
+  // The candidates the scheduler's preempting extenders keep, in their order.
+  static Status callExtenders(const Preemption& preemption, const Snapshot& snapshot,
+                              const sh_pod& pod, std::vector<Candidate>& candidates);
+
+  Host host_;
   DefaultPreemptionArgs args_;
 };
 
@@ -187,6 +220,35 @@ std::vector<Candidate> DefaultPreemption::dryRun(const Preemption& preemption, c
   return nonViolating;
 }
 
+Status DefaultPreemption::callExtenders(const Preemption& preemption, const Snapshot& snapshot,
+                                        const sh_pod& pod, std::vector<Candidate>& candidates) {
+  std::vector<sh_preemption_candidate> offered;
+  offered.reserve(candidates.size());
+  for (const Candidate& c : candidates) {
+    offered.push_back(sh_preemption_candidate{c.node->node->name, c.victims.pods.data(),
+                                              static_cast<uint32_t>(c.victims.pods.size()),
+                                              static_cast<uint32_t>(c.victims.numPdbViolations)});
+  }
+  std::vector<sh_preemption_candidate> kept;
+  if (Status s = preemption.extenders(pod, offered, kept); !s.ok()) {
+    return s;
+  }
+  std::vector<Candidate> out;
+  out.reserve(kept.size());
+  for (const sh_preemption_candidate& k : kept) {
+    const sh_node_info* node = snapshot.find(view(k.node_name));
+    if (node == nullptr || k.victim_count == 0) {
+      continue;  // the host keeps only nodes of the snapshot, with victims
+    }
+    Candidate c{node, {}};
+    c.victims.pods.assign(k.victims, k.victims + k.victim_count);
+    c.victims.numPdbViolations = k.pdb_violations;
+    out.push_back(std::move(c));
+  }
+  candidates = std::move(out);
+  return Status::success();
+}
+
 Status DefaultPreemption::preempt(Cycle& cycle, const sh_pod& pod) {
   Status why;
   if (!eligible(cycle, pod, why)) {
@@ -223,6 +285,12 @@ Status DefaultPreemption::preempt(Cycle& cycle, const sh_pod& pod) {
     // Nothing to gain: clear the pod's nomination.
     cycle.nominate("");
     return Status::unschedulable(fitErrorMessage(numAll, failed));
+  }
+  if (Status s = callExtenders(preemption, snapshot, pod, candidates); !s.ok()) {
+    return s;
+  }
+  if (candidates.empty()) {
+    return Status::unschedulable(kNoCandidate);
   }
   const Candidate& best = candidates[pickOneNodeForPreemption(candidates, now)];
   const std::string_view node = view(best.node->node->name);

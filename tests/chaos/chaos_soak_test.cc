@@ -412,7 +412,7 @@ bindError = 0.01
   so.queue.maxInUnschedulable = 5s;
   auto scheduler = std::make_unique<cycle::Scheduler>(
       Frameworks(set->frameworks.begin(), set->frameworks.end()), connector, &log, so);
-  services.attach(&connector, &scheduler->waitingPods());
+  services.attach(&connector, &scheduler->waitingPods(), scheduler.get());
   cycle::SchedulerStats stats;
   std::thread runner([&] { stats = scheduler->run(true); });
 
@@ -608,7 +608,7 @@ bindError = 0.01
   }
 
   // Plugins write their counts when they are destroyed: after the scheduler, with the profiles.
-  services.attach(nullptr, nullptr);
+  services.attach(nullptr, nullptr, nullptr);
   const cycle::SchedulerStatus status = scheduler->status();
   const std::size_t pendingKnown = scheduler->pendingPodCount();
   const std::size_t waiting = scheduler->waitingPods().size();

@@ -413,10 +413,11 @@ extenders:
            "extenders: Invalid value: \"found 2 extenders implementing bind\": only one "
            "extender can implement bind",
            "extenders[2].urlPrefix: required",
-           "extenders[2].preemptVerb: extenders taking part in preemption are not supported yet",
        }) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
   }
+  // preemptVerb is a verb like the others (DefaultPreemption asks such extenders).
+  EXPECT_EQ(text.find("preemptVerb"), std::string::npos) << text;
 }
 
 TEST(KubeSchedulerConfigurationTest, AliasBombAndDeepNestingStop) {

@@ -40,17 +40,22 @@ class FakeExtender final : public Extender {
   Status filterStatus;
   Status prioritizeStatus;
   std::set<std::string> interestedIn;  // pod names; empty: every pod
+  // preemptVerb: the candidates' nodes it takes out, or the error it answers with.
+  bool preempts = false;
+  std::set<std::string> preemptDrop;
+  Status preemptStatus;
 
   // What it was asked: one entry per call, the nodes given.
   mutable std::mutex mu;
   mutable std::vector<std::vector<std::string>> filterCalls;
   mutable std::vector<std::vector<std::string>> prioritizeCalls;
+  mutable std::vector<std::vector<std::string>> preemptCalls;
 
   const std::string& name() const override { return url; }
   bool isFilter() const override { return filters; }
   bool isPrioritizer() const override { return prioritizes; }
   bool isBinder() const override { return false; }
-  bool supportsPreemption() const override { return false; }
+  bool supportsPreemption() const override { return preempts; }
   bool isIgnorable() const override { return ignorable; }
   int64_t weight() const override { return weightValue; }
   bool isInterested(const model::Pod& p) const override {
@@ -89,9 +94,31 @@ class FakeExtender final : public Extender {
   Status bind(const model::Pod& /*pod*/, const std::string& /*node*/) const override {
     return Status(SH_ERROR, "not a binder");
   }
-  Status processPreemption(const model::Pod& /*pod*/, const NodeVictims& /*victims*/,
-                           const PodOnNode& /*podOnNode*/, NodeVictims& /*out*/) const override {
-    return Status(SH_ERROR, "no preemption");
+  Status processPreemption(const model::Pod& /*pod*/, const NodeVictims& victims,
+                           const PodOnNode& podOnNode, NodeVictims& out) const override {
+    {
+      std::vector<std::string> nodes;
+      for (const auto& [name, _] : victims) {
+        nodes.push_back(name);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      preemptCalls.push_back(std::move(nodes));
+    }
+    if (!preemptStatus.ok()) {
+      return preemptStatus;
+    }
+    // The victims found again by uid, as an HTTP extender's answer is (nodeCacheCapable).
+    for (const auto& [name, v] : victims) {
+      if (preemptDrop.count(name) != 0) {
+        continue;
+      }
+      ExtenderVictims& kept = out[name];
+      kept.numPdbViolations = v.numPdbViolations;
+      for (const model::Pod* p : v.pods) {
+        kept.pods.push_back(podOnNode(name, std::string(p->uid())));
+      }
+    }
+    return Status();
   }
 
  private:
@@ -289,6 +316,85 @@ disabled = [{ name = "*" }]
   EXPECT_EQ(h.nodeOf("p"), "n3");
   ASSERT_EQ(ext->filterCalls.size(), 1u);
   EXPECT_EQ(ext->filterCalls[0].size(), 3u);
+}
+
+// Two nodes, each full with a low-priority pod of its own: the 3-cpu urgent pod fits either
+// once that pod is evicted.
+void addTwoFullNodes(SchedulerHarness& h) {
+  h.add(node("n1", "4", "8Gi"));
+  h.add(node("n2", "4", "8Gi"));
+  for (const char* n : {"n1", "n2"}) {
+    h.add(testing::withKind(model::testing::makePod()
+                                .name(std::string("low-") + n)
+                                .inNamespace(testing::kNamespace)
+                                .uid(std::string("low-") + n + "-uid")
+                                .node(n)
+                                .priority(0)
+                                .req({{"cpu", "3"}, {"memory", "1Gi"}})
+                                .parseJson(),
+                            "Pod"));
+  }
+  h.add(testing::withKind(model::testing::makePod()
+                              .name("urgent")
+                              .inNamespace(testing::kNamespace)
+                              .uid("urgent-uid")
+                              .priority(100)
+                              .req({{"cpu", "3"}, {"memory", "1Gi"}})
+                              .parseJson(),
+                          "Pod"));
+}
+
+TEST(SchedulerExtendersTest, APreemptingExtenderChoosesAmongThePreemptionCandidates) {
+  // Either node would do; the extender takes one out, and the pod preempts on the other.
+  for (const auto& [dropped, kept] :
+       std::vector<std::pair<std::string, std::string>>{{"n1", "n2"}, {"n2", "n1"}}) {
+    auto ext = std::make_shared<FakeExtender>();
+    ext->filters = false;
+    ext->preempts = true;
+    ext->preemptDrop = {dropped};
+    SchedulerHarness h;
+    h.options().extenders = {ext};
+    addTwoFullNodes(h);
+    ASSERT_NO_FATAL_FAILURE(h.start());
+    h.run();
+    EXPECT_EQ(h.nodeOf("urgent"), kept) << "extender dropped " << dropped;
+    EXPECT_EQ(h.storedPod("low-" + kept), nullptr);
+    EXPECT_NE(h.storedPod("low-" + dropped), nullptr);
+    // Asked once, with both candidates (one preemption).
+    ASSERT_FALSE(ext->preemptCalls.empty());
+    EXPECT_THAT(ext->preemptCalls[0], ElementsAre("n1", "n2"));
+  }
+}
+
+TEST(SchedulerExtendersTest, AFailingPreemptingExtenderStopsThePreemptionUnlessIgnorable) {
+  for (const bool ignorable : {false, true}) {
+    auto ext = std::make_shared<FakeExtender>();
+    ext->filters = false;
+    ext->preempts = true;
+    ext->ignorable = ignorable;
+    ext->preemptStatus = Status(SH_ERROR, "extender preempt is down");
+    SchedulerHarness h;
+    h.options().extenders = {ext};
+    addTwoFullNodes(h);
+    ASSERT_NO_FATAL_FAILURE(h.start());
+    Scheduler& s = h.scheduler();
+    ASSERT_TRUE(s.stepForTest());
+    s.waitForBindingsForTest();
+    ASSERT_EQ(ext->preemptCalls.size(), 1u);
+    if (!ignorable) {
+      // An Error of PostFilter: nothing is evicted, and the failure says why.
+      EXPECT_NE(h.storedPod("low-n1"), nullptr);
+      EXPECT_NE(h.storedPod("low-n2"), nullptr);
+      EXPECT_THAT(testing::lastFailure(h, "urgent"),
+                  ::testing::HasSubstr("preemption: extender preempt is down"));
+      EXPECT_EQ(s.stats().preemptions, 0u);
+    } else {
+      // Passed over: the candidates stand, and one of them is preempted.
+      EXPECT_EQ(s.stats().preemptions, 1u);
+      EXPECT_TRUE(h.eventually(
+          [&] { return h.storedPod("low-n1") == nullptr || h.storedPod("low-n2") == nullptr; }));
+    }
+  }
 }
 
 }  // namespace

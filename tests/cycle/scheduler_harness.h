@@ -174,6 +174,11 @@ struct HarnessOptions {
   std::chrono::milliseconds stopGrace{0};
   // SchedulerOptions::extenders.
   Extenders extenders;
+  // SchedulerOptions::asyncPreemption.
+  bool asyncPreemption = true;
+  // A connector put between the scheduler and the embedded cluster (a test's decorator that
+  // delays or fails some calls); null: the cluster itself.
+  std::function<std::unique_ptr<connectors::Connector>(connectors::Connector&)> wrapConnector;
 };
 
 class SchedulerHarness {
@@ -193,9 +198,10 @@ class SchedulerHarness {
       stopBackground();
     }
     if (scheduler_ != nullptr) {
-      services_.attach(nullptr, nullptr);
+      services_.attach(nullptr, nullptr, nullptr);
       scheduler_.reset();
     }
+    wrapper_.reset();
     if (cluster_ != nullptr) {
       cluster_->stop();
       cluster_.reset();
@@ -274,10 +280,15 @@ class SchedulerHarness {
     so.queue.maxBackoff = options_.maxBackoff;
     so.objects = services_.objectStore();
     so.extenders = options_.extenders;
+    so.asyncPreemption = options_.asyncPreemption;
+    if (options_.wrapConnector) {
+      wrapper_ = options_.wrapConnector(*cluster_);
+    }
+    connectors::Connector& connector = wrapper_ != nullptr ? *wrapper_ : *cluster_;
     Frameworks frameworks(set_.frameworks.begin(), set_.frameworks.end());
-    scheduler_ = std::make_unique<Scheduler>(std::move(frameworks), *cluster_, log_.get(), so,
+    scheduler_ = std::make_unique<Scheduler>(std::move(frameworks), connector, log_.get(), so,
                                              options_.clock);
-    services_.attach(cluster_.get(), &scheduler_->waitingPods());
+    services_.attach(&connector, &scheduler_->waitingPods(), scheduler_.get());
   }
 
   // Runs the scheduler until the input is over and nothing is left to do.
@@ -386,6 +397,7 @@ class SchedulerHarness {
   std::unique_ptr<std::ofstream> decisionFile_;
   std::unique_ptr<cycle::DecisionLog> log_;
   std::unique_ptr<connectors::EmbeddedCluster> cluster_;
+  std::unique_ptr<connectors::Connector> wrapper_;  // HarnessOptions::wrapConnector
   std::unique_ptr<Scheduler> scheduler_;
   std::thread runner_;
   SchedulerStats backgroundStats_;

@@ -185,8 +185,10 @@ TEST(SchedulerScenarioTest, RoomFreedByPreemptionIsKeptForThePreemptor) {
   h.add(podObject(appPod("filler", "filler", "2").priority(0)));
   ASSERT_NO_FATAL_FAILURE(h.start());
 
-  // The urgent pod pops first (PrioritySort) and preempts on one node.
+  // The urgent pod pops first (PrioritySort) and preempts on one node; the evictions run on
+  // the binding pool (asynchronous preemption).
   ASSERT_TRUE(h.scheduler().stepForTest());
+  h.scheduler().waitForBindingsForTest();
   EXPECT_EQ(h.nodeOf("urgent"), "");
   ASSERT_EQ(h.events("urgent", "FailedScheduling").size(), 1u);
   std::string nominated = h.storedPod("batch-1") == nullptr ? "node-b" : "node-a";

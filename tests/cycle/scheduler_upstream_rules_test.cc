@@ -254,6 +254,7 @@ TEST(UpstreamRulesTest, DeletingANominatedPodRequeuesThePodsItBlocked) {
   Scheduler& s = h.scheduler();
 
   ASSERT_TRUE(s.stepForTest());  // high preempts busy
+  s.waitForBindingsForTest();    // the eviction, on the binding pool
   EXPECT_EQ(lastFailure(h, "high"), "0/1 nodes are available: 1 Insufficient cpu.");
   EXPECT_EQ(storedNomination(h, "high"), "n1");
   ASSERT_TRUE(s.stepForTest());  // busy's deletion applied; low fails behind high

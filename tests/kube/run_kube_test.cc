@@ -352,6 +352,17 @@ TEST_F(RunKubeTest, SigtermWithAnApiServerThatAnswersNothingEndsWithinTheGrace) 
   auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
   auto run = start(args(kubeconfig, {}));  // leader election on, its defaults
   ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 3; }, kDeadline)) << run->err();
+  // The pods' watch is open before the server goes silent: one asked for after would never be
+  // answered, and the new pods never seen (the informers list every kind before they watch).
+  ASSERT_TRUE(eventually(
+      [&] {
+        for (const auto& r : server_->requests()) {
+          if (r.verb == "watch" && r.resource == "pods") return true;
+        }
+        return false;
+      },
+      kDeadline))
+      << run->err();
   server_->stall("");
   createPods(3, 6);  // their binds and status patches will wait on the silent server
   ASSERT_TRUE(eventually(

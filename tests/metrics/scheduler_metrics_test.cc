@@ -34,6 +34,13 @@ TEST(SchedulerMetricsTest, BucketsAreUpstreams) {
             (std::vector<std::string>{"0.001", "0.002", "0.004", "0.008", "0.016", "0.032", "0.064",
                                       "0.128", "0.256", "0.512", "1.024", "2.048", "4.096", "8.192",
                                       "16.384"}));
+  // scheduler_preemption_goroutines_duration_seconds: ExponentialBuckets(0.01, 2, 20):
+  // 0.01 * 2^k for k = 0..19, the last 0.01 * 524288 = 5242.88.
+  EXPECT_EQ(les(m.preemptionGoroutinesDuration),
+            (std::vector<std::string>{"0.01",   "0.02",   "0.04",    "0.08",    "0.16",
+                                      "0.32",   "0.64",   "1.28",    "2.56",    "5.12",
+                                      "10.24",  "20.48",  "40.96",   "81.92",   "163.84",
+                                      "327.68", "655.36", "1310.72", "2621.44", "5242.88"}));
   // scheduler_preemption_victims: ExponentialBuckets(1, 2, 7): 2^0 .. 2^6.
   EXPECT_EQ(les(m.preemptionVictims),
             (std::vector<std::string>{"1", "2", "4", "8", "16", "32", "64"}));
@@ -219,6 +226,8 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
   p.evaluations(MetricPoint::kFilter, "NodeAffinity").inc(6);
   m.queueingHintDuration.with({"NodeAffinity", "NodeAdd", kHintQueueSkip}).observe(2e-5);
   m.eventHandlingDuration.with({"NodeAdd"}).observe(0.0003);
+  m.preemptionGoroutinesDuration.with({std::string(kGoroutineSuccess)}).observe(0.05);
+  m.preemptionGoroutinesExecutions.with({std::string(kGoroutineError)}).inc();
 
   const std::string text = m.render();
   std::vector<ParsedFamily> fams;
@@ -249,6 +258,8 @@ TEST(SchedulerMetricsTest, FullExpositionParsesAndHistogramsAreWellFormed) {
       {"scheduler_pod_scheduling_attempts", "histogram"},
       {"scheduler_pod_scheduling_sli_duration_seconds", "histogram"},
       {"scheduler_preemption_attempts_total", "counter"},
+      {"scheduler_preemption_goroutines_duration_seconds", "histogram"},
+      {"scheduler_preemption_goroutines_execution_total", "counter"},
       {"scheduler_preemption_victims", "histogram"},
       {"scheduler_queue_incoming_pods_total", "counter"},
       {"scheduler_queueing_hint_execution_duration_seconds", "histogram"},

@@ -204,6 +204,11 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_pdb, disrupted_pods, 48)
     SH_FIELD(sh_pdb, disrupted_pod_count, 56)
     SH_FIELD(sh_pdb, reserved_, 60)
+    SH_SIZE(sh_preemption_candidate, 32, 8)
+    SH_FIELD(sh_preemption_candidate, node_name, 0)
+    SH_FIELD(sh_preemption_candidate, victims, 16)
+    SH_FIELD(sh_preemption_candidate, victim_count, 24)
+    SH_FIELD(sh_preemption_candidate, pdb_violations, 28)
     SH_SIZE(sh_object, 136, 8)
     SH_FIELD(sh_object, struct_size, 0)
     SH_FIELD(sh_object, label_count, 4)
@@ -316,7 +321,7 @@ constexpr Pin kLayout[] = {
     SH_SIZE(sh_state_ops, 16, 8)
     SH_FIELD(sh_state_ops, clone, 0)
     SH_FIELD(sh_state_ops, free, 8)
-    SH_SIZE(sh_host_api, 568, 8)
+    SH_SIZE(sh_host_api, 584, 8)
     SH_FIELD(sh_host_api, struct_size, 0)
     SH_FIELD(sh_host_api, abi_major, 4)
     SH_FIELD(sh_host_api, abi_minor, 6)
@@ -390,6 +395,8 @@ constexpr Pin kLayout[] = {
     SH_FIELD(sh_host_api, writes_planned, 544)
     SH_FIELD(sh_host_api, cycle_wait, 552)
     SH_FIELD(sh_host_api, object_kind_version, 560)
+    SH_FIELD(sh_host_api, preemption_running, 568)
+    SH_FIELD(sh_host_api, preemption_extenders, 576)
     SH_SIZE(sh_object_kind, 64, 8)
     SH_FIELD(sh_object_kind, struct_size, 0)
     SH_FIELD(sh_object_kind, verbs, 4)
@@ -432,7 +439,7 @@ constexpr Pin kLayout[] = {
 // clang-format off
 constexpr Pin kConstants[] = {
     SH_CONST(SH_ABI_MAJOR, 1)
-    SH_CONST(SH_ABI_MINOR, 3)
+    SH_CONST(SH_ABI_MINOR, 4)
     SH_CONST(SH_ID_NONE, 0)
     SH_CONST(SH_ID_CPU, 1)
     SH_CONST(SH_ID_MEMORY, 2)
@@ -744,6 +751,11 @@ SH_PIN_OFFSET(sh_pdb, selector, 40);
 SH_PIN_OFFSET(sh_pdb, disrupted_pods, 48);
 SH_PIN_OFFSET(sh_pdb, disrupted_pod_count, 56);
 SH_PIN_OFFSET(sh_pdb, reserved_, 60);
+SH_PIN_SIZE(sh_preemption_candidate, 32, 8);
+SH_PIN_OFFSET(sh_preemption_candidate, node_name, 0);
+SH_PIN_OFFSET(sh_preemption_candidate, victims, 16);
+SH_PIN_OFFSET(sh_preemption_candidate, victim_count, 24);
+SH_PIN_OFFSET(sh_preemption_candidate, pdb_violations, 28);
 SH_PIN_SIZE(sh_object, 136, 8);
 SH_PIN_OFFSET(sh_object, struct_size, 0);
 SH_PIN_OFFSET(sh_object, label_count, 4);
@@ -856,7 +868,7 @@ SH_PIN_OFFSET(sh_object_write, body, 48);
 SH_PIN_SIZE(sh_state_ops, 16, 8);
 SH_PIN_OFFSET(sh_state_ops, clone, 0);
 SH_PIN_OFFSET(sh_state_ops, free, 8);
-SH_PIN_SIZE(sh_host_api, 568, 8);
+SH_PIN_SIZE(sh_host_api, 584, 8);
 SH_PIN_OFFSET(sh_host_api, struct_size, 0);
 SH_PIN_OFFSET(sh_host_api, abi_major, 4);
 SH_PIN_OFFSET(sh_host_api, abi_minor, 6);
@@ -930,6 +942,8 @@ SH_PIN_OFFSET(sh_host_api, node_manifest, 536);
 SH_PIN_OFFSET(sh_host_api, writes_planned, 544);
 SH_PIN_OFFSET(sh_host_api, cycle_wait, 552);
 SH_PIN_OFFSET(sh_host_api, object_kind_version, 560);
+SH_PIN_OFFSET(sh_host_api, preemption_running, 568);
+SH_PIN_OFFSET(sh_host_api, preemption_extenders, 576);
 SH_PIN_SIZE(sh_object_kind, 64, 8);
 SH_PIN_OFFSET(sh_object_kind, struct_size, 0);
 SH_PIN_OFFSET(sh_object_kind, verbs, 4);

@@ -83,7 +83,7 @@ extern "C" {
  *     by its size_t `capacity`.
  */
 #define SH_ABI_MAJOR 1
-#define SH_ABI_MINOR 3
+#define SH_ABI_MINOR 4
 
 #define SH_ENTRY_SYMBOL "schedhost_plugin_v1"
 
@@ -551,6 +551,16 @@ typedef struct sh_pdb {
   uint32_t reserved_;
 } sh_pdb;
 
+/* A node where evicting `victims` lets a preemptor fit (since 1.4): what a PostFilter plugin
+ * offers the scheduler's extenders with preemption_extenders, and what it gets back. Victims
+ * are pods of the cycle's snapshot on that node. */
+typedef struct sh_preemption_candidate {
+  sh_str node_name;
+  const sh_pod* const* victims;
+  uint32_t victim_count;
+  uint32_t pdb_violations;       /* victims a PodDisruptionBudget does not allow to evict */
+} sh_preemption_candidate;
+
 /*
  * Objects of any kind (since 1.2). A plugin declares the kinds it reads in its descriptor
  * (sh_object_kind, section 7): built-in kinds (PersistentVolumeClaim, StorageClass,
@@ -979,10 +989,13 @@ typedef struct sh_host_api {
 
   /* Carry out a preemption decided in PostFilter: pods of lower priority than
    * `preemptor` lose their nomination to `node_name`; each victim is evicted (a pod
-   * waiting on Permit is rejected in memory; any other pod gets the condition
-   * DisruptionTarget=True, reason PreemptionByScheduler, and is deleted through the
-   * cluster connector) and a Preempted event is recorded on it. Returns SH_ERROR with
-   * reasons when an eviction failed; the others still happen. Only during PostFilter (any
+   * waiting on Permit is preempted in memory, an Error for its binding cycle; any other pod
+   * gets the condition DisruptionTarget=True, reason PreemptionByScheduler, and is deleted
+   * through the cluster connector) and a Preempted event is recorded on it. Returns SH_ERROR
+   * with reasons when an eviction failed; the others still happen. With asynchronous
+   * preemption (the default since host 1.4; see preemption_running) the evictions run on a
+   * thread of the host after this call returns SH_SUCCESS, and a failure activates the
+   * preemptor instead. Only during PostFilter (any
    * other point gets SH_ERROR); call it at most once per cycle, then nominate the node with
    * postfilter_nominate. Refused (a bad node name, more than 1048576 victims): SH_ERROR with
    * a reason, and nothing evicted. */
@@ -1107,6 +1120,31 @@ typedef struct sh_host_api {
    * keeps it across cycles and derives it again only when the number changes. Refused (an
    * unknown kind): 0, which names no version. Thread-safe. */
   uint64_t (*object_kind_version)(sh_host* host, sh_cycle* cycle, uint32_t kind); /* since 1.3 */
+
+  /* -- Asynchronous preemption and extenders (since 1.4; only when abi_minor >= 4) ------- */
+
+  /* 1 while the victims of a preemption made for `pod` (matched by uid) are still being
+   * evicted: preempt_victims hands the evictions to a thread of the host and returns (the
+   * scheduler's SchedulerAsyncPreemption, on by default), and the preemptor is not worth
+   * scheduling again until they are done. What DefaultPreemption's PreEnqueue asks (upstream
+   * Executor.IsPodRunningPreemption): 0 as soon as the last victim is gone or terminating,
+   * even before the evicting thread has finished. Always 0 when evictions run within
+   * preempt_victims. Refused (a NULL pod): 0. */
+  int (*preemption_running)(sh_host* host, const sh_pod* pod); /* since 1.4 */
+  /* Offers a PostFilter's preemption candidates to the scheduler's HTTP extenders that take
+   * part in preemption (preemptVerb) and are interested in `preemptor`, in their configured
+   * order, each given what the one before it kept (upstream Evaluator.callExtenders). Returns
+   * the number of candidates left and stores them through `out`, valid for the cycle: the
+   * candidates given, in their order, when no extender takes part; otherwise the nodes the
+   * extenders kept, with the victims they named, ordered by node name. An ignorable extender
+   * that fails, or keeps a node without victims, is passed over (that node dropped); any other
+   * failure returns 0 and adds its reasons to `status` (a status from status_create), which
+   * the plugin returns as an Error. Only during PostFilter (elsewhere: 0 and a reason).
+   * Refused (NULL cycle, preemptor or out, NULL candidates with a count): 0 and a reason. */
+  size_t (*preemption_extenders)(sh_cycle* cycle, const sh_pod* preemptor,
+                                 const sh_preemption_candidate* candidates,
+                                 size_t candidate_count, sh_status* status,
+                                 const sh_preemption_candidate** out); /* since 1.4 */
 } sh_host_api;
 
 /* ======================================================================== */

@@ -382,6 +382,14 @@ inline bool servesKindVersions(const sh_host_api* api) noexcept {
   return hostHasSlot(api, kSlotEnd, 3) && api->object_kind_version != nullptr;
 }
 
+// The host serves preemption_running and preemption_extenders (ABI 1.4).
+inline bool servesAsyncPreemption(const sh_host_api* api) noexcept {
+  constexpr std::size_t kSlotEnd =
+      offsetof(sh_host_api, preemption_extenders) + sizeof(sh_host_api::preemption_extenders);
+  return hostHasSlot(api, kSlotEnd, 4) && api->preemption_running != nullptr &&
+         api->preemption_extenders != nullptr;
+}
+
 }  // namespace detail
 
 class Host {
@@ -475,6 +483,14 @@ class Host {
   // The same for the objects as they are now, outside any cycle.
   uint64_t objectKindVersion(uint32_t kind) const noexcept {
     return detail::servesKindVersions(api_) ? api_->object_kind_version(host_, nullptr, kind) : 0;
+  }
+
+  // -- Asynchronous preemption (ABI 1.4; plugin.h, section 6) ----------------------------------
+  // True while the victims of a preemption made for `pod` are still being evicted: the pod is
+  // not worth scheduling again yet (DefaultPreemption's PreEnqueue). False on a host older
+  // than 1.4, which evicts within preempt_victims.
+  bool preemptionRunning(const sh_pod& pod) const noexcept {
+    return detail::servesAsyncPreemption(api_) && api_->preemption_running(host_, &pod) != 0;
   }
 
  private:
@@ -637,6 +653,29 @@ class Preemption {
       return api_->preempt_victims(cycle_, &preemptor, node.data(), node.size(), victims.data(),
                                    victims.size(), st);
     });
+  }
+  // The candidates the scheduler's preempting extenders keep (preemption_extenders, ABI 1.4),
+  // into `out`; an Error when an extender that is not ignorable failed. A host older than 1.4
+  // has no extenders to ask: `out` is `candidates`.
+  Status extenders(const sh_pod& preemptor, const std::vector<sh_preemption_candidate>& candidates,
+                   std::vector<sh_preemption_candidate>& out) const {
+    if (!detail::servesAsyncPreemption(api_)) {
+      out = candidates;
+      return Status::success();
+    }
+    const sh_preemption_candidate* kept = nullptr;
+    std::size_t n = 0;
+    Status s = detail::collectStatus<Status>(api_, [&](sh_status* st) {
+      n = api_->preemption_extenders(cycle_, &preemptor, candidates.data(), candidates.size(), st,
+                                     &kept);
+      return SH_SUCCESS;
+    });
+    if (!s.reasons().empty()) {
+      s.setCode(SH_ERROR);
+      return s;
+    }
+    out.assign(kept, kept == nullptr ? kept : kept + n);
+    return Status::success();
   }
 
  private:

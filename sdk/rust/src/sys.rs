@@ -11,7 +11,7 @@ use std::os::raw::{c_char, c_int, c_void};
 
 // --- 1. Version --------------------------------------------------------------------------
 pub const SH_ABI_MAJOR: u16 = 1;
-pub const SH_ABI_MINOR: u16 = 3;
+pub const SH_ABI_MINOR: u16 = 4;
 /// The name of the one symbol a plugin exports (without the C string's NUL).
 pub const SH_ENTRY_SYMBOL: &str = "schedhost_plugin_v1";
 
@@ -432,6 +432,16 @@ pub struct sh_pdb {
     pub disrupted_pods: *const sh_str,
     pub disrupted_pod_count: u32,
     pub reserved_: u32,
+}
+
+/// Since 1.4: a node where evicting `victims` lets a preemptor fit (preemption_extenders).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sh_preemption_candidate {
+    pub node_name: sh_str,
+    pub victims: *const *const sh_pod,
+    pub victim_count: u32,
+    pub pdb_violations: u32,
 }
 
 /// An object of a declared kind (since 1.2).
@@ -906,6 +916,20 @@ pub struct sh_host_api {
     /// Since 1.3: the number naming a kind's objects as a cycle (or, with no cycle, now) reads
     /// them; 0 for an unknown kind.
     pub object_kind_version: Option<unsafe extern "C" fn(*mut sh_host, *mut sh_cycle, u32) -> u64>,
+    /// Since 1.4: 1 while the victims of a preemption for the pod are still being evicted.
+    pub preemption_running: Option<unsafe extern "C" fn(*mut sh_host, *const sh_pod) -> c_int>,
+    /// Since 1.4: the preemption candidates the scheduler's extenders keep (their count; the
+    /// array through the last parameter).
+    pub preemption_extenders: Option<
+        unsafe extern "C" fn(
+            *mut sh_cycle,
+            *const sh_pod,
+            *const sh_preemption_candidate,
+            usize,
+            *mut sh_status,
+            *mut *const sh_preemption_candidate,
+        ) -> usize,
+    >,
 }
 
 // --- 7. Entry point ----------------------------------------------------------------------

@@ -71,7 +71,7 @@ fn the_descriptor_lists_the_declared_kinds_in_order() {
         d.struct_size as usize,
         std::mem::size_of::<sh_plugin_descriptor>()
     );
-    assert_eq!((d.abi_major, d.abi_minor), (1, 3));
+    assert_eq!((d.abi_major, d.abi_minor), (1, 4));
     assert_eq!(d.kind_count, 3);
     assert_eq!(d.reserved2_, 0);
     let kinds = unsafe { std::slice::from_raw_parts(d.kinds, d.kind_count as usize) };

@@ -188,7 +188,7 @@ fn metadata_carries_name_version_and_points() {
         b"SHMETA01".to_vec()
     );
     assert_eq!(m.struct_size, 120);
-    assert_eq!((m.abi_major, m.abi_minor), (1, 3));
+    assert_eq!((m.abi_major, m.abi_minor), (1, 4));
     // Filter is bit 3 and Score bit 6: 8 + 64 = 72.
     assert_eq!(m.points, 72);
     let name: Vec<u8> = m
@@ -216,7 +216,7 @@ fn a_descriptor_without_kinds_declares_none() {
         d.struct_size as usize,
         std::mem::size_of::<sh_plugin_descriptor>()
     );
-    assert_eq!((d.abi_major, d.abi_minor), (1, 3));
+    assert_eq!((d.abi_major, d.abi_minor), (1, 4));
     assert!(d.kinds.is_null());
     assert_eq!((d.kind_count, d.reserved2_), (0, 0));
     assert!(!d.vtable.is_null() && d.create.is_some() && d.destroy.is_some());

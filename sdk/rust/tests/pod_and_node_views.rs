@@ -324,6 +324,7 @@ fn an_older_host_has_no_manifests_and_no_claim_in_use() {
 
     // A table of minor 3 too short for the slots counts as older too.
     let mut short: sh_host_api = unsafe { std::ptr::read(fake_host::api()) };
+    short.abi_minor = 3;
     short.struct_size = fake_host::size_of_1_2_table() + 8;
     let short = unsafe { Host::from_raw(Box::leak(Box::new(short)), std::ptr::null_mut()) };
     assert_eq!(short.abi_minor(), 3);

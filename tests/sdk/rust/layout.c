@@ -229,6 +229,11 @@ int main(void) {
   F(sh_pdb, disrupted_pods);
   F(sh_pdb, disrupted_pod_count);
   F(sh_pdb, reserved_);
+  S(sh_preemption_candidate);
+  F(sh_preemption_candidate, node_name);
+  F(sh_preemption_candidate, victims);
+  F(sh_preemption_candidate, victim_count);
+  F(sh_preemption_candidate, pdb_violations);
   S(sh_object);
   F(sh_object, struct_size);
   F(sh_object, label_count);
@@ -375,6 +380,8 @@ int main(void) {
   F(sh_host_api, writes_planned);
   F(sh_host_api, cycle_wait);
   F(sh_host_api, object_kind_version);
+  F(sh_host_api, preemption_running);
+  F(sh_host_api, preemption_extenders);
   S(sh_object_kind);
   F(sh_object_kind, struct_size);
   F(sh_object_kind, verbs);
