@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -340,6 +341,63 @@ TEST_F(RunKubeTest, ALeaderWhoseLeaseRequestsHangStopsBeforeTheLeaseCouldExpire)
   EXPECT_LT(std::chrono::steady_clock::now() - stalled, 6s) << run->err();
   EXPECT_NE(run->err().find("could not renew it within 2000 ms"), std::string::npos) << run->err();
   EXPECT_NE(run->err().find("leaderelection lost"), std::string::npos) << run->err();
+  expectSound();
+}
+
+// Asynchronous preemption, from the outside: the victim's deletion hangs on the API server, and
+// the scheduler goes on binding other pods meanwhile (the eviction runs off the scheduling
+// loop). The preemptor waits, unbound; SIGTERM still ends the run within its grace.
+TEST_F(RunKubeTest, AVictimWhoseDeletionHangsHoldsUpNoOtherPod) {
+  server_->create("nodes", nodeJson("node-0", "4"));
+  server_->create("nodes", nodeJson("node-1", "4"));
+  // node-0: the victim (priority 0); node-1: a pod too important to preempt. Each has 1 cpu
+  // left, so the 2-cpu urgent pod fits only where the victim is.
+  for (const auto& [name, node, priority] : std::vector<std::tuple<std::string, std::string, int>>{
+           {"victim", "node-0", 0}, {"important", "node-1", 1000}}) {
+    json::object pod = podJson("default", name, "3");
+    pod["spec"].as_object()["nodeName"] = node;
+    pod["spec"].as_object()["priority"] = priority;
+    server_->create("pods", std::move(pod));
+  }
+  server_->stall("DELETE /api/v1/namespaces/default/pods/victim");
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto run = start(args(kubeconfig));
+  json::object urgent = podJson("default", "urgent", "2");
+  urgent["spec"].as_object()["priority"] = 100;
+  server_->create("pods", std::move(urgent));
+  ASSERT_TRUE(eventually(
+      [&] {
+        for (const std::string& key : server_->stalledRequests()) {
+          if (key.find("DELETE /api/v1/namespaces/default/pods/victim") == 0) return true;
+        }
+        return false;
+      },
+      kDeadline))
+      << run->err();
+
+  // The eviction hangs; a pod that fits beside it is bound all the same (on node-1: node-0's
+  // free cpu is promised to the nominated urgent pod).
+  server_->create("pods", podJson("default", "small", "500m"));
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto small = server_->get("pods", "default", "small");
+        return small && stringAt(*small, {"spec", "nodeName"}) == "node-1";
+      },
+      kDeadline))
+      << run->err();
+  auto victim = server_->get("pods", "default", "victim");
+  ASSERT_TRUE(victim.has_value());
+  // Marked before the deletion was asked for, as upstream does.
+  EXPECT_NE(json::serialize((*victim)["status"]).find("PreemptionByScheduler"), std::string::npos)
+      << json::serialize(*victim);
+  auto held = server_->get("pods", "default", "urgent");
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(stringAt(*held, {"spec", "nodeName"}), "");
+  EXPECT_EQ(stringAt(*held, {"status", "nominatedNodeName"}), "node-0");
+
+  run->signal(SIGTERM);
+  const std::optional<int> code = run->waitExit(60s);
+  ASSERT_TRUE(code.has_value()) << run->err();
   expectSound();
 }
 
