@@ -193,6 +193,13 @@ std::string peerOf(Local::socket& socket) {
 
 }  // namespace
 
+std::optional<std::string_view> Caller::header(std::string_view name) const {
+  for (const auto& [fieldName, value] : headers) {
+    if (beast::iequals(fieldName, name)) return std::string_view(value);
+  }
+  return std::nullopt;
+}
+
 std::vector<CheckResult> Handler::checks(HealthPath path, std::stop_token stop) {
   if (path != HealthPath::kReadyz) return {{"ping", ""}};
   const Probe ready = readiness(stop);
@@ -483,8 +490,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     std::transform(verb.begin(), verb.end(), verb.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     Caller caller = caller_;
-    if (auto it = request.find(http::field::authorization); it != request.end()) {
-      caller.authorization = std::string(it->value());
+    for (const auto& field : request) {
+      caller.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
     }
     lowest().expires_never();
     Handler& handler = server_.handler();
@@ -571,7 +578,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   bool waiting_ = false;
   bool closed_ = false;
   bool closeAfterWrite_ = false;
-  Caller caller_;  // TLS: the client certificate, read after the handshake
+  Caller caller_;  // TLS: the client certificate chain, read after the handshake
 };
 
 }  // namespace

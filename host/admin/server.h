@@ -80,6 +80,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "host/common/status.h"
@@ -107,13 +108,18 @@ struct CheckResult {
   std::string error;
 };
 
-// A caller of the secure port as TLS and its request show it.
+// A caller of the secure port as TLS and its request show it. Nothing here is verified: the
+// gate decides whom the certificates and the headers vouch for.
 struct Caller {
-  std::string authorization;                   // the Authorization header as sent; "" when none
-  bool certificate = false;                    // a client certificate was presented
-  std::string certificateError;                // why it does not verify against the client CA; ""
-  std::string certificateUser;                 // its subject's common name
-  std::vector<std::string> certificateGroups;  // its subject's organizations
+  // The request's header fields in the order they came, names as sent (a name may repeat):
+  // Authorization, and the front proxy's X-Remote-User and the like.
+  std::vector<std::pair<std::string, std::string>> headers;
+  // The client certificate chain the peer presented, PEM, one certificate each, its own
+  // first; empty when it presented none.
+  std::vector<std::string> certificates;
+
+  // The value of the first field named `name` (in any case); nullopt when there is none.
+  std::optional<std::string_view> header(std::string_view name) const;
 };
 
 // The gate's answer about one request: served, or answered with this instead.
@@ -172,13 +178,15 @@ struct ServerOptions {
   std::chrono::milliseconds probeLaneTimeout{2'000};
   std::size_t headerLimit = 8 * 1024;
   std::size_t bodyLimit = 64 * 1024;
-  // HTTPS on the TCP listener with this certificate chain and private key (PEM). With a client
-  // CA, client certificates are asked for (not required) and checked against it; Caller says
-  // what came. start() fails naming the part that does not load.
+  // HTTPS on the TCP listener with this certificate chain and private key (PEM). With client
+  // CAs, client certificates are asked for (not required), the CAs' names sent as the
+  // acceptable ones; the chain a client presents goes to the gate as it came (Caller), which
+  // verifies it against whichever CA it trusts for what (upstream's tls.RequestClientCert).
+  // start() fails naming the part that does not load.
   struct Tls {
     std::string certificatePem;
     std::string privateKeyPem;
-    std::string clientCaPem;
+    std::string clientCaPem;  // every CA a client certificate may come from, concatenated
   };
   std::optional<Tls> tls;
   // Not null: the TCP listener is a secure server (see above), every request admitted by it.

@@ -61,10 +61,24 @@ struct ServingFlags {
   std::string tlsCertFile;               // --tls-cert-file
   std::string tlsPrivateKeyFile;         // --tls-private-key-file
   std::string clientCaFile;              // --client-ca-file
+  std::string certDir;                   // --cert-dir
   // --authorization-always-allow-paths, comma-separated; unset: /healthz,/readyz,/livez
   std::optional<std::string> alwaysAllowPaths;
-  std::optional<bool> profiling;            // --profiling (deprecated upstream)
-  std::optional<bool> contentionProfiling;  // --contention-profiling (deprecated upstream)
+  // Go durations; empty: upstream's 10s.
+  std::string tokenCacheTtl;              // --authentication-token-webhook-cache-ttl
+  std::string authorizedCacheTtl;         // --authorization-webhook-cache-authorized-ttl
+  std::string unauthorizedCacheTtl;       // --authorization-webhook-cache-unauthorized-ttl
+  std::string requestheaderClientCaFile;  // --requestheader-client-ca-file
+  // pflag string slices, each occurrence as given (comma-separated, the occurrences
+  // appended); nullopt: not given (the default).
+  std::optional<std::vector<std::string>> requestheaderAllowedNames;
+  std::optional<std::vector<std::string>> requestheaderUsernameHeaders;
+  std::optional<std::vector<std::string>> requestheaderGroupHeaders;
+  std::optional<std::vector<std::string>> requestheaderExtraHeadersPrefix;
+  bool authenticationSkipLookup = false;            // --authentication-skip-lookup
+  bool authenticationTolerateLookupFailure = true;  // kube-scheduler's default
+  std::optional<bool> profiling;                    // --profiling (deprecated upstream)
+  std::optional<bool> contentionProfiling;          // --contention-profiling (deprecated upstream)
 };
 
 // `schedhost config convert FILE`: TOML to a KubeSchedulerConfiguration (YAML) or back, on

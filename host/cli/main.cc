@@ -151,11 +151,51 @@ int main(int argc, char** argv) {
   runCmd->add_option("--bind-address", run.serving.bindAddress,
                      "address of the secure port (default 0.0.0.0)");
   runCmd->add_option("--tls-cert-file", run.serving.tlsCertFile,
-                     "the secure port's certificate (PEM; default: self-signed at startup)");
+                     "the secure port's certificate (PEM; default: self-signed, see --cert-dir)");
   runCmd->add_option("--tls-private-key-file", run.serving.tlsPrivateKeyFile,
                      "the key of --tls-cert-file (PEM)");
+  runCmd->add_option("--cert-dir", run.serving.certDir,
+                     "where the self-signed certificate is kept (kube-scheduler.crt and .key, "
+                     "made when absent); ignored with --tls-cert-file (default: in memory)");
   runCmd->add_option("--client-ca-file", run.serving.clientCaFile,
-                     "CA bundle that client certificates of the secure port are verified with");
+                     "CA bundle that client certificates of the secure port are verified with "
+                     "(default: client-ca-file of configmap kube-system/extension-apiserver-"
+                     "authentication)");
+  runCmd->add_option("--requestheader-client-ca-file", run.serving.requestheaderClientCaFile,
+                     "CA bundle of the front proxy's client certificate, which vouches for the "
+                     "user named in request headers (default: from the configmap)");
+  // pflag's string slices: comma-separated, each occurrence appended.
+  auto stringSlice = [&](const std::string& name, std::optional<std::vector<std::string>>& into,
+                         const std::string& help) {
+    runCmd
+        ->add_option_function<std::vector<std::string>>(
+            name, [&into](const std::vector<std::string>& values) { into = values; }, help)
+        ->allow_extra_args(false);
+  };
+  stringSlice("--requestheader-allowed-names", run.serving.requestheaderAllowedNames,
+              "common names the front proxy's certificate may have, comma-separated (default: "
+              "any of --requestheader-client-ca-file)");
+  stringSlice("--requestheader-username-headers", run.serving.requestheaderUsernameHeaders,
+              "request headers naming the user, comma-separated (default X-Remote-User)");
+  stringSlice("--requestheader-group-headers", run.serving.requestheaderGroupHeaders,
+              "request headers naming the groups, comma-separated (default X-Remote-Group)");
+  stringSlice("--requestheader-extra-headers-prefix", run.serving.requestheaderExtraHeadersPrefix,
+              "prefixes of request headers of the user's extra, comma-separated (default "
+              "X-Remote-Extra-)");
+  runCmd->add_flag("--authentication-skip-lookup", run.serving.authenticationSkipLookup,
+                   "do not read the client CA and the front proxy's settings from configmap "
+                   "kube-system/extension-apiserver-authentication");
+  runCmd->add_flag("--authentication-tolerate-lookup-failure",
+                   run.serving.authenticationTolerateLookupFailure,
+                   "a failed read of that configmap is a warning, not a startup error "
+                   "(default true; --authentication-tolerate-lookup-failure=false)");
+  runCmd->add_option("--authentication-token-webhook-cache-ttl", run.serving.tokenCacheTtl,
+                     "how long TokenReview answers are cached, e.g. 10s (default 10s)");
+  runCmd->add_option("--authorization-webhook-cache-authorized-ttl", run.serving.authorizedCacheTtl,
+                     "how long allowing SubjectAccessReview answers are cached (default 10s)");
+  runCmd->add_option("--authorization-webhook-cache-unauthorized-ttl",
+                     run.serving.unauthorizedCacheTtl,
+                     "how long denying SubjectAccessReview answers are cached (default 10s)");
   runCmd->add_option("--authentication-kubeconfig", run.serving.authenticationKubeconfig,
                      "kubeconfig for TokenReviews (default: the scheduler's own connection)");
   runCmd->add_option("--authorization-kubeconfig", run.serving.authorizationKubeconfig,

@@ -6,7 +6,8 @@
 // The output, one YAML stream for `kubectl apply -f -`: the ServiceAccount schedhost in
 // kube-system (the Deployment's), the ClusterRole schedhost (the host's rules, then those the
 // enabled plugins' declared kinds need) and its binding, and, unless leader election is off,
-// the Role for the Lease in the Lease's namespace and its binding.
+// the Role for the Lease in the Lease's namespace and its binding; then the Role that reads the
+// cluster's authentication configuration for the secure port, and its binding.
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -154,6 +155,14 @@ int runRbac(const RbacArgs& args) {
     out << "---\n";
     printBinding(out, "RoleBinding", "Role", role, leaseNamespace);
   }
+  const std::string reader = std::string(kName) + "-authentication-reader";
+  out << "---\n# The secure port reads the client CA and the front proxy's settings from the "
+         "ConfigMap\n# kube-system/extension-apiserver-authentication once, at startup.\n";
+  out << "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n";
+  printMetadata(out, reader, kServiceAccountNamespace);
+  printRules(out, rbac::authenticationReaderRules());
+  out << "---\n";
+  printBinding(out, "RoleBinding", "Role", reader, kServiceAccountNamespace);
   std::cout << out.str() << std::flush;
   return std::cout.good() ? 0 : 1;
 }

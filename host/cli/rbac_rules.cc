@@ -74,6 +74,10 @@ std::vector<Rule> hostRules() {
   };
 }
 
+std::vector<Rule> authenticationReaderRules() {
+  return {{{}, {""}, {"configmaps"}, {"extension-apiserver-authentication"}, {"get"}}};
+}
+
 std::vector<Rule> leaseRules(const std::string& leaseName) {
   return {
       {{}, {"coordination.k8s.io"}, {"leases"}, {}, {"create"}},

@@ -26,6 +26,12 @@ std::vector<Rule> hostRules();
 // (create cannot be limited to a name), then read and renewed by name.
 std::vector<Rule> leaseRules(const std::string& leaseName);
 
+// The Role in kube-system that lets the secure port read the ConfigMap
+// extension-apiserver-authentication (its client CA and front proxy's settings) at startup:
+// `get` by name, what kube-scheduler's extension-apiserver-authentication-reader grants less
+// the list and watch of a refreshing reader.
+std::vector<Rule> authenticationReaderRules();
+
 // What the declared kinds of `plugins` need: per (group, resource), one rule that reads
 // (list, watch: the informer) and writes what any plugin declared (SH_VERB_CREATE create,
 // SH_VERB_UPDATE update, SH_VERB_PATCH patch, SH_VERB_DELETE delete), and, when one declared

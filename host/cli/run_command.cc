@@ -9,6 +9,7 @@
 
 #include "host/cli/commands.h"
 #include "host/cli/live_scheduler.h"
+#include "host/cli/secure_serving_options.h"
 #include "host/config/feature_gates.h"
 #include "host/connectors/embedded/embedded_cluster.h"
 #include "host/cycle/decision_log.h"
@@ -39,6 +40,11 @@ bool checkUpstreamFlags(const RunArgs& args) {
       spdlog::warn("{}: deprecated upstream, and without effect here (schedhost has no profiler)",
                    flag);
     }
+  }
+  // As pflag does, a bad value is refused whether or not the secure port is served.
+  if (std::string why; !delegatedAuthOptions(serving, why)) {
+    std::cerr << "schedhost run: " << why << "\n";
+    return false;
   }
   const std::string& contentType = args.kube.contentType;
   if (!contentType.empty() && contentType != "application/json" &&

@@ -36,12 +36,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "host/admin/tls.h"
 #include "host/cli/commands.h"
 #include "host/cli/kube_metrics.h"
 #include "host/cli/live_scheduler.h"
 #include "host/cli/secure_serving.h"
-#include "host/common/regular_file.h"
+#include "host/cli/secure_serving_options.h"
 #include "host/config/host_config.h"
 #include "host/connectors/kube/event_recorder.h"
 #include "host/connectors/kube/https_transport.h"
@@ -129,13 +128,10 @@ std::chrono::milliseconds bindCancelDelay(std::chrono::seconds grace) {
                                              std::chrono::milliseconds(grace) / 4);
 }
 
-// Runs from the stop signal on: after bindCancelDelay(grace) the binds and deletes in flight
-// are cancelled (`cancelBinds`); 3 s before `grace` is over (half of it when shorter), every
-// request still in flight is cancelled; when it is over, the process exits with code 1. `done`
-// ends the watch: the stop finished in time.
-// kube-scheduler's secure port (secure_serving.h), or a message on stderr and false. The
-// reviews go through `transport` unless --authentication-kubeconfig or
-// --authorization-kubeconfig names another kubeconfig; its connection is kept in `own`.
+// kube-scheduler's secure port (secure_serving.h, secure_serving_options.h), or a message on
+// stderr and false. The reviews, and the lookup of the cluster's authentication configuration,
+// go through `transport` unless --authentication-kubeconfig or --authorization-kubeconfig
+// names another kubeconfig; its connection is kept in `own`.
 bool serveSecurely(LiveScheduler& live, const RunArgs& args, kube::HttpsTransport& transport,
                    const std::string& kubeconfig,
                    std::vector<std::unique_ptr<kube::HttpsTransport>>& own) {
@@ -144,38 +140,17 @@ bool serveSecurely(LiveScheduler& live, const RunArgs& args, kube::HttpsTranspor
   const std::string host = serving.bindAddress.empty() ? "0.0.0.0" : serving.bindAddress;
   options.address = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                     std::to_string(serving.securePort.value_or(10259));
-  admin::ServerOptions::Tls tls;
   std::string error;
-  if (serving.tlsCertFile.empty() != serving.tlsPrivateKeyFile.empty()) {
-    std::cerr << "schedhost run: --tls-cert-file and --tls-private-key-file go together\n";
+  std::optional<DelegatedAuth::Options> ao = delegatedAuthOptions(serving, error);
+  if (!ao) {
+    std::cerr << "schedhost run: " << error << "\n";
     return false;
   }
-  if (!serving.tlsCertFile.empty()) {
-    for (const auto& [path, out] : {std::pair{&serving.tlsCertFile, &tls.certificatePem},
-                                    std::pair{&serving.tlsPrivateKeyFile, &tls.privateKeyPem}}) {
-      std::optional<std::string> text = readRegularFile(*path, 1 << 20, error);
-      if (!text) {
-        std::cerr << "schedhost run: secure serving: " << error << "\n";
-        return false;
-      }
-      *out = std::move(*text);
-    }
-  } else if (!admin::selfSignedCertificate("localhost", tls.certificatePem, tls.privateKeyPem,
-                                           error)) {
-    std::cerr << "schedhost run: secure serving: a self-signed certificate: " << error << "\n";
+  admin::ServerOptions::Tls tls;
+  if (!servingCertificate(serving, tls.certificatePem, tls.privateKeyPem, error)) {
+    std::cerr << "schedhost run: secure serving: " << error << "\n";
     return false;
-  } else {
-    spdlog::info("secure serving: no --tls-cert-file: a self-signed certificate for localhost");
   }
-  if (!serving.clientCaFile.empty()) {
-    std::optional<std::string> ca = readRegularFile(serving.clientCaFile, 4 << 20, error);
-    if (!ca) {
-      std::cerr << "schedhost run: --client-ca-file: " << error << "\n";
-      return false;
-    }
-    tls.clientCaPem = std::move(*ca);
-  }
-  options.tls = std::move(tls);
 
   // The reviews' connections: the scheduler's own, unless a flag names another kubeconfig.
   auto connection = [&](const std::string& flag, const std::string& path) -> kube::Transport* {
@@ -199,21 +174,20 @@ bool serveSecurely(LiveScheduler& live, const RunArgs& args, kube::HttpsTranspor
   kube::Transport* authorization =
       connection("--authorization-kubeconfig", serving.authorizationKubeconfig);
   if (authentication == nullptr || authorization == nullptr) return false;
-  DelegatedAuth::Options ao;
-  if (serving.alwaysAllowPaths) {
-    ao.alwaysAllowPaths.clear();
-    std::string_view rest = *serving.alwaysAllowPaths;
-    while (!rest.empty()) {
-      const std::size_t comma = rest.find(',');
-      std::string_view item = rest.substr(0, comma);
-      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-      if (!item.empty()) ao.alwaysAllowPaths.emplace_back(item);
-    }
+  if (!applyClientAuthentication(serving, authentication, *ao, tls.clientCaPem, error)) {
+    std::cerr << "schedhost run: secure serving: " << error << "\n";
+    return false;
   }
+  options.tls = std::move(tls);
   return live.startSecureServing(
-      std::move(options), std::make_unique<DelegatedAuth>(authentication, authorization, ao));
+      std::move(options),
+      std::make_unique<DelegatedAuth>(authentication, authorization, std::move(*ao)));
 }
 
+// Runs from the stop signal on: after bindCancelDelay(grace) the binds and deletes in flight
+// are cancelled (`cancelBinds`); 3 s before `grace` is over (half of it when shorter), every
+// request still in flight is cancelled; when it is over, the process exits with code 1. `done`
+// ends the watch: the stop finished in time.
 void watchTheStop(kube::HttpsTransport& transport, const std::function<void()>& cancelBinds,
                   std::chrono::seconds grace, const std::stop_token& done) {
   std::mutex waitMu;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <cctype>
 #include <utility>
+
+#include <spdlog/spdlog.h>
 
 namespace sh::cli {
 namespace {
@@ -39,6 +42,42 @@ bool allowedPath(const std::vector<std::string>& paths, std::string_view path) {
     }
   }
   return false;
+}
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && lowercase(a) == lowercase(b);
+}
+
+// url.PathUnescape: %XX decoded; a malformed escape leaves the whole text as it was
+// (unescapeExtraKey records it all the same).
+std::string pathUnescape(const std::string& text) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size()) return text;
+    const int hi = hex(text[i + 1]);
+    const int lo = hex(text[i + 2]);
+    if (hi < 0 || lo < 0) return text;
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
 }
 
 std::vector<std::string> strings(const json::value* v) {
@@ -105,36 +144,89 @@ std::uint64_t DelegatedAuth::accessReviews() const {
   return accessReviews_;
 }
 
-DelegatedAuth::Outcome DelegatedAuth::authenticate(const admin::Caller& caller, User& user,
-                                                   std::stop_token stop) {
-  if (caller.certificate && caller.certificateError.empty() && !caller.certificateUser.empty()) {
-    user.name = caller.certificateUser;
-    user.groups = caller.certificateGroups;
-    return Outcome::kAuthenticated;
+DelegatedAuth::Result DelegatedAuth::requestHeaderUser(const admin::Caller& caller,
+                                                       User& user) const {
+  const Options::RequestHeader& proxy = options_.requestHeader;
+  if (proxy.ca == nullptr || caller.certificates.empty()) return Result::kNone;
+  std::string error;
+  const std::optional<admin::CertificateSubject> subject =
+      proxy.ca->verify(caller.certificates, error);
+  if (!subject) {
+    spdlog::debug("secure serving: front-proxy certificate: {}", error);
+    return Result::kError;
   }
-  if (caller.certificate && !caller.certificateError.empty()) {
-    return Outcome::kUnauthorized;  // x509: a certificate that does not verify is an error
+  if (!proxy.allowedNames.empty() && std::find(proxy.allowedNames.begin(), proxy.allowedNames.end(),
+                                               subject->commonName) == proxy.allowedNames.end()) {
+    spdlog::debug("secure serving: x509: subject with cn={} is not in the allowed list",
+                  subject->commonName);
+    return Result::kError;
   }
-  std::string_view header = caller.authorization;
-  if (header.empty()) return Outcome::kAnonymous;
+  // headerValue: the first header of the list whose (first) value is not empty.
+  std::string name;
+  for (const std::string& header : proxy.usernameHeaders) {
+    if (std::optional<std::string_view> value = caller.header(header); value && !value->empty()) {
+      name = std::string(*value);
+      break;
+    }
+  }
+  if (name.empty()) return Result::kNone;  // vouches for nobody: the next authenticator asks
+  user.name = std::move(name);
+  // allHeaderValues: every non-empty value of each group header, header by header.
+  for (const std::string& header : proxy.groupHeaders) {
+    for (const auto& [field, value] : caller.headers) {
+      if (!value.empty() && iequals(field, header)) user.groups.push_back(value);
+    }
+  }
+  // newExtra: prefix by prefix, every header under it; the rest of its name, lowercased and
+  // %-unescaped, is the key.
+  for (const std::string& prefix : proxy.extraHeaderPrefixes) {
+    for (const auto& [field, value] : caller.headers) {
+      if (field.size() < prefix.size() || !iequals(field.substr(0, prefix.size()), prefix)) {
+        continue;
+      }
+      user.extra[pathUnescape(lowercase(field.substr(prefix.size())))].push_back(value);
+    }
+  }
+  return Result::kUser;
+}
+
+DelegatedAuth::Result DelegatedAuth::certificateUser(const admin::Caller& caller,
+                                                     User& user) const {
+  if (options_.clientCa == nullptr || caller.certificates.empty()) return Result::kNone;
+  std::string error;
+  std::optional<admin::CertificateSubject> subject =
+      options_.clientCa->verify(caller.certificates, error);
+  if (!subject) {
+    spdlog::debug("secure serving: client certificate: {}", error);
+    return Result::kError;
+  }
+  if (subject->commonName.empty()) return Result::kNone;  // CommonNameUserConversion
+  user.name = std::move(subject->commonName);
+  user.groups = std::move(subject->organizations);
+  return Result::kUser;
+}
+
+DelegatedAuth::Result DelegatedAuth::tokenUser(const admin::Caller& caller, User& user,
+                                               std::stop_token stop) {
+  const std::string_view header = caller.header("Authorization").value_or(std::string_view());
+  if (header.empty()) return Result::kNone;
   // bearertoken: "Bearer <token>", the scheme in any case; anything else is no token.
   const std::size_t space = header.find(' ');
-  std::string scheme(header.substr(0, space));
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (scheme != "bearer" || space == std::string_view::npos) return Outcome::kAnonymous;
+  if (space == std::string_view::npos || lowercase(header.substr(0, space)) != "bearer") {
+    return Result::kNone;
+  }
   std::string token(header.substr(space + 1));
   while (!token.empty() && token.front() == ' ') token.erase(token.begin());
-  if (token.empty()) return Outcome::kAnonymous;
+  if (token.empty()) return Result::kNone;
   {
     std::lock_guard lock(mu_);
     if (auto it = tokens_.find(token); it != tokens_.end() && it->second.expires > Clock::now()) {
-      if (!it->second.authenticated) return Outcome::kUnauthorized;
+      if (!it->second.authenticated) return Result::kError;
       user = it->second.user;
-      return Outcome::kAuthenticated;
+      return Result::kUser;
     }
   }
-  if (authentication_ == nullptr) return Outcome::kUnauthorized;
+  if (authentication_ == nullptr) return Result::kError;
   json::object spec;
   spec["token"] = token;
   {
@@ -146,7 +238,7 @@ DelegatedAuth::Outcome DelegatedAuth::authenticate(const admin::Caller& caller, 
   json::value answer;
   std::string error;
   if (!response.ok() || !kube::parseBody(response, answer, error) || !answer.is_object()) {
-    return Outcome::kUnauthorized;  // a failed review is an authentication error: 401
+    return Result::kError;  // a failed review is an authentication error
   }
   const json::value* st = answer.get_object().if_contains("status");
   TokenEntry entry;
@@ -175,9 +267,27 @@ DelegatedAuth::Outcome DelegatedAuth::authenticate(const admin::Caller& caller, 
     trim(tokens_);
     tokens_[token] = entry;
   }
-  if (!entry.authenticated) return Outcome::kUnauthorized;
+  if (!entry.authenticated) return Result::kError;
   user = entry.user;
-  return Outcome::kAuthenticated;
+  return Result::kUser;
+}
+
+DelegatedAuth::Outcome DelegatedAuth::authenticate(const admin::Caller& caller, User& user,
+                                                   std::stop_token stop) {
+  // unionAuthRequestHandler: front proxy first, then client certificates, then tokens.
+  bool failed = false;
+  for (int step = 0; step < 3; ++step) {
+    User who;
+    const Result result = step == 0   ? requestHeaderUser(caller, who)
+                          : step == 1 ? certificateUser(caller, who)
+                                      : tokenUser(caller, who, stop);
+    if (result == Result::kUser) {
+      user = std::move(who);
+      return Outcome::kAuthenticated;
+    }
+    failed = failed || result == Result::kError;
+  }
+  return failed ? Outcome::kUnauthorized : Outcome::kAnonymous;
 }
 
 std::optional<bool> DelegatedAuth::review(const User& user, std::string_view verb,
@@ -266,7 +376,11 @@ admin::Admission DelegatedAuth::admit(std::string_view verb, std::string_view pa
       user.groups = {std::string(kUnauthenticated)};
       break;
     case Outcome::kAuthenticated:
-      if (std::find(user.groups.begin(), user.groups.end(), kAuthenticated) == user.groups.end()) {
+      // AuthenticatedGroupAdder.
+      if (user.name != kAnonymous &&
+          std::find(user.groups.begin(), user.groups.end(), kAuthenticated) == user.groups.end() &&
+          std::find(user.groups.begin(), user.groups.end(), kUnauthenticated) ==
+              user.groups.end()) {
         user.groups.emplace_back(kAuthenticated);
       }
       break;

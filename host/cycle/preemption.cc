@@ -76,7 +76,9 @@ Status Scheduler::preempt(const sh_pod& preemptor, std::string_view node,
   }
   {
     std::lock_guard<std::mutex> lock(preemptMu_);
-    preempting_.insert(preemptorUid);
+    if (preempting_.insert(preemptorUid).second) {
+      preemptingCount_.fetch_add(1, std::memory_order_release);
+    }
   }
   auto job = [this, preemptorUid = std::move(preemptorUid),
               schedulerName = std::move(schedulerName), priority = preemptor.priority,
@@ -86,7 +88,9 @@ Status Scheduler::preempt(const sh_pod& preemptor, std::string_view node,
                             /*lastVictimTracked=*/true);
     {
       std::lock_guard<std::mutex> lock(preemptMu_);
-      preempting_.erase(preemptorUid);
+      if (preempting_.erase(preemptorUid) > 0) {
+        preemptingCount_.fetch_sub(1, std::memory_order_release);
+      }
       lastVictims_.erase(preemptorUid);
     }
     std::shared_ptr<const model::Pod> latest;
@@ -191,6 +195,9 @@ Status Scheduler::evictVictim(const model::Pod& victim, const std::string& preem
 }
 
 bool Scheduler::preemptionRunning(std::string_view uid) const {
+  if (preemptingCount_.load(std::memory_order_acquire) == 0) {
+    return false;
+  }
   std::string victim;
   {
     std::lock_guard<std::mutex> lock(preemptMu_);

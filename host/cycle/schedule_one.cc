@@ -503,6 +503,12 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
     queue_->deleteNominatedPodIfExists(failedPod);
   }
 
+  if (pending) {
+    keepAttempt(fw, key, uid, attempts, rejected, message, fitError,
+                override ? nominating.nominatedNodeName : str(latest->view().nominated_node_name));
+  } else {
+    attempts_.forget(key);
+  }
   if (message.size() > 1024) {
     message = message.substr(0, 1020) + " ...";
   }
@@ -527,6 +533,47 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
     d.final = pending && lastAttempt;
     log_->failedScheduling(d);
   }
+}
+
+void Scheduler::keepAttempt(const Framework& fw, const std::string& key, const std::string& uid,
+                            int attempts, bool rejected, const std::string& message,
+                            const FitError* fitError, std::string nominatedNode) {
+  AttemptRecord r;
+  r.pod = key;
+  r.uid = uid;
+  r.profile = fw.profileName();
+  r.generation = fw.generation();
+  r.unixNanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  r.attempts = attempts;
+  r.result = std::string(rejected ? metrics::kResultUnschedulable : metrics::kResultError);
+  r.message = message;
+  r.nominatedNode = std::move(nominatedNode);
+  if (fitError != nullptr) {
+    const Diagnosis& d = fitError->diagnosis;
+    r.numAllNodes = fitError->numAllNodes;
+    r.preFilterMessage = d.preFilterMsg;
+    r.postFilterMessage = d.postFilterMsg;
+    r.unschedulablePlugins.assign(d.unschedulablePlugins.begin(), d.unschedulablePlugins.end());
+    r.pendingPlugins.assign(d.pendingPlugins.begin(), d.pendingPlugins.end());
+    std::vector<NodeVerdict> verdicts;
+    verdicts.reserve(d.nodeToStatus.size());
+    for (const auto& [node, status] : d.nodeToStatus.entries()) {
+      verdicts.push_back(
+          {node, status.plugin(), std::string(codeName(status.code())), status.reasons()});
+    }
+    r.groups = groupNodes(std::move(verdicts));
+    // The nodes without a verdict of their own share the "absent" one (PreFilter's
+    // restriction, or not examined).
+    if (const std::size_t rest = r.numAllNodes - std::min(r.numAllNodes, d.nodeToStatus.size());
+        rest > 0) {
+      const Status& absent = d.nodeToStatus.absent();
+      r.groups.push_back(
+          {absent.plugin(), std::string(codeName(absent.code())), absent.reasons(), rest, {}});
+    }
+  }
+  attempts_.record(std::move(r));
 }
 
 void Scheduler::recordAttempt(std::string_view result, const std::string& profile,

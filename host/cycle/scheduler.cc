@@ -550,6 +550,9 @@ void Scheduler::onPodUpdate(const std::shared_ptr<const model::Pod>& old,
     return;
   }
   if (assigned(*cur)) {
+    if (!attempts_.empty()) {
+      attempts_.forget(podKey(cur->view()));
+    }
     // Bound (by us or by someone else): it leaves the queue and joins the cache, where it
     // replaces the copy we assumed.
     if (responsibleFor(*old)) {
@@ -650,6 +653,9 @@ void Scheduler::onPodDelete(const std::shared_ptr<const model::Pod>& pod) {
     pods_.erase(uid);
     failedPods_.erase(uid);
     failuresAfterInput_.erase(uid);
+  }
+  if (!attempts_.empty()) {
+    attempts_.forget(podKey(pod->view()));
   }
   const auto start = std::chrono::steady_clock::now();
   const queue::ClusterEvent deleted{SH_RESOURCE_ASSIGNED_POD, SH_ACTION_DELETE, {}};

@@ -37,6 +37,7 @@
 #include "host/cache/cache.h"
 #include "host/cache/snapshot.h"
 #include "host/connectors/connector.h"
+#include "host/cycle/attempt_store.h"
 #include "host/cycle/decision_log.h"
 #include "host/cycle/extender.h"
 #include "host/cycle/latency_stats.h"
@@ -174,6 +175,8 @@ class Scheduler : private CycleHost, public RunningPreemptions {
   SchedulerStats stats() const;
   // Attempt latencies (pop to bound, or pop to failure), in milliseconds.
   const cycle::LatencyStats& latencies() const { return latencies_; }
+  // The last failed attempt of each pending pod (thread-safe; docs/explaining-decisions.md).
+  const AttemptStore& attempts() const { return attempts_; }
   // Pods known to be pending (not bound), by uid.
   std::size_t pendingPodCount() const;
   // Where the pending pods stand, each in one bucket (the run summary). Call when the loop
@@ -324,6 +327,12 @@ class Scheduler : private CycleHost, public RunningPreemptions {
   std::chrono::steady_clock::time_point lastRetiredCheck_;
   bool firstCycleOnGeneration_ = false;  // loop thread: the current generation ran a cycle
   uint64_t sampleCounter_ = 0;           // loop thread: every 10th cycle times its plugins
+  // Keeps a pending pod's failed attempt in attempts_ (schedule_one.cc).
+  void keepAttempt(const Framework& fw, const std::string& key, const std::string& uid,
+                   int attempts, bool rejected, const std::string& message,
+                   const FitError* fitError, std::string nominatedNode);
+  // The last failed attempt of each pending pod (schedhost explain).
+  AttemptStore attempts_;
   // scheduler_schedule_attempts_total and _duration_seconds for one result of one profile.
   void recordAttempt(std::string_view result, const std::string& profile, int64_t startNanos);
   connectors::Connector& connector_;
@@ -355,6 +364,9 @@ class Scheduler : private CycleHost, public RunningPreemptions {
   // victim, that victim's uid. Lock order: the queue's lock > preemptMu_ > podsMu_.
   mutable std::mutex preemptMu_;
   std::unordered_set<std::string> preempting_;
+  // preempting_.size(), read without the lock: PreEnqueue runs for every pod entering activeQ,
+  // and almost always finds no preemption running.
+  std::atomic<std::size_t> preemptingCount_{0};
   std::unordered_map<std::string, std::string> lastVictims_;
 
   // The latest object of every pod we know, by uid (upstream's pod lister).

@@ -1,8 +1,10 @@
 // The secure port's answers (host/admin/secure_routes.h) and its TLS pieces (tls.h), without a
-// socket: the gate before everything, upstream healthz's shapes, the self-signed certificate.
+// socket: the gate before everything, upstream healthz's shapes, the self-signed certificate
+// and its CA, the CA bundles.
 #include "host/admin/secure_routes.h"
 
 #include <gtest/gtest.h>
+#include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
@@ -106,32 +108,87 @@ TEST(SecureRoutesTest, MetricsAndConfigzKeepTheirTypes) {
   EXPECT_EQ(a.body, R"({"parallelism":16})");
 }
 
-TEST(SecureRoutesTest, TheSelfSignedCertificateIsForLocalhostAndLoads) {
+// Every certificate of a PEM text, in order.
+std::vector<std::unique_ptr<X509, decltype(&X509_free)>> certificatesIn(const std::string& pem) {
+  std::vector<std::unique_ptr<X509, decltype(&X509_free)>> out;
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), int(pem.size())),
+                                                BIO_free);
+  while (X509* x = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    out.emplace_back(x, X509_free);
+  }
+  ERR_clear_error();
+  return out;
+}
+
+std::string commonNameOf(X509* x) {
+  char cn[256] = {};
+  X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName, cn, sizeof cn);
+  return cn;
+}
+
+// certutil.GenerateSelfSignedCertKeyWithFixtures' shape: a serving certificate, then the CA
+// made for it, which is the only one the serving certificate verifies against.
+TEST(SecureRoutesTest, TheSelfSignedCertificateComesWithItsOwnCa) {
   std::string cert;
   std::string key;
   std::string error;
-  ASSERT_TRUE(selfSignedCertificate("localhost", cert, key, error)) << error;
+  ASSERT_TRUE(selfSignedCertificate("localhost", {"127.0.0.1", "10.1.2.3"}, {"localhost"}, cert,
+                                    key, error))
+      << error;
   ServerOptions::Tls tls{cert, key, ""};
   EXPECT_TRUE(makeTlsContext(tls, error).has_value()) << error;
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(cert.data(), int(cert.size())),
-                                                BIO_free);
-  std::unique_ptr<X509, decltype(&X509_free)> x(
-      PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr), X509_free);
-  ASSERT_NE(x, nullptr);
-  EXPECT_EQ(X509_check_host(x.get(), "localhost", 0, 0, nullptr), 1);
-  EXPECT_EQ(X509_check_ip_asc(x.get(), "127.0.0.1", 0), 1);
-  EXPECT_EQ(X509_check_host(x.get(), "example.com", 0, 0, nullptr), 0);
-  char cn[256] = {};
-  X509_NAME_get_text_by_NID(X509_get_subject_name(x.get()), NID_commonName, cn, sizeof cn);
-  EXPECT_EQ(std::string(cn).rfind("localhost@", 0), 0u) << cn;
-  // A year, from an hour ago: not after is 365 days and 1 hour after not before.
-  int days = 0;
-  int seconds = 0;
-  ASSERT_EQ(
-      ASN1_TIME_diff(&days, &seconds, X509_get0_notBefore(x.get()), X509_get0_notAfter(x.get())),
-      1);
-  EXPECT_EQ(days, 365);
-  EXPECT_EQ(seconds, 3600);
+  EXPECT_EQ(key.rfind("-----BEGIN RSA PRIVATE KEY-----\n", 0), 0u) << key;  // PKCS #1, as Go's
+  auto chain = certificatesIn(cert);
+  ASSERT_EQ(chain.size(), 2u) << cert;
+  X509* serving = chain[0].get();
+  X509* ca = chain[1].get();
+  const std::string servingName = commonNameOf(serving);
+  const std::string caName = commonNameOf(ca);
+  ASSERT_EQ(servingName.rfind("localhost@", 0), 0u) << servingName;
+  EXPECT_EQ(caName, "localhost-ca@" + servingName.substr(10));  // the same unix time
+  EXPECT_EQ(X509_check_ca(ca), 1);
+  EXPECT_EQ(X509_check_ca(serving), 0);
+  EXPECT_EQ(X509_check_issued(ca, ca), X509_V_OK);  // self-signed
+  EXPECT_EQ(X509_check_issued(ca, serving), X509_V_OK);
+  EXPECT_NE(X509_check_issued(serving, serving), X509_V_OK);
+  // The serving certificate verifies for serverAuth against the CA of the file alone.
+  std::unique_ptr<X509_STORE, decltype(&X509_STORE_free)> store(X509_STORE_new(), X509_STORE_free);
+  X509_STORE_add_cert(store.get(), ca);
+  std::unique_ptr<X509_STORE_CTX, decltype(&X509_STORE_CTX_free)> context(X509_STORE_CTX_new(),
+                                                                          X509_STORE_CTX_free);
+  ASSERT_EQ(X509_STORE_CTX_init(context.get(), store.get(), serving, nullptr), 1);
+  X509_STORE_CTX_set_purpose(context.get(), X509_PURPOSE_SSL_SERVER);
+  EXPECT_EQ(X509_verify_cert(context.get()), 1)
+      << X509_verify_cert_error_string(X509_STORE_CTX_get_error(context.get()));
+  // Another run's CA does not vouch for it.
+  std::string otherCert;
+  std::string otherKey;
+  ASSERT_TRUE(selfSignedCertificate("localhost", {"127.0.0.1"}, {}, otherCert, otherKey, error));
+  auto other = certificatesIn(otherCert);
+  ASSERT_EQ(other.size(), 2u);
+  EXPECT_NE(X509_check_issued(other[1].get(), serving), X509_V_OK);
+  // Its names: the host, the addresses, once each.
+  EXPECT_EQ(X509_check_host(serving, "localhost", 0, 0, nullptr), 1);
+  EXPECT_EQ(X509_check_ip_asc(serving, "127.0.0.1", 0), 1);
+  EXPECT_EQ(X509_check_ip_asc(serving, "10.1.2.3", 0), 1);
+  EXPECT_EQ(X509_check_host(serving, "example.com", 0, 0, nullptr), 0);
+  auto* names = static_cast<GENERAL_NAMES*>(
+      X509_get_ext_d2i(serving, NID_subject_alt_name, nullptr, nullptr));
+  ASSERT_NE(names, nullptr);
+  EXPECT_EQ(sk_GENERAL_NAME_num(names), 3);  // DNS:localhost, IP:127.0.0.1, IP:10.1.2.3
+  GENERAL_NAMES_free(names);
+  // A year from an hour ago, for both.
+  for (X509* x : {serving, ca}) {
+    int days = 0;
+    int seconds = 0;
+    ASSERT_EQ(ASN1_TIME_diff(&days, &seconds, X509_get0_notBefore(x), X509_get0_notAfter(x)), 1);
+    EXPECT_EQ(days, 365);
+    EXPECT_EQ(seconds, 0);
+    ASSERT_EQ(ASN1_TIME_diff(&days, &seconds, X509_get0_notBefore(x), nullptr), 1);
+    EXPECT_EQ(days, 0);
+    EXPECT_GE(seconds, 3600 - 60);
+    EXPECT_LE(seconds, 3600 + 60);
+  }
 }
 
 TEST(SecureRoutesTest, ABadCertificateOrKeyIsNamed) {
@@ -140,8 +197,8 @@ TEST(SecureRoutesTest, ABadCertificateOrKeyIsNamed) {
   std::string otherCert;
   std::string otherKey;
   std::string error;
-  ASSERT_TRUE(selfSignedCertificate("localhost", cert, key, error));
-  ASSERT_TRUE(selfSignedCertificate("localhost", otherCert, otherKey, error));
+  ASSERT_TRUE(selfSignedCertificate("localhost", {"127.0.0.1"}, {}, cert, key, error));
+  ASSERT_TRUE(selfSignedCertificate("localhost", {"127.0.0.1"}, {}, otherCert, otherKey, error));
   EXPECT_FALSE(makeTlsContext({"not a certificate", key, ""}, error).has_value());
   EXPECT_NE(error.find("the certificate does not load"), std::string::npos) << error;
   EXPECT_FALSE(makeTlsContext({cert, "not a key", ""}, error).has_value());
@@ -149,7 +206,17 @@ TEST(SecureRoutesTest, ABadCertificateOrKeyIsNamed) {
   EXPECT_FALSE(makeTlsContext({cert, otherKey, ""}, error).has_value());
   EXPECT_NE(error.find("key values mismatch"), std::string::npos) << error;
   EXPECT_FALSE(makeTlsContext({cert, key, "garbage"}, error).has_value());
-  EXPECT_NE(error.find("the client CA does not load"), std::string::npos) << error;
+  EXPECT_NE(error.find("the client CA does not load: no certificate in it"), std::string::npos)
+      << error;
+  // A bundle of CAs loads, and so does the CA bundle the gate verifies with.
+  EXPECT_TRUE(makeTlsContext({cert, key, cert + otherCert}, error).has_value()) << error;
+  EXPECT_NE(CaBundle::fromPem(cert + otherCert, error), nullptr) << error;
+  EXPECT_EQ(CaBundle::fromPem("garbage", error), nullptr);
+  EXPECT_EQ(error, "no certificate in it");
+  std::string broken = cert;
+  broken.replace(broken.find("MII") + 10, 8, "!!!!!!!!");
+  EXPECT_EQ(CaBundle::fromPem(broken, error), nullptr);
+  EXPECT_NE(error.find("a certificate does not parse"), std::string::npos) << error;
 }
 
 }  // namespace

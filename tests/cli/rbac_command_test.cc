@@ -1,8 +1,9 @@
 // `schedhost rbac` run as an operator runs it: with the default profile its output is
 // packaging/kubernetes/rbac.yaml to the byte; the kinds enabled plugins declare (fixtures of
 // rbac_kinds_plugin.c) add one rule per group and resource after the host's; the Lease's Role
-// follows [leaderElection] and its flags; a configuration `run` would refuse prints nothing on
-// stdout, its errors on stderr, and exits 1. The manifests are read back with yaml-cpp.
+// follows [leaderElection] and its flags; the secure port's reader of the cluster's
+// authentication configuration is always there; a configuration `run` would refuse prints nothing
+// on stdout, its errors on stderr, and exits 1. The manifests are read back with yaml-cpp.
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -71,6 +72,14 @@ class Manifests {
   YAML::Node doc(const std::string& kind) const {
     for (const YAML::Node& d : docs_) {
       if (d["kind"].as<std::string>() == kind) {
+        return d;
+      }
+    }
+    return YAML::Node();
+  }
+  YAML::Node named(const std::string& kind, const std::string& name) const {
+    for (const YAML::Node& d : docs_) {
+      if (d["kind"].as<std::string>() == kind && d["metadata"]["name"].as<std::string>() == name) {
         return d;
       }
     }
@@ -152,8 +161,23 @@ TEST_F(RbacCommandTest, DefaultProfileOutputIsTheCheckedInManifest) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.out, slurp(SCHEDHOST_RBAC_YAML));
   Manifests m(r.out);
-  EXPECT_EQ(m.kinds(), (std::vector<std::string>{"ServiceAccount", "ClusterRole",
-                                                 "ClusterRoleBinding", "Role", "RoleBinding"}));
+  EXPECT_EQ(m.kinds(),
+            (std::vector<std::string>{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
+                                      "RoleBinding", "Role", "RoleBinding"}));
+  // The secure port's read of the cluster's authentication configuration, by name, in
+  // kube-system, bound to the ServiceAccount.
+  const YAML::Node reader = m.named("Role", "schedhost-authentication-reader");
+  ASSERT_TRUE(reader) << r.out;
+  EXPECT_EQ(reader["metadata"]["namespace"].as<std::string>(), "kube-system");
+  ASSERT_EQ(reader["rules"].size(), 1u);
+  EXPECT_EQ(strings(reader["rules"][0]["resources"]), std::vector<std::string>{"configmaps"});
+  EXPECT_EQ(strings(reader["rules"][0]["resourceNames"]),
+            std::vector<std::string>{"extension-apiserver-authentication"});
+  EXPECT_EQ(strings(reader["rules"][0]["verbs"]), std::vector<std::string>{"get"});
+  const YAML::Node readerBinding = m.named("RoleBinding", "schedhost-authentication-reader");
+  ASSERT_TRUE(readerBinding) << r.out;
+  EXPECT_EQ(readerBinding["metadata"]["namespace"].as<std::string>(), "kube-system");
+  EXPECT_EQ(readerBinding["subjects"][0]["name"].as<std::string>(), "schedhost");
   EXPECT_EQ(m.doc("ClusterRole")["metadata"]["name"].as<std::string>(), "schedhost");
   // The host's ten rules, then the storage kinds the volume plugins declare.
   const std::vector<Rule> rules = m.rules("ClusterRole");
@@ -243,15 +267,18 @@ TEST_F(RbacCommandTest, LeaseRoleFollowsLeaderElection) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("    resourceNames: [\"true\"]\n"), std::string::npos) << r.out;
 
-  // Without leader election no Lease is touched, so no Role is printed.
+  // Without leader election no Lease is touched, so no Lease Role is printed: only the
+  // secure port's reader.
+  const std::vector<std::string> withoutLease = {"ServiceAccount", "ClusterRole",
+                                                 "ClusterRoleBinding", "Role", "RoleBinding"};
   r = rbac("--config " + file + " --leader-elect=false");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_EQ(Manifests(r.out).kinds(),
-            (std::vector<std::string>{"ServiceAccount", "ClusterRole", "ClusterRoleBinding"}));
+  EXPECT_EQ(Manifests(r.out).kinds(), withoutLease);
+  EXPECT_EQ(Manifests(r.out).doc("Role")["metadata"]["name"].as<std::string>(),
+            "schedhost-authentication-reader");
   r = rbac("--config " + config("[leaderElection]\nleaderElect = false\n"));
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_EQ(Manifests(r.out).kinds(),
-            (std::vector<std::string>{"ServiceAccount", "ClusterRole", "ClusterRoleBinding"}));
+  EXPECT_EQ(Manifests(r.out).kinds(), withoutLease);
 }
 
 TEST_F(RbacCommandTest, UnknownPluginIsRefused) {

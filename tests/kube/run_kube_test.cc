@@ -1,7 +1,8 @@
 // `schedhost run --kubeconfig` as an operator runs it, against the test API server over
 // loopback HTTPS: initial sync then scheduling, status and events written back, watches that
 // drop and expire, churn, leader election between two processes, SIGTERM, rate limiting, token
-// rotation, and the startup errors. Every test ends by checking the cluster's invariants: no
+// rotation, the secure port (its certificate, its callers, the cluster's authentication
+// configuration), and the startup errors. Every test ends by checking the cluster's invariants: no
 // pod bound twice, no node given more cpu than it has.
 #include <signal.h>
 
@@ -22,6 +23,7 @@
 #include "host/admin/client.h"
 #include "host/connectors/kube/https_transport.h"
 #include "tests/kube/support/fake_apiserver.h"
+#include "tests/kube/support/https_client.h"
 #include "tests/kube/support/kube_fixture.h"
 #include "tests/kube/support/schedhost_process.h"
 #include "tests/kube/support/test_certs.h"
@@ -696,6 +698,181 @@ TEST_F(RunKubeTest, TheSecurePortServesASelfSignedCertificateWhenGivenNone) {
   EXPECT_EQ(r.body, "ok");
   // Verified against our CA, it is refused: it is not ours.
   EXPECT_EQ(securePortGet(port, tls_.caCert, "/livez").status, 0);
+  run->signal(SIGTERM);
+  EXPECT_EQ(run->waitExit(30s), 0) << run->err();
+}
+
+// The first certificate of a PEM chain.
+std::string firstCertificate(const std::string& pem) {
+  const std::string end = "-----END CERTIFICATE-----\n";
+  const std::size_t at = pem.find(end);
+  return at == std::string::npos ? std::string() : pem.substr(0, at + end.size());
+}
+
+// Without --client-ca-file and --requestheader-client-ca-file, the secure port takes both from
+// the ConfigMap kube-system/extension-apiserver-authentication, read once at startup: the
+// front proxy's certificate vouches for the user its headers name, the cluster's client
+// certificates are users of their own.
+TEST_F(RunKubeTest, TheSecurePortTakesTheClientCaAndTheFrontProxyFromTheCluster) {
+  server_->create("nodes", nodeJson("node-0", "8"));
+  createPods(0, 1);
+  const TlsMaterial proxy = makeTlsMaterial("front-proxy-client");
+  server_->create(
+      "configmaps",
+      json::object{{"apiVersion", "v1"},
+                   {"kind", "ConfigMap"},
+                   {"metadata",
+                    {{"name", "extension-apiserver-authentication"}, {"namespace", "kube-system"}}},
+                   {"data",
+                    {{"client-ca-file", tls_.caCert},
+                     {"requestheader-client-ca-file", proxy.caCert},
+                     {"requestheader-allowed-names", "[\"front-proxy-client\"]"},
+                     {"requestheader-username-headers", "[\"X-Remote-User\"]"},
+                     {"requestheader-group-headers", "[\"X-Remote-Group\"]"},
+                     {"requestheader-extra-headers-prefix", "[\"X-Remote-Extra-\"]"}}}});
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  const std::filesystem::path cert = dir_.path() / "serving.crt";
+  const std::filesystem::path key = dir_.path() / "serving.key";
+  std::ofstream(cert) << tls_.serverCert;
+  std::ofstream(key) << tls_.serverKey;
+  const int port = freePort();
+  auto run =
+      start(args(kubeconfig, {"--leader-elect=false", "--secure-port=" + std::to_string(port),
+                              "--bind-address=127.0.0.1", "--tls-cert-file=" + cert.string(),
+                              "--tls-private-key-file=" + key.string()}));
+  HttpsCall call;
+  call.port = port;
+  call.caPem = tls_.caCert;
+  call.path = "/livez";
+  ASSERT_TRUE(eventually([&] { return httpsGet(call).status == 200; }, kDeadline)) << run->err();
+  ASSERT_TRUE(eventually([&] { return boundPods(*server_) == 1; }, kDeadline)) << run->err();
+
+  // Prometheus behind the front proxy: its service account, allowed /metrics.
+  call.path = "/metrics";
+  call.headers = {{"X-Remote-User", "system:serviceaccount:monitoring:prometheus"},
+                  {"X-Remote-Group", "system:serviceaccounts"}};
+  call.certificatePem = proxy.clientCert;
+  call.keyPem = proxy.clientKey;
+  HttpsAnswer r = httpsGet(call);
+  EXPECT_EQ(r.status, 200) << r.error << r.body;
+  EXPECT_NE(r.body.find("scheduler_schedule_attempts_total"), std::string::npos);
+  // The same headers from anyone else: anonymous, denied.
+  call.certificatePem.clear();
+  call.keyPem.clear();
+  r = httpsGet(call);
+  EXPECT_EQ(r.status, 403) << r.error << r.body;
+  EXPECT_NE(r.body.find("system:anonymous"), std::string::npos) << r.body;
+  // A client certificate of the cluster's client CA (CN schedhost, O system:masters).
+  call.headers.clear();
+  call.path = "/configz";
+  call.certificatePem = tls_.clientCert;
+  call.keyPem = tls_.clientKey;
+  r = httpsGet(call);
+  EXPECT_EQ(r.status, 200) << r.error << r.body;
+  // Read once, by name; allowed by the scheduler's own credentials.
+  std::size_t lookups = 0;
+  for (const auto& request : server_->requests()) {
+    if (request.resource != "configmaps") continue;
+    ++lookups;
+    EXPECT_EQ(request.verb, "get");
+    EXPECT_EQ(request.path,
+              "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication");
+    EXPECT_EQ(request.status, 200);
+  }
+  EXPECT_EQ(lookups, 1u);
+  run->signal(SIGTERM);
+  EXPECT_EQ(run->waitExit(30s), 0) << run->err();
+}
+
+// --cert-dir: the self-signed pair is written there as kube-scheduler.crt and .key (the
+// serving certificate, then its CA), served, and served again by the next start.
+TEST_F(RunKubeTest, TheSelfSignedPairIsKeptInTheCertDir) {
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  const std::filesystem::path certDir = dir_.path() / "certs";
+  const int port = freePort();
+  std::string first;
+  for (int round = 0; round < 2; ++round) {
+    auto run =
+        start(args(kubeconfig, {"--leader-elect=false", "--secure-port=" + std::to_string(port),
+                                "--bind-address=127.0.0.1", "--cert-dir", certDir.string()}),
+              "schedhost-" + std::to_string(round));
+    HttpsCall call;
+    call.port = port;
+    call.path = "/livez";
+    HttpsAnswer r;
+    ASSERT_TRUE(eventually(
+        [&] {
+          r = httpsGet(call);
+          return r.status == 200;
+        },
+        kDeadline))
+        << r.error << run->err();
+    std::ifstream in(certDir / "kube-scheduler.crt");
+    std::stringstream file;
+    file << in.rdbuf();
+    ASSERT_TRUE(std::filesystem::exists(certDir / "kube-scheduler.key"));
+    ASSERT_EQ(r.servedChain.size(), 2u);  // the CA goes with it
+    EXPECT_EQ(r.servedChain[0] + r.servedChain[1], file.str());
+    if (round == 0) {
+      first = file.str();
+      EXPECT_NE(run->err().find("Generated self-signed cert (" + certDir.string()),
+                std::string::npos)
+          << run->err();
+    } else {
+      EXPECT_EQ(file.str(), first);  // not made again
+      EXPECT_EQ(run->err().find("Generated self-signed cert"), std::string::npos) << run->err();
+    }
+    // It verifies against the CA of its own file, for 127.0.0.1.
+    call.caPem = r.servedChain[1];
+    EXPECT_EQ(httpsGet(call).status, 200);
+    EXPECT_EQ(firstCertificate(file.str()), r.servedChain[0]);
+    run->signal(SIGTERM);
+    EXPECT_EQ(run->waitExit(30s), 0) << run->err();
+  }
+}
+
+// A failed lookup of the cluster's authentication configuration is a warning (kube-scheduler's
+// --authentication-tolerate-lookup-failure=true), or a startup error when not tolerated; a
+// flag that is not a duration is a startup error naming it, secure port or not.
+TEST_F(RunKubeTest, ALookupFailureStopsTheStartOnlyWhenNotTolerated) {
+  auto kubeconfig = writeKubeconfig(dir_.path(), server_->url(), tls_);
+  auto bad = start(
+      args(kubeconfig, {"--leader-elect=false", "--authorization-webhook-cache-authorized-ttl=5"}));
+  EXPECT_EQ(bad->waitExit(30s), 1);
+  EXPECT_NE(bad->err().find("schedhost run: --authorization-webhook-cache-authorized-ttl \"5\": "),
+            std::string::npos)
+      << bad->err();
+
+  const int port = freePort();
+  const std::vector<std::string> serving = {
+      "--leader-elect=false", "--secure-port=" + std::to_string(port), "--bind-address=127.0.0.1"};
+  server_->failNext("GET /api/v1/namespaces/kube-system/configmaps", 403, 1);
+  std::vector<std::string> strict = serving;
+  strict.push_back("--authentication-tolerate-lookup-failure=false");
+  auto refused = start(args(kubeconfig, strict), "strict");
+  EXPECT_EQ(refused->waitExit(30s), 1);
+  EXPECT_NE(refused->err().find("schedhost run: secure serving: unable to load configmap "
+                                "kube-system/extension-apiserver-authentication: 403 Forbidden"),
+            std::string::npos)
+      << refused->err();
+
+  server_->failNext("GET /api/v1/namespaces/kube-system/configmaps", 403, 1);
+  auto run = start(args(kubeconfig, serving), "tolerant");
+  HttpsCall call;
+  call.port = port;
+  call.path = "/livez";
+  ASSERT_TRUE(eventually([&] { return httpsGet(call).status == 200; }, kDeadline)) << run->err();
+  EXPECT_NE(run->err().find("Error looking up in-cluster authentication configuration"),
+            std::string::npos)
+      << run->err();
+  // No client CA was found: a client certificate is not even asked for, the caller is
+  // anonymous.
+  call.path = "/configz";
+  call.certificatePem = tls_.clientCert;
+  call.keyPem = tls_.clientKey;
+  HttpsAnswer r = httpsGet(call);
+  EXPECT_EQ(r.status, 403) << r.error << r.body;
+  EXPECT_NE(r.body.find("system:anonymous"), std::string::npos) << r.body;
   run->signal(SIGTERM);
   EXPECT_EQ(run->waitExit(30s), 0) << run->err();
 }

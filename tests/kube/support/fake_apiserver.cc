@@ -113,6 +113,8 @@ std::deque<ResourceInfo> builtinResources() {
       noStatus({"csidrivers", "CSIDriver", "storage.k8s.io", "v1", false}),
       noStatus({"csistoragecapacities", "CSIStorageCapacity", "storage.k8s.io", "v1", true}),
       statusKept({"volumeattachments", "VolumeAttachment", "storage.k8s.io", "v1", false}),
+      // kube-system/extension-apiserver-authentication, for the secure port's lookup.
+      noStatus({"configmaps", "ConfigMap", "", "v1", true}),
   };
 }
 constexpr int kPods = 0;

@@ -7,7 +7,8 @@
 // 410 Gone, chunked lists):
 //   GET /version, /api, /apis, /healthz, /readyz; core /api/v1/<res> and
 //   /api/v1/namespaces/<ns>/<res>[/<name>[/<sub>]] (pods, nodes, namespaces, services,
-//   replicationcontrollers, persistentvolumes, persistentvolumeclaims); /apis/apps/v1
+//   replicationcontrollers, persistentvolumes, persistentvolumeclaims, configmaps);
+//   /apis/apps/v1
 //   replicasets, statefulsets; /apis/policy/v1 poddisruptionbudgets;
 //   /apis/scheduling.k8s.io/v1 priorityclasses; /apis/coordination.k8s.io/v1 leases;
 //   /apis/events.k8s.io/v1 events; /apis/storage.k8s.io/v1 storageclasses, csinodes,
@@ -119,8 +120,8 @@ class FakeApiServer {
   void addCustomResource(const CustomResource& resource);
 
   // Objects, by plural resource name (pods, nodes, namespaces, services, replicasets,
-  // statefulsets, replicationcontrollers, poddisruptionbudgets, priorityclasses, leases,
-  // events, the storage kinds above, the custom resources) or by qualified name
+  // statefulsets, replicationcontrollers, configmaps, poddisruptionbudgets, priorityclasses,
+  // leases, events, the storage kinds above, the custom resources) or by qualified name
   // ("podgroups.scheduling.x-k8s.io"). Each returns the stored object (resourceVersion, uid,
   // creationTimestamp set) and makes a watch event like the same request over HTTP, with the
   // same status rules (a PersistentVolumeClaim's status is set by updateStatus, not by create
