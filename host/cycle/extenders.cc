@@ -201,10 +201,6 @@ std::optional<Status> Scheduler::bindWithExtenders(const model::Pod& pod, const 
   return std::nullopt;
 }
 
-}  // namespace sh::cycle
-
-namespace sh::cycle {
-
 // upstream preemption.go: Evaluator.callExtenders. Upstream rebuilds the candidates from a Go
 // map, in no set order; here they come back ordered by node name (pickOneNodeForPreemption
 // keeps the first of equals).

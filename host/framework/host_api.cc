@@ -625,9 +625,7 @@ size_t apiPreemptionExtenders(sh_cycle* c, const sh_pod* preemptor,
   if (c->host != nullptr) {
     Status s = c->host->filterPreemptionCandidates(*preemptor, list);
     if (!s.ok()) {
-      for (const std::string& r : s.reasons()) {
-        addReason(st, r);
-      }
+      reportStatus(s, st);
       if (s.reasons().empty()) {
         addReason(st, "preemption_extenders: an extender failed");
       }
