@@ -11,9 +11,10 @@
 # packaged), else a copy of the tree without build/.
 #
 # --fast builds without optimisation and without debug information (DEB_BUILD_OPTIONS=noopt
-# with -g stripped from dpkg-buildflags' flags, RPM optflags -O0): the packaging tests check
-# the packages' layout, metadata and scripts, not the code inside, and such a build of the
-# host takes a fraction of the compile time.
+# with -g stripped from dpkg-buildflags' flags, RPM optflags -O0), as a unity build
+# (SCHEDHOST_EXTRA_CMAKE_ARGS for debian/rules, the schedhost_cmake_args macro for the spec):
+# the packaging tests check the packages' layout, metadata and scripts, not the code inside,
+# and such a build of the host takes a fraction of the compile time.
 # Packages for users are built without it. DEB_BUILD_OPTIONS from the environment is
 # honoured (parallel=N sets both builds' job count; default: the number of CPUs).
 set -euo pipefail
@@ -57,9 +58,12 @@ debOptions="${DEB_BUILD_OPTIONS:-} parallel=$jobs"
 if [ $fast -eq 1 ]; then debOptions="$debOptions noopt noautodbgsym"; fi
 debOptions=$(echo "$debOptions" | xargs -n1 | awk '!seen[$1]++' | xargs)
 optflags=""
+cmakeArgs=""
 if [ $fast -eq 1 ]; then
   optflags="-O0"
   export DEB_CFLAGS_STRIP="-g" DEB_CXXFLAGS_STRIP="-g"
+  # A unity build: eight sources to a translation unit, the headers parsed once for them.
+  cmakeArgs="-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8"
 elif [[ " ${DEB_BUILD_OPTIONS:-} " == *" noopt "* ]]; then
   optflags="-O0 -g"
 fi
@@ -85,7 +89,8 @@ if [[ " $formats " == *" deb "* ]]; then
   mkdir -p "$work/deb"
   cp -a "$src" "$debSrc"
   ln -s packaging/debian "$debSrc/debian"
-  (cd "$debSrc" && DEB_BUILD_OPTIONS="$debOptions" dpkg-buildpackage -us -uc -b) \
+  (cd "$debSrc" && DEB_BUILD_OPTIONS="$debOptions" SCHEDHOST_EXTRA_CMAKE_ARGS="$cmakeArgs" \
+    dpkg-buildpackage -us -uc -b) \
     >"$out/deb-build.log" 2>&1 || {
     tail -n 40 "$out/deb-build.log" >&2
     echo "build-packages: dpkg-buildpackage failed; full log: $out/deb-build.log" >&2
@@ -103,6 +108,7 @@ if [[ " $formats " == *" rpm "* ]]; then
   tar -C "$work" -czf "$top/SOURCES/schedhost-$version.tar.gz" "schedhost-$version"
   rpmArgs=(--define "_topdir $top" --define "_smp_mflags -j$jobs")
   if [ -n "$optflags" ]; then rpmArgs+=(--define "optflags $optflags"); fi
+  if [ -n "$cmakeArgs" ]; then rpmArgs+=(--define "schedhost_cmake_args $cmakeArgs"); fi
   # The Packager tag is the build's to set (the %packager macro), not the spec's: these are
   # built by the project's maintainers, as debian/control's Maintainer says. PACKAGER overrides.
   rpmArgs+=(--define "packager ${PACKAGER:-schedhost maintainers <maintainers@schedhost.example.org>}")

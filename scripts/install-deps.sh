@@ -17,6 +17,9 @@ packages=(
   # linters, the unit's security score, Rust plugins.
   dpkg-dev debhelper lintian rpm rpmlint systemd
   cargo
+  # The explain page's browser test: Debian's Chromium, driven headless through chromedriver
+  # by a Python script, with a font to draw its text in the screenshot.
+  chromium chromium-driver fonts-dejavu-core python3
 )
 
 missing=()

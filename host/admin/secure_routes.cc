@@ -91,7 +91,47 @@ SecureAnswer rootHealth(const std::vector<CheckResult>& checks, std::string_view
   return text(200, out + std::string(name) + " check passed\n");
 }
 
+// A namespace or pod name as the API allows (a DNS subdomain): nothing else reaches the handler.
+bool objectName(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+  });
+}
+
 }  // namespace
+
+bool isDebugPodTarget(std::string_view target) {
+  return target.substr(0, target.find('?')).substr(0, kDebugPodsPrefix.size()) == kDebugPodsPrefix;
+}
+
+SecureAnswer serveDebugPod(Handler& handler, std::string_view target, std::stop_token stop) {
+  const std::size_t mark = target.find('?');
+  const std::string_view path = target.substr(0, mark);
+  const std::string_view query =
+      mark == std::string_view::npos ? std::string_view() : target.substr(mark + 1);
+  const std::string_view rest = path.substr(kDebugPodsPrefix.size());
+  const std::size_t slash = rest.find('/');
+  if (slash == std::string_view::npos || !objectName(rest.substr(0, slash)) ||
+      !objectName(rest.substr(slash + 1))) {
+    return text(404, "404 page not found: expected /debug/pods/NAMESPACE/NAME\n");
+  }
+  bool present = false;
+  std::vector<std::string> formats = queryValues(query, "format", present);
+  const std::string format = formats.empty() ? "json" : formats.back();
+  if (format != "json" && format != "text" && format != "html") {
+    return text(400, "format must be json, text or html, not \"" + format + "\"\n");
+  }
+  try {
+    DebugAnswer answer =
+        handler.debugPod(rest.substr(0, slash), rest.substr(slash + 1), format, stop);
+    return {answer.status, std::move(answer.contentType), std::move(answer.body)};
+  } catch (const std::exception& e) {
+    return text(500, std::string("internal error: ") + e.what() + "\n");
+  } catch (...) {
+    return text(500, "internal error\n");
+  }
+}
 
 bool isHealthTarget(std::string_view target) {
   return healthRoute(target.substr(0, target.find('?'))).has_value();
@@ -124,6 +164,7 @@ SecureAnswer serveSecure(Handler& handler, Gate& gate, std::string_view verb,
       return {200, "text/plain; version=0.0.4; charset=utf-8", handler.metricsText(stop)};
     }
     if (path == "/configz") return {200, "application/json", handler.configJson(stop)};
+    if (isDebugPodTarget(path)) return serveDebugPod(handler, target, stop);
     return text(404, "404 page not found\n");
   } catch (const std::exception& e) {
     return text(500, std::string("internal error: ") + e.what() + "\n");

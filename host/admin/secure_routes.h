@@ -21,6 +21,12 @@ struct SecureAnswer {
 // /healthz, /livez, /readyz or one of their checks: what the probe lane may serve.
 bool isHealthTarget(std::string_view target);
 
+// /debug/pods/NAMESPACE/NAME[?format=...], on either kind of server.
+bool isDebugPodTarget(std::string_view target);
+// The handler's debugPod() answer to such a target (404 when the names are not object names,
+// 400 for an unknown format); never throws.
+SecureAnswer serveDebugPod(Handler& handler, std::string_view target, std::stop_token stop);
+
 // The answer to one request; never throws.
 SecureAnswer serveSecure(Handler& handler, Gate& gate, std::string_view verb,
                          std::string_view target, const Caller& caller, std::stop_token stop);

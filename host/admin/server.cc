@@ -43,6 +43,7 @@ using ErrorCode = boost::system::error_code;
 constexpr std::string_view kTextPlain = "text/plain; charset=utf-8";
 constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kMetricsType = "text/plain; version=0.0.4; charset=utf-8";
+constexpr std::string_view kHtml = kContentTypeHtml;
 constexpr std::string_view kBusyResponse =
     "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
     "Content-Length: 21\r\nConnection: close\r\n\r\ntoo many connections\n";
@@ -141,7 +142,7 @@ Reply secureReply(SecureAnswer answer) {
   Reply reply;
   reply.status = static_cast<http::status>(answer.status);
   // Reply::contentType views a constant: the answer's own string is gone once it is sent.
-  for (std::string_view known : {kTextPlain, kJson, kMetricsType}) {
+  for (std::string_view known : {kTextPlain, kJson, kMetricsType, kHtml}) {
     if (answer.contentType == known) reply.contentType = known;
   }
   reply.body = std::move(answer.body);
@@ -198,6 +199,11 @@ std::optional<std::string_view> Caller::header(std::string_view name) const {
     if (beast::iequals(fieldName, name)) return std::string_view(value);
   }
   return std::nullopt;
+}
+
+DebugAnswer Handler::debugPod(std::string_view, std::string_view, std::string_view,
+                              std::stop_token) {
+  return {404, std::string(kTextPlain), "404 page not found\n"};
 }
 
 std::vector<CheckResult> Handler::checks(HealthPath path, std::stop_token stop) {
@@ -437,6 +443,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     unsigned version = request.version();
     bool keepAlive = request.keep_alive() && !lane;
     http::verb method = request.method();
+    if (isDebugPodTarget(request.target())) {
+      return dispatchDebugPod(std::move(request), keepAlive);
+    }
     const RouteEntry* entry = findRoute(request.target());
     bool readOnly = entry != nullptr && !entry->post && readOnlyRoute(entry->route) &&
                     (method == http::verb::get || method == http::verb::head);
@@ -469,6 +478,42 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     bool spawned = server_.spawn([self, executor, route, &handler, version, keepAlive,
                                   head](std::stop_token stop) mutable {
       Reply reply = callHandler(handler, route, stop);
+      reply.close = reply.close || !keepAlive;
+      asio::post(executor, [self = std::move(self), reply = std::move(reply), version,
+                            head]() mutable { self->respond(std::move(reply), version, head); });
+    });
+    if (!spawned) finish();
+  }
+
+  // /debug/pods/NAMESPACE/NAME on a plain listener: what the pods are waiting for is for the
+  // operator (the Unix socket and a loopback address), not for a restricted listener or the
+  // probe lane.
+  void dispatchDebugPod(http::request<http::string_body> request, bool keepAlive) {
+    const unsigned version = request.version();
+    const http::verb method = request.method();
+    if (lane) {
+      return respond(textReply(http::status::service_unavailable, server_.busyReason(peer), true),
+                     version, false);
+    }
+    if (restricted_) {
+      return respond(
+          textReply(http::status::forbidden, server_.remoteRefusal(request.target()), !keepAlive),
+          version, false);
+    }
+    if (method != http::verb::get && method != http::verb::head) {
+      Reply reply = textReply(http::status::method_not_allowed, "method not allowed", !keepAlive);
+      reply.allow = "GET, HEAD";
+      return respond(std::move(reply), version, false);
+    }
+    const bool head = method == http::verb::head;
+    lowest().expires_never();
+    Handler& handler = server_.handler();
+    auto self = this->shared_from_this();
+    auto executor = stream_.get_executor();
+    std::string target(request.target());
+    bool spawned = server_.spawn([self, executor, &handler, version, keepAlive, head,
+                                  target = std::move(target)](std::stop_token stop) mutable {
+      Reply reply = secureReply(serveDebugPod(handler, target, stop));
       reply.close = reply.close || !keepAlive;
       asio::post(executor, [self = std::move(self), reply = std::move(reply), version,
                             head]() mutable { self->respond(std::move(reply), version, head); });

@@ -145,6 +145,13 @@ class Gate {
 // once (one per request in progress) and must not throw for ordinary failures (a throw is a
 // 500). The stop token is requested when the server stops: a call that waits should then
 // return promptly, whatever it answers (it is not sent anywhere).
+// An answer with its own status and type (/debug/pods).
+struct DebugAnswer {
+  int status = 200;
+  std::string contentType;
+  std::string body;
+};
+
 class Handler {
  public:
   virtual ~Handler() = default;
@@ -163,7 +170,17 @@ class Handler {
   // The secure port's named checks of one health path, in the order they are listed. By
   // default "ping" for /healthz and /livez, and "ready" (readiness()) for /readyz.
   virtual std::vector<CheckResult> checks(HealthPath path, std::stop_token stop);
+  // GET /debug/pods/NAMESPACE/NAME[?format=json|text|html]: why the pod is pending, from its
+  // last failed attempt (docs/explaining-decisions.md). By default 404: nothing is kept.
+  virtual DebugAnswer debugPod(std::string_view podNamespace, std::string_view name,
+                               std::string_view format, std::stop_token stop);
 };
+
+// The path prefix of debugPod(), and the types its answers carry.
+inline constexpr std::string_view kDebugPodsPrefix = "/debug/pods/";
+inline constexpr std::string_view kContentTypeJson = "application/json";
+inline constexpr std::string_view kContentTypeText = "text/plain; charset=utf-8";
+inline constexpr std::string_view kContentTypeHtml = "text/html; charset=utf-8";
 
 struct ServerOptions {
   std::string address;  // TCP "host:port" (see parseTcpAddress); empty: no TCP listener

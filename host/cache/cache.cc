@@ -444,6 +444,13 @@ uint64_t Cache::corruptionCount() const {
   return corruptions_;
 }
 
+std::pair<std::vector<std::shared_ptr<const model::Node>>,
+          std::vector<std::shared_ptr<const model::Pod>>>
+Cache::objects() const {
+  CacheDump dump = dumpForTest();
+  return {std::move(dump.nodes), std::move(dump.pods)};
+}
+
 CacheDump Cache::dumpForTest() const {
   std::lock_guard<std::mutex> lock(mu_);
   CacheDump dump;

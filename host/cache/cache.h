@@ -129,6 +129,13 @@ class Cache {
   // Cache states repaired instead of exiting (see the error policy above).
   uint64_t corruptionCount() const;
 
+  // Every node (in node-tree order, as dumpForTest's) and every pod, assumed ones included:
+  // what a dry run of the whole cluster starts from (schedhost explain's what-if list). O(n)
+  // under the lock: not for the scheduling loop.
+  std::pair<std::vector<std::shared_ptr<const model::Node>>,
+            std::vector<std::shared_ptr<const model::Pod>>>
+  objects() const;
+
   // The ...ForTest methods copy or expose internals: DO NOT use outside of tests.
   CacheDump dumpForTest() const;
   // Entry names, most recently changed first.

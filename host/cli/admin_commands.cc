@@ -243,6 +243,26 @@ std::string shortBody(const std::string& body) {
 
 }  // namespace
 
+std::optional<std::string> adminGet(const AdminTarget& target, const std::string& path,
+                                    double timeoutSeconds, const char* prefix, int* httpStatus) {
+  if (httpStatus != nullptr) *httpStatus = 0;
+  auto endpoint = resolveEndpoint(target, prefix);
+  if (!endpoint) return std::nullopt;
+  admin::ClientResponse response =
+      admin::request(*endpoint, "GET", path, toMilliseconds(timeoutSeconds));
+  if (!response.ok()) {
+    std::cerr << prefix << ": " << response.error << "\n";
+    return std::nullopt;
+  }
+  if (httpStatus != nullptr) *httpStatus = response.status;
+  if (response.status != 200) {
+    std::cerr << prefix << ": " << endpoint->describe() << " answered HTTP " << response.status
+              << ": " << shortBody(response.body) << "\n";
+    return std::nullopt;
+  }
+  return std::move(response.body);
+}
+
 int runStatus(const StatusArgs& args) {
   constexpr const char* kPrefix = "schedhost status";
   auto endpoint = resolveEndpoint(args.target, kPrefix);

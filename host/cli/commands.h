@@ -159,6 +159,28 @@ struct StatusArgs {
 // GET /status, printed for people (or the raw JSON). 0 on an answer, 2 when none came.
 int runStatus(const StatusArgs& args);
 
+// GET `path` from the running scheduler `target` names. The body of a 200 answer; nullopt
+// after printing (with `prefix`) why there is none: no endpoint, no answer, or another status
+// (its body said). `httpStatus`, when given, receives the answer's status (0: no answer).
+std::optional<std::string> adminGet(const AdminTarget& target, const std::string& path,
+                                    double timeoutSeconds, const char* prefix,
+                                    int* httpStatus = nullptr);
+
+struct ExplainArgs {
+  std::string pod;       // NAMESPACE/NAME, asked of a running scheduler
+  AdminTarget target;    // where that scheduler is
+  std::string scenario;  // --scenario FILE instead
+  std::vector<std::string> pluginDirs;
+  uint64_t seed = 0;
+  std::string html;  // --html FILE: the page too
+  bool json = false;
+  bool whatIf = true;  // --no-what-if: skip the what-if evaluations (scenario)
+  double timeoutSeconds = 30;
+};
+// schedhost explain (docs/explaining-decisions.md). 0 when explained, 1 when the pod is not
+// known or kept no attempt, 2 for bad input or an unreachable scheduler.
+int runExplain(const ExplainArgs& args);
+
 struct ReloadArgs {
   AdminTarget target;
   double timeoutSeconds = 60;

@@ -319,6 +319,28 @@ int main(int argc, char** argv) {
   statusCmd->add_flag("--json", status.json, "print the raw JSON");
   statusCmd->add_option("--timeout", status.timeoutSeconds, "give up after this many seconds")
       ->capture_default_str();
+  sh::cli::ExplainArgs explainArgs;
+  auto* explainCmd = app.add_subcommand(
+      "explain", "why a pod is pending: ask a running scheduler, or evaluate a scenario file");
+  explainCmd->add_option("pod", explainArgs.pod, "NAMESPACE/NAME of a pod the scheduler knows");
+  addTarget(explainCmd, explainArgs.target);
+  explainCmd->add_option("--scenario", explainArgs.scenario,
+                         "explain a scenario file's pod instead ('-' for stdin)");
+  explainCmd->add_option("--plugin-dir", explainArgs.pluginDirs,
+                         "where plugin .so files are found (--scenario)");
+  explainCmd->add_option("--seed", explainArgs.seed, "seed for tie-breaking (--scenario)")
+      ->capture_default_str();
+  explainCmd->add_option("--html", explainArgs.html,
+                         "also write the explanation as a self-contained HTML page to this file "
+                         "('-': the page alone, to stdout)");
+  explainCmd->add_flag("--json", explainArgs.json, "print the explanation as JSON");
+  explainCmd->add_flag("!--no-what-if", explainArgs.whatIf,
+                       "skip the changes that would make the pod fit (--scenario)");
+  explainCmd->add_option("--timeout", explainArgs.timeoutSeconds, "give up after this many seconds")
+      ->capture_default_str();
+  explainCmd->add_flag(sh::cli::kInsecurePluginsFlag, insecurePlugins,
+                       "development only: load plugin files whoever owns them (--scenario; "
+                       "docs/plugin-loading.md)");
   sh::cli::ReloadArgs reload;
   auto* reloadCmd = app.add_subcommand("reload", "reload a running scheduler's profiles");
   addTarget(reloadCmd, reload.target);
@@ -361,6 +383,10 @@ int main(int argc, char** argv) {
   }
   if (statusCmd->parsed()) {
     return sh::cli::runStatus(status);
+  }
+  if (explainCmd->parsed()) {
+    explainArgs.pluginDirs = dirsOr(explainArgs.pluginDirs);
+    return sh::cli::runExplain(explainArgs);
   }
   if (reloadCmd->parsed()) {
     return sh::cli::runReload(reload);

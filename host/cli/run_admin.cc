@@ -6,6 +6,11 @@
 #include <boost/json.hpp>
 
 #include "host/cycle/decision_log.h"
+#include "host/evaluate/evaluate.h"
+#include "host/explain/explanation.h"
+#include "host/explain/html_page.h"
+#include "host/explain/summary.h"
+#include "host/explain/what_if.h"
 #include "host/plugin/loader.h"
 
 namespace sh::cli {
@@ -100,6 +105,101 @@ std::string RunAdmin::metricsText(std::stop_token) {
               return a.desc.name < b.desc.name;
             });
   return metrics::renderText(families);
+}
+
+// The what-if list of a pending pod: its profile's PreFilter, Filter and PostFilter plugins
+// (fresh instances, the same args) evaluated on copies of the cluster as it is now, each with
+// one thing changed (explain/what_if.h). Nothing is written; the scheduler goes on meanwhile.
+void RunAdmin::addWhatIfs(const std::string& key, explain::Explanation& e) {
+  std::optional<cycle::Scheduler::ClusterCopy> cluster = scheduler_.clusterCopyFor(key);
+  if (!cluster) {
+    e.whatIfNote = "not computed: the pod is no longer in the scheduling queue";
+    return;
+  }
+  profile::GenerationPtr g = reloader_.current();
+  const config::ResolvedProfile* profile = nullptr;
+  if (g != nullptr) {
+    for (const config::ResolvedProfile& rp : g->set.resolved) {
+      if (rp.schedulerName == e.profile) profile = &rp;
+    }
+  }
+  if (profile == nullptr || g->set.registry == nullptr) {
+    e.whatIfNote = "not computed: profile \"" + e.profile + "\" is not in the current generation";
+    return;
+  }
+  evaluate::Scenario scenario;
+  scenario.name = "what-if " + key;
+  scenario.pod = cluster->pod;
+  scenario.nodes = std::move(cluster->nodes);
+  scenario.pods = std::move(cluster->pods);
+  scenario.objects =
+      cluster->objects != nullptr ? cluster->objects : std::make_shared<model::ClusterObjects>();
+  scenario.kindObjects = std::move(cluster->kindObjects);
+  // In the profile's Filter order (a scenario runs its plugins in the order listed), then the
+  // PreFilter and PostFilter plugins that do not filter.
+  auto addPlugin = [&](const std::string& name) {
+    for (const evaluate::PluginSpec& added : scenario.plugins) {
+      if (added.name == name) return;
+    }
+    for (const config::EnabledPlugin& p : profile->plugins) {
+      if (p.name != name) continue;
+      std::string args;
+      if (p.args != nullptr) {
+        boost::json::value v = p.args->toJson();
+        if (!v.is_null()) args = boost::json::serialize(v);
+      }
+      scenario.plugins.push_back({p.name, std::move(args)});
+    }
+  };
+  for (ExtensionPoint point :
+       {ExtensionPoint::kFilter, ExtensionPoint::kPreFilter, ExtensionPoint::kPostFilter}) {
+    for (const config::ResolvedPlugin& r : profile->at(point)) addPlugin(r.name);
+  }
+  evaluate::Options options;
+  options.registry = g->set.registry.get();
+  try {
+    evaluate::Scenario all = scenario;
+    all.percentageOfNodesToScore = 100;
+    const evaluate::Result now = evaluate::run(all, options);
+    for (const auto& [name, node] : now.nodes) {
+      if (node.feasible) {
+        e.whatIfNote = "none needed: the pod fits on " + name +
+                       " now (the cluster changed since this attempt; it is retried on the "
+                       "next event that may make it schedulable)";
+        return;
+      }
+    }
+    std::string failures;
+    e.whatIfs = explain::whatIfs(scenario, now, options, {}, &failures);
+    if (!failures.empty()) {
+      e.whatIfNote = failures;
+    } else if (e.whatIfs.empty()) {
+      e.whatIfNote = "none found among the changes tried";
+    }
+  } catch (const std::exception& ex) {
+    e.whatIfNote = std::string("not computed: ") + ex.what();
+  }
+}
+
+admin::DebugAnswer RunAdmin::debugPod(std::string_view podNamespace, std::string_view name,
+                                      std::string_view format, std::stop_token) {
+  const std::string key = std::string(podNamespace) + "/" + std::string(name);
+  std::optional<cycle::AttemptRecord> record = scheduler_.attempts().last(key);
+  if (!record) {
+    return {404, std::string(admin::kContentTypeText),
+            "no failed scheduling attempt is kept for pod " + key +
+                ": it is bound, deleted, not one this scheduler serves, or has not failed yet "
+                "(docs/explaining-decisions.md)\n"};
+  }
+  explain::Explanation e = explain::fromAttempt(*record);
+  addWhatIfs(key, e);
+  if (format == "text") {
+    return {200, std::string(admin::kContentTypeText), explain::summary(e)};
+  }
+  if (format == "html") {
+    return {200, std::string(admin::kContentTypeHtml), explain::htmlPage(e)};
+  }
+  return {200, std::string(admin::kContentTypeJson), boost::json::serialize(explain::toJson(e))};
 }
 
 std::string RunAdmin::statusJson(std::stop_token) {

@@ -11,6 +11,7 @@
 #include "host/admin/server.h"
 #include "host/config/host_config.h"
 #include "host/cycle/scheduler.h"
+#include "host/explain/explanation.h"
 #include "host/metrics/scheduler_metrics.h"
 #include "host/reload/reloader.h"
 
@@ -43,8 +44,13 @@ class RunAdmin : public admin::Handler {
   // leaderElection (ping without leader election), /livez ping, /readyz leaderElection,
   // shutdown, sched-handler-sync.
   std::vector<admin::CheckResult> checks(admin::HealthPath path, std::stop_token stop) override;
+  // /debug/pods/NAMESPACE/NAME: the pod's last failed attempt, explained (json, text or html).
+  admin::DebugAnswer debugPod(std::string_view podNamespace, std::string_view name,
+                              std::string_view format, std::stop_token stop) override;
 
  private:
+  void addWhatIfs(const std::string& key, explain::Explanation& e);
+
   cycle::Scheduler& scheduler_;
   reload::Reloader& reloader_;
   metrics::SchedulerMetrics& metrics_;

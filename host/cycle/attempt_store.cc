@@ -18,7 +18,7 @@ std::size_t AttemptRecord::estimatedBytes() const {
   std::size_t n = sizeof(AttemptRecord) + pod.size() + uid.size() + profile.size() + result.size() +
                   message.size() + preFilterMessage.size() + postFilterMessage.size() +
                   nominatedNode.size();
-  for (const auto& list : {&unschedulablePlugins, &pendingPlugins}) {
+  for (const auto& list : {&unschedulablePlugins, &pendingPlugins, &filterPlugins, &scorePlugins}) {
     for (const std::string& s : *list) {
       n += sizeof(std::string) + s.size();
     }
@@ -30,6 +30,12 @@ std::size_t AttemptRecord::estimatedBytes() const {
     }
     for (const std::string& node : g.nodes) {
       n += sizeof(std::string) + node.size();
+    }
+  }
+  for (const ScoredNode& node : best) {
+    n += sizeof(ScoredNode) + node.name.size();
+    for (const auto& [plugin, score] : node.scores) {
+      n += sizeof(std::pair<std::string, int64_t>) + plugin.size();
     }
   }
   if (previousGroups) {
@@ -99,7 +105,8 @@ std::size_t AttemptStore::bytes() const {
   return bytes_;
 }
 
-std::vector<AttemptRecord::NodeGroup> groupNodes(std::vector<NodeVerdict> verdicts) {
+std::vector<AttemptRecord::NodeGroup> groupNodes(std::vector<NodeVerdict> verdicts,
+                                                 std::size_t maxNames, std::size_t maxGroups) {
   // By (plugin, code, reasons), then node name: each group's nodes come out sorted.
   std::sort(verdicts.begin(), verdicts.end(), [](const NodeVerdict& a, const NodeVerdict& b) {
     return std::tie(a.plugin, a.code, a.reasons, a.node) <
@@ -113,7 +120,7 @@ std::vector<AttemptRecord::NodeGroup> groupNodes(std::vector<NodeVerdict> verdic
     }
     AttemptRecord::NodeGroup& g = groups.back();
     ++g.count;
-    if (g.nodes.size() < AttemptStore::kNodeNamesPerGroup) {
+    if (g.nodes.size() < maxNames) {
       g.nodes.push_back(std::move(v.node));
     }
   }
@@ -121,13 +128,13 @@ std::vector<AttemptRecord::NodeGroup> groupNodes(std::vector<NodeVerdict> verdic
                    [](const AttemptRecord::NodeGroup& a, const AttemptRecord::NodeGroup& b) {
                      return a.count > b.count;
                    });
-  if (groups.size() > AttemptStore::kMaxGroups) {
+  if (groups.size() > maxGroups && maxGroups > 0) {
     // The smallest groups fold into one, counted, without names.
     AttemptRecord::NodeGroup rest{"", "Other", {"other reasons"}, 0, {}};
-    for (std::size_t i = AttemptStore::kMaxGroups - 1; i < groups.size(); ++i) {
+    for (std::size_t i = maxGroups - 1; i < groups.size(); ++i) {
       rest.count += groups[i].count;
     }
-    groups.resize(AttemptStore::kMaxGroups - 1);
+    groups.resize(maxGroups - 1);
     groups.push_back(std::move(rest));
   }
   return groups;

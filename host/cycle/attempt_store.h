@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace sh::cycle {
@@ -55,6 +56,19 @@ struct AttemptRecord {
   std::vector<std::string> unschedulablePlugins;
   std::vector<std::string> pendingPlugins;
   std::vector<NodeGroup> groups;  // largest first, then by key
+  // The profile's Filter and Score plugins, in the order they run.
+  std::vector<std::string> filterPlugins;
+  std::vector<std::string> scorePlugins;
+  // A feasible node with each Score plugin's score and the weighted total.
+  struct ScoredNode {
+    std::string name;
+    std::vector<std::pair<std::string, int64_t>> scores;
+    int64_t total = 0;
+  };
+  // When the attempt found feasible nodes and failed after (Reserve, Permit): the best
+  // kBestNodes, best first, and how many there were.
+  std::vector<ScoredNode> best;
+  std::size_t feasibleCount = 0;
   // The previous attempt's groups (key -> count), when there was one.
   std::optional<std::map<std::string, std::size_t>> previousGroups;
 
@@ -65,6 +79,7 @@ class AttemptStore {
  public:
   static constexpr std::size_t kNodeNamesPerGroup = 50;
   static constexpr std::size_t kMaxGroups = 64;  // the rest fold into the last group
+  static constexpr std::size_t kBestNodes = 10;
   static constexpr std::size_t kDefaultMaxBytes = 32u << 20;
 
   explicit AttemptStore(std::size_t maxBytes = kDefaultMaxBytes) : maxBytes_(maxBytes) {}
@@ -93,13 +108,15 @@ class AttemptStore {
 
 // Groups `statuses` (node -> (plugin, code, reasons)) as AttemptRecord::groups are: by plugin
 // and reasons, largest group first, names sorted, at most kNodeNamesPerGroup names and
-// kMaxGroups groups kept.
+// kMaxGroups groups kept (or the limits given: an explanation of a scenario keeps every name).
 struct NodeVerdict {
   std::string node;
   std::string plugin;
   std::string code;
   std::vector<std::string> reasons;
 };
-std::vector<AttemptRecord::NodeGroup> groupNodes(std::vector<NodeVerdict> verdicts);
+std::vector<AttemptRecord::NodeGroup> groupNodes(
+    std::vector<NodeVerdict> verdicts, std::size_t maxNames = AttemptStore::kNodeNamesPerGroup,
+    std::size_t maxGroups = AttemptStore::kMaxGroups);
 
 }  // namespace sh::cycle

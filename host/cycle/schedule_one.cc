@@ -111,9 +111,9 @@ void Scheduler::scheduleOne(queue::QueuedPodInfoPtr info) {
       fe.numAllNodes = 1;
       fe.diagnosis.addPluginStatus(s);
       fe.diagnosis.nodeToStatus.set(result.host, s);
-      handleSchedulingFailure(*fw, std::move(info), s, &fe, kClearNomination, start);
+      handleSchedulingFailure(*fw, std::move(info), s, &fe, kClearNomination, start, &result);
     } else {
-      handleSchedulingFailure(*fw, std::move(info), s, nullptr, kClearNomination, start);
+      handleSchedulingFailure(*fw, std::move(info), s, nullptr, kClearNomination, start, &result);
     }
   };
   Status rs = fw->runReserve(*cycle, ap, result.host);
@@ -186,7 +186,7 @@ Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_p
       return ps;
     }
     cycle.parallelPhase = true;
-    Status ss = fw.runScore(cycle, pod, feasible, scores, nullptr,
+    Status ss = fw.runScore(cycle, pod, feasible, scores, &result.table,
                             [this](std::size_t n, const std::function<void(std::size_t)>& fn) {
                               parallelizer_.until(n, fn, scoreGoroutines_);
                             });
@@ -194,6 +194,7 @@ Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_p
     if (!ss.ok()) {
       return ss;
     }
+    result.skipScore = cycle.skipScoreMask;
   } else {
     scores.resize(feasible.size());
     for (std::size_t i = 0; i < feasible.size(); ++i) {
@@ -205,6 +206,7 @@ Status Scheduler::schedulePod(const Framework& fw, CycleState& cycle, const sh_p
   }
   std::size_t chosen = selectHost(scores, splitmix64(rngState_));
   result.host = str(scores[chosen].node->node->name);
+  result.scores = std::move(scores);
   return Status();
 }
 
@@ -413,8 +415,8 @@ bool Scheduler::givesUp(const Status& status, const queue::QueuedPodInfo& info,
 
 void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInfoPtr info,
                                         const Status& status, const FitError* fitError,
-                                        const queue::NominatingInfo& nominating,
-                                        int64_t startNanos) {
+                                        const queue::NominatingInfo& nominating, int64_t startNanos,
+                                        const ScheduleResult* scored) {
   const sh_pod& pod = info->pod->view();
   const std::string uid = str(pod.uid);
   const bool rejected = status.isRejected();
@@ -505,7 +507,8 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
 
   if (pending) {
     keepAttempt(fw, key, uid, attempts, rejected, message, fitError,
-                override ? nominating.nominatedNodeName : str(latest->view().nominated_node_name));
+                override ? nominating.nominatedNodeName : str(latest->view().nominated_node_name),
+                scored);
   } else {
     attempts_.forget(key);
   }
@@ -537,7 +540,8 @@ void Scheduler::handleSchedulingFailure(const Framework& fw, queue::QueuedPodInf
 
 void Scheduler::keepAttempt(const Framework& fw, const std::string& key, const std::string& uid,
                             int attempts, bool rejected, const std::string& message,
-                            const FitError* fitError, std::string nominatedNode) {
+                            const FitError* fitError, std::string nominatedNode,
+                            const ScheduleResult* scored) {
   AttemptRecord r;
   r.pod = key;
   r.uid = uid;
@@ -550,6 +554,12 @@ void Scheduler::keepAttempt(const Framework& fw, const std::string& key, const s
   r.result = std::string(rejected ? metrics::kResultUnschedulable : metrics::kResultError);
   r.message = message;
   r.nominatedNode = std::move(nominatedNode);
+  for (const auto& plugin : fw.plugins(ExtensionPoint::kFilter)) {
+    r.filterPlugins.push_back(plugin->name());
+  }
+  for (const auto& plugin : fw.plugins(ExtensionPoint::kScore)) {
+    r.scorePlugins.push_back(plugin->name());
+  }
   if (fitError != nullptr) {
     const Diagnosis& d = fitError->diagnosis;
     r.numAllNodes = fitError->numAllNodes;
@@ -571,6 +581,44 @@ void Scheduler::keepAttempt(const Framework& fw, const std::string& key, const s
       const Status& absent = d.nodeToStatus.absent();
       r.groups.push_back(
           {absent.plugin(), std::string(codeName(absent.code())), absent.reasons(), rest, {}});
+    }
+  }
+  if (scored != nullptr) {
+    // The best feasible nodes, with each Score plugin's score when Score ran (one feasible
+    // node is not scored, as upstream's).
+    r.feasibleCount = scored->feasible;
+    const std::vector<NodeScore>& scores = scored->scores;
+    std::vector<std::size_t> order(scores.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      order[i] = i;
+    }
+    const std::size_t keep = std::min(order.size(), AttemptStore::kBestNodes);
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                      [&](std::size_t a, std::size_t b) {
+                        if (scores[a].total != scores[b].total) {
+                          return scores[a].total > scores[b].total;
+                        }
+                        return str(scores[a].node->node->name) < str(scores[b].node->node->name);
+                      });
+    const auto& scorers = fw.plugins(ExtensionPoint::kScore);
+    const ScoreTable& table = scored->table;
+    for (std::size_t k = 0; k < keep; ++k) {
+      const std::size_t n = order[k];
+      AttemptRecord::ScoredNode node;
+      node.name = str(scores[n].node->node->name);
+      node.total = scores[n].total;
+      if (table.pluginCount == scorers.size() && table.values.size() >= (n + 1) * scorers.size()) {
+        for (std::size_t i = 0; i < scorers.size(); ++i) {
+          if (i < scored->skipScore.size() && scored->skipScore[i] != 0) {
+            continue;  // PreScore skipped it: not scored
+          }
+          node.scores.emplace_back(scorers[i]->name(), table.at(n, i));
+        }
+      }
+      r.best.push_back(std::move(node));
+    }
+    if (r.best.empty() && !scored->host.empty()) {
+      r.best.push_back({scored->host, {}, 0});
     }
   }
   attempts_.record(std::move(r));

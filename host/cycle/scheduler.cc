@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <tuple>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -683,6 +684,27 @@ void Scheduler::onPodDelete(const std::shared_ptr<const model::Pod>& pod) {
   if (timesEvents()) {
     observeEventHandling(queue::kUnschedulablePodDelete, handlingSecondsSince(start));
   }
+}
+
+std::optional<Scheduler::ClusterCopy> Scheduler::clusterCopyFor(std::string_view podKey) const {
+  ClusterCopy copy;
+  copy.pod = queue_->pendingPod(podKey);
+  if (copy.pod == nullptr) {
+    return std::nullopt;
+  }
+  std::tie(copy.nodes, copy.pods) = cache_.objects();
+  copy.objects = connector_.clusterObjects();
+  if (objects_ != nullptr) {
+    if (std::shared_ptr<const connectors::ObjectSnapshot> snapshot = objects_->snapshot()) {
+      for (const connectors::KindVersionPtr& kind : snapshot->kinds) {
+        if (kind != nullptr) {
+          copy.kindObjects.insert(copy.kindObjects.end(), kind->objects().begin(),
+                                  kind->objects().end());
+        }
+      }
+    }
+  }
+  return copy;
 }
 
 }  // namespace sh::cycle

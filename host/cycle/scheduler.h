@@ -177,6 +177,17 @@ class Scheduler : private CycleHost, public RunningPreemptions {
   const cycle::LatencyStats& latencies() const { return latencies_; }
   // The last failed attempt of each pending pod (thread-safe; docs/explaining-decisions.md).
   const AttemptStore& attempts() const { return attempts_; }
+  // A pending pod and the cluster as the cache and the object store hold it now, for a dry
+  // run of the whole cluster (schedhost explain's what-if list); nullopt when the queue does
+  // not hold the pod. Copies O(nodes + pods) pointers; any thread.
+  struct ClusterCopy {
+    std::shared_ptr<const model::Pod> pod;
+    std::vector<std::shared_ptr<const model::Node>> nodes;
+    std::vector<std::shared_ptr<const model::Pod>> pods;  // placed or assumed
+    std::shared_ptr<const model::ClusterObjects> objects;
+    std::vector<connectors::ObjectPtr> kindObjects;  // the declared kinds' objects
+  };
+  std::optional<ClusterCopy> clusterCopyFor(std::string_view podKey) const;
   // Pods known to be pending (not bound), by uid.
   std::size_t pendingPodCount() const;
   // Where the pending pods stand, each in one bucket (the run summary). Call when the loop
@@ -224,6 +235,11 @@ class Scheduler : private CycleHost, public RunningPreemptions {
     std::string host;
     std::size_t evaluated = 0;
     std::size_t feasible = 0;
+    // What Score gave (when it ran), kept until the cycle ends for a failure after it (Reserve,
+    // Permit) to keep in attempts_.
+    std::vector<NodeScore> scores;
+    ScoreTable table;
+    std::vector<uint8_t> skipScore;  // the cycle's skipScoreMask: plugins PreScore skipped
   };
   Status schedulePod(const Framework& fw, CycleState& cycle, const sh_pod& pod,
                      ScheduleResult& result, FitError& fitError);
@@ -271,9 +287,11 @@ class Scheduler : private CycleHost, public RunningPreemptions {
   // DisruptionTarget condition; a Preempted event either way.
   Status evictVictim(const model::Pod& victim, const std::string& preemptorUid,
                      const std::string& schedulerName, const std::string& node);
+  // `scored`: the cycle's result when the failure came after Score.
   void handleSchedulingFailure(const Framework& fw, queue::QueuedPodInfoPtr info,
                                const Status& status, const FitError* fitError,
-                               const queue::NominatingInfo& nominating, int64_t startNanos);
+                               const queue::NominatingInfo& nominating, int64_t startNanos,
+                               const ScheduleResult* scored = nullptr);
 
   // The binding cycle (binding_cycle.cc), on the binding pool.
   void startBindingCycle(std::shared_ptr<const Framework> fw, std::unique_ptr<CycleState> cycle,
@@ -330,7 +348,8 @@ class Scheduler : private CycleHost, public RunningPreemptions {
   // Keeps a pending pod's failed attempt in attempts_ (schedule_one.cc).
   void keepAttempt(const Framework& fw, const std::string& key, const std::string& uid,
                    int attempts, bool rejected, const std::string& message,
-                   const FitError* fitError, std::string nominatedNode);
+                   const FitError* fitError, std::string nominatedNode,
+                   const ScheduleResult* scored);
   // The last failed attempt of each pending pod (schedhost explain).
   AttemptStore attempts_;
   // scheduler_schedule_attempts_total and _duration_seconds for one result of one profile.

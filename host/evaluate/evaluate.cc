@@ -247,10 +247,19 @@ Result run(const Scenario& scenario, const Options& options) {
   Result result;
   const sh_pod& pod = scenario.pod->view();
   result.pod = podKey(pod);
+  for (const auto& plugin : fw->plugins(ExtensionPoint::kFilter)) {
+    result.filterPlugins.push_back(plugin->name());
+  }
+  for (const auto& plugin : fw->plugins(ExtensionPoint::kScore)) {
+    result.scorePlugins.push_back(plugin->name());
+  }
 
   auto snapshot = cache::buildSnapshot(scenario.nodes, scenario.pods);
   snapshot->objects = scenario.objects;
   const std::size_t numAll = snapshot->views.size();
+  for (const sh_node_info* ni : snapshot->views) {
+    result.nodeNames.emplace_back(ni->node->name.ptr, ni->node->name.len);
+  }
   CycleState cycle;
   cycle.snapshot = snapshot.get();
   if (services.objectStore()->kindCount() > 0) {

@@ -58,6 +58,11 @@ struct NodeResult {
 
 struct Result {
   std::string pod;  // "namespace/name"
+  // The scenario's Filter and Score plugins, in the order they run (not part of the JSON).
+  std::vector<std::string> filterPlugins;
+  std::vector<std::string> scorePlugins;
+  // Every node of the scenario, in its order (`nodes` holds only those Filter ran on).
+  std::vector<std::string> nodeNames;
   std::map<std::string, PluginStatus> preFilter;
   std::map<std::string, NodeResult> nodes;
   std::optional<std::string> selected;

@@ -1022,6 +1022,11 @@ std::optional<SchedulingQueue::PodLookup> SchedulingQueue::lookupForTest(
   return std::nullopt;
 }
 
+PodPtr SchedulingQueue::pendingPod(std::string_view key) const {
+  std::optional<PodLookup> found = lookupForTest(key);
+  return found ? found->info.pod : nullptr;
+}
+
 std::vector<PodPtr> SchedulingQueue::inFlightPodsForTest() const {
   std::lock_guard<std::mutex> lock(mu_);
   return active_.inFlightPods();

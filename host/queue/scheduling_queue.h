@@ -222,6 +222,10 @@ class SchedulingQueue {
   // outlive the queue.
   void setMetrics(metrics::SchedulerMetrics* metrics);
 
+  // The pod under "namespace/name" wherever it waits (activeQ, backoffQ, unschedulablePods,
+  // or in a cycle); null when the queue does not hold it.
+  PodPtr pendingPod(std::string_view key) const;
+
   // -- test-only ------------------------------------------------------------------------
   struct PodLookup {
     PodLocation where;

@@ -108,6 +108,47 @@ TEST(SecureRoutesTest, MetricsAndConfigzKeepTheirTypes) {
   EXPECT_EQ(a.body, R"({"parallelism":16})");
 }
 
+// /debug/pods/NAMESPACE/NAME: through the gate as /metrics is, the names checked before the
+// handler hears of them, the format one of three.
+class PodsHandler : public CheckedHandler {
+ public:
+  std::vector<std::string> asked;
+  DebugAnswer debugPod(std::string_view ns, std::string_view name, std::string_view format,
+                       std::stop_token) override {
+    asked.push_back(std::string(ns) + "/" + std::string(name) + " " + std::string(format));
+    if (name == "gone") return {404, std::string(kContentTypeText), "no attempt kept\n"};
+    if (format == "html") return {200, std::string(kContentTypeHtml), "<!DOCTYPE html>"};
+    return {200, std::string(kContentTypeJson), "{}"};
+  }
+};
+
+TEST(SecureRoutesTest, DebugPodsIsGatedAndNamesAreChecked) {
+  PodsHandler handler;
+  RecordingGate gate;
+  gate.allow = false;
+  EXPECT_EQ(get(handler, gate, "/debug/pods/ns/web?format=html").status, 403);
+  EXPECT_EQ(gate.asked, std::vector<std::string>{"get /debug/pods/ns/web"});
+  EXPECT_TRUE(handler.asked.empty());
+  gate.allow = true;
+  SecureAnswer a = get(handler, gate, "/debug/pods/ns/web?format=html");
+  EXPECT_EQ(a.status, 200);
+  EXPECT_EQ(a.contentType, "text/html; charset=utf-8");
+  EXPECT_EQ(get(handler, gate, "/debug/pods/ns/web").contentType, "application/json");
+  EXPECT_EQ(get(handler, gate, "/debug/pods/ns/gone?format=text").status, 404);
+  EXPECT_EQ(handler.asked,
+            (std::vector<std::string>{"ns/web html", "ns/web json", "ns/gone text"}));
+  // Not object names, or not NAMESPACE/NAME: the handler is not asked.
+  for (const char* bad : {"/debug/pods/ns", "/debug/pods/ns/", "/debug/pods/ns/a/b",
+                          "/debug/pods/NS/web", "/debug/pods/ns/we%2Fb", "/debug/pods//web"}) {
+    EXPECT_EQ(get(handler, gate, bad).status, 404) << bad;
+  }
+  EXPECT_EQ(get(handler, gate, "/debug/pods/ns/web?format=yaml").status, 400);
+  EXPECT_EQ(handler.asked.size(), 3u);
+  // A handler that keeps nothing answers 404.
+  CheckedHandler plain;
+  EXPECT_EQ(get(plain, gate, "/debug/pods/ns/web").status, 404);
+}
+
 // Every certificate of a PEM text, in order.
 std::vector<std::unique_ptr<X509, decltype(&X509_free)>> certificatesIn(const std::string& pem) {
   std::vector<std::unique_ptr<X509, decltype(&X509_free)>> out;

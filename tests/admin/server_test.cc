@@ -79,6 +79,11 @@ void expectRoutes(const Endpoint& endpoint) {
   EXPECT_EQ(status.contentType, "application/json");
   EXPECT_EQ(status.body, R"({"generation":1,"ready":true})");
 
+  // A handler that keeps no attempt: /debug/pods answers 404, and only to GET and HEAD.
+  auto pod = request(endpoint, "GET", "/debug/pods/ns/web", 5s);
+  EXPECT_EQ(pod.status, 404);
+  EXPECT_EQ(request(endpoint, "POST", "/debug/pods/ns/web", 5s).status, 405);
+
   auto reload = request(endpoint, "POST", "/reload", 5s);
   EXPECT_EQ(reload.status, 200);
   EXPECT_EQ(reload.contentType, "application/json");
@@ -628,7 +633,8 @@ TEST(AdminServerRemote, OptInServesHealthAndMetricsOnly) {
   };
   for (Refused r :
        {Refused{"POST", "/reload"}, Refused{"GET", "/configz"}, Refused{"GET", "/status?x=1"},
-        Refused{"GET", "/nope"}, Refused{"POST", "/healthz"}, Refused{"GET", "/reload"}}) {
+        Refused{"GET", "/nope"}, Refused{"POST", "/healthz"}, Refused{"GET", "/reload"},
+        Refused{"GET", "/debug/pods/ns/web?format=html"}}) {
     auto response = request(remote, r.method, r.path, 5s);
     ASSERT_TRUE(response.ok()) << response.error;
     EXPECT_EQ(response.status, 403) << r.method << " " << r.path;

@@ -822,5 +822,118 @@ TEST_F(RunLive, ReplacedGenerationsAreReleasedWhenIdle) {
       << json::serialize(status);
 }
 
+// Why a pod is pending, asked of the running scheduler: /debug/pods on the admin socket, the
+// explain command, and the kubectl plugin through a stand-in kubectl whose `exec` runs the
+// command it is given here, against this scheduler's socket.
+TEST_F(RunLive, ExplainsAPendingPodFromItsLastAttempt) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  addPod("huge", "1000");  // 1000 cpu: more than any node of examples/cluster.json has
+  ASSERT_TRUE(waitForLine("FailedScheduling", "default/huge").has_value())
+      << run_->out() << run_->err();
+
+  json::object e = getJson("/debug/pods/default/huge");
+  EXPECT_EQ(str(e, "pod"), "default/huge");
+  EXPECT_EQ(str(e, "result"), "unschedulable");
+  EXPECT_EQ(str(e, "profile"), "default-scheduler");
+  const int64_t nodes = integer(e, "numAllNodes");
+  ASSERT_GT(nodes, 0);
+  // node-5 is tainted (TaintToleration runs first); every other node is short of cpu. Two
+  // groups, 5 + 1 = 6 nodes.
+  const json::array& rejected = e.at("rejected").as_array();
+  ASSERT_EQ(rejected.size(), 2u) << json::serialize(e);
+  EXPECT_EQ(str(rejected[0].as_object(), "plugin"), "NodeResourcesFit");
+  EXPECT_EQ(integer(rejected[0].as_object(), "count"), nodes - 1);
+  EXPECT_EQ(rejected[0].at("reasons").as_array().at(0), json::value("Insufficient cpu"));
+  EXPECT_EQ(str(rejected[1].as_object(), "plugin"), "TaintToleration");
+  EXPECT_EQ(rejected[1].at("nodes"), json::array{"node-5"});
+
+  // The what-if list, evaluated on a copy of the cluster as it is now: the pod's 1000 cpu
+  // lowered to what the roomiest node short of cpu has free fits there.
+  const json::array& whatIfs = e.at("whatIfs").as_array();
+  ASSERT_FALSE(whatIfs.empty()) << json::serialize(e);
+  EXPECT_EQ(
+      str(whatIfs[0].as_object(), "change").rfind("lower the cpu request from 1000000m to ", 0), 0u)
+      << json::serialize(whatIfs);
+  EXPECT_EQ(integer(whatIfs[0].as_object(), "nodes"), 1);
+  EXPECT_EQ(str(e, "whatIfNote"), "");
+
+  admin::ClientResponse text = get("/debug/pods/default/huge?format=text");
+  EXPECT_EQ(text.status, 200);
+  EXPECT_EQ(text.body.rfind("default/huge: unschedulable (profile default-scheduler", 0), 0u)
+      << text.body;
+  admin::ClientResponse html = get("/debug/pods/default/huge?format=html");
+  EXPECT_EQ(html.status, 200);
+  EXPECT_EQ(html.contentType, "text/html; charset=utf-8");
+  EXPECT_EQ(html.body.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(get("/debug/pods/default/nobody").status, 404);
+  EXPECT_EQ(get("/debug/pods/default").status, 404);
+  EXPECT_EQ(get("/debug/pods/default/Bad_Name").status, 404);
+  EXPECT_EQ(get("/debug/pods/default/huge?format=xml").status, 400);
+
+  CliRun explained = cli("explain default/huge --admin-socket " + socket_);
+  EXPECT_EQ(explained.exitCode, 0) << explained.err;
+  EXPECT_EQ(explained.out, text.body);
+  CliRun unknown = cli("explain default/nobody --admin-socket " + socket_);
+  EXPECT_EQ(unknown.exitCode, 1);
+  EXPECT_NE(unknown.err.find("no failed scheduling attempt is kept for pod default/nobody"),
+            std::string::npos)
+      << unknown.err;
+  CliRun malformed = cli("explain huge --admin-socket " + socket_);
+  EXPECT_EQ(malformed.exitCode, 2);
+
+  // kubectl schedhost explain: the Lease names the leader; kubectl exec runs schedhost there.
+  const fs::path bin = dir_.path() / "bin";
+  fs::create_directories(bin);
+  const fs::path calls = dir_.path() / "kubectl.calls";
+  std::ofstream(bin / "kubectl")
+      << "#!/bin/sh\n"
+         "echo \"$*\" >> "
+      << calls.string()
+      << "\n"
+         "case \"$*\" in\n"
+         "  'config view'*) echo team-a ;;\n"
+         "  'get lease -n kube-system schedhost'*) echo schedhost-7d9f-x2_0b5c ;;\n"
+         "  'exec -n kube-system schedhost-7d9f-x2 -c schedhost -- schedhost explain '*)\n"
+         "    shift 9\n"
+         "    pod=$1; shift\n"
+         "    [ \"$1 $2\" = '--admin-socket /run/schedhost/admin.sock' ] || exit 9; shift 2\n"
+         "    exec "
+      << SCHEDHOST_BIN << " explain \"$pod\" --admin-socket " << socket_
+      << " \"$@\" ;;\n"
+         "  *) echo \"unexpected kubectl $*\" >&2; exit 9 ;;\n"
+         "esac\n";
+  fs::permissions(bin / "kubectl", fs::perms::owner_all);
+  const std::string plugin =
+      std::string("PATH=") + bin.string() + ":$PATH " + SCHEDHOST_KUBECTL_PLUGIN + " explain ";
+  auto run = [&](const std::string& args) {
+    auto out = dir_.path() / "plugin.out";
+    auto err = dir_.path() / "plugin.err";
+    int raw = std::system((plugin + args + " >" + out.string() + " 2>" + err.string()).c_str());
+    CliRun r;
+    r.exitCode = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  };
+  CliRun viaKubectl = run("huge -n default");
+  EXPECT_EQ(viaKubectl.exitCode, 0) << viaKubectl.err;
+  EXPECT_EQ(viaKubectl.out, text.body);
+  CliRun json = run("default/huge --json");
+  EXPECT_EQ(json.exitCode, 0) << json.err;
+  EXPECT_NE(json.out.find("\"pod\": \"default/huge\""), std::string::npos) << json.out;
+  const fs::path page = dir_.path() / "huge.html";
+  CliRun htmlRun = run("huge -n default --html " + page.string());
+  EXPECT_EQ(htmlRun.exitCode, 0) << htmlRun.err;
+  EXPECT_EQ(slurp(page), html.body);
+  // Without -n, the context's namespace: team-a has no such pod.
+  CliRun otherNamespace = run("huge");
+  EXPECT_EQ(otherNamespace.exitCode, 1) << otherNamespace.err;
+  EXPECT_NE(otherNamespace.err.find("team-a/huge"), std::string::npos) << otherNamespace.err;
+  EXPECT_NE(slurp(calls).find("exec -n kube-system schedhost-7d9f-x2 -c schedhost -- schedhost "
+                              "explain default/huge --admin-socket /run/schedhost/admin.sock"),
+            std::string::npos)
+      << slurp(calls);
+}
+
 }  // namespace
 }  // namespace sh::cli::run_live_test

@@ -10,7 +10,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -298,6 +300,52 @@ TEST(SchedulerBatchTest, APodRefusedAtIntakeLeavesTheOthersAlone) {
                             file + R"(:3: pod ns/b: metadata.uid: "a-uid" is already the uid of )"
                                    R"(pod ns/a (a uid is unique))"));
   EXPECT_EQ(h.scheduler().pendingPodCount(), 0u);
+}
+
+// A pod rejected after Score (here by a Reserve plugin) keeps, for `schedhost explain`, the
+// best feasible nodes with each Score plugin's score and the weighted total.
+TEST(SchedulerBatchTest, ARejectionAfterScoreKeepsTheScoredNodes) {
+  SchedulerHarness h(
+      {.profiles = scripted(
+           "reserve", "{ reserve = { code = \"Unschedulable\", reasons = [\"rack full\"] } }"),
+       .noChangeStream = true});
+  // Three sizes: NodeResourcesFit's LeastAllocated ranks the biggest first.
+  h.add(node("small", "2", "4Gi"));
+  h.add(node("medium", "4", "8Gi"));
+  h.add(node("large", "16", "64Gi"));
+  h.add(pod("p", "1", "1Gi"));
+  ASSERT_NO_FATAL_FAILURE(h.start());
+  h.run();
+  std::optional<AttemptRecord> r = h.scheduler().attempts().last(testing::keyOf("p"));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->feasibleCount, 3u);
+  ASSERT_EQ(r->best.size(), 3u);
+  EXPECT_EQ(r->best[0].name, "large");
+  for (std::size_t i = 1; i < r->best.size(); ++i) {
+    EXPECT_GE(r->best[i - 1].total, r->best[i].total);
+  }
+  // The total is the weighted sum of the scores kept (the default weights: NodeResourcesFit
+  // 1, TaintToleration 3, NodeAffinity 2, PodTopologySpread 2, InterPodAffinity 2,
+  // NodeResourcesBalancedAllocation 1, ImageLocality 1, VolumeBinding 1; plugins PreScore
+  // skipped are not kept and add nothing).
+  const std::map<std::string, int64_t> weights = {
+      {"NodeResourcesFit", 1},  {"TaintToleration", 3},  {"NodeAffinity", 2},
+      {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"NodeResourcesBalancedAllocation", 1},
+      {"ImageLocality", 1},     {"VolumeBinding", 1}};
+  for (const AttemptRecord::ScoredNode& n : r->best) {
+    ASSERT_FALSE(n.scores.empty()) << n.name;
+    int64_t total = 0;
+    for (const auto& [plugin, score] : n.scores) {
+      ASSERT_TRUE(weights.count(plugin) > 0) << plugin;
+      total += score * weights.at(plugin);
+    }
+    EXPECT_EQ(total, n.total) << n.name;
+  }
+  // The rejection itself: the Reserve plugin's, on the node it was reserving.
+  ASSERT_EQ(r->groups.size(), 1u);
+  EXPECT_EQ(r->groups[0].plugin, "ScriptedA");
+  EXPECT_EQ(r->groups[0].reasons, std::vector<std::string>{"rack full"});
+  EXPECT_EQ(r->groups[0].nodes, std::vector<std::string>{"large"});
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ if [ -n "$outside" ]; then
   echo "$outside"
   exit 1
 fi
-for f in bin/schedhost etc/schedhost/schedhost.toml etc/schedhost/profiles.d/default.toml \
+for f in bin/schedhost bin/kubectl-schedhost etc/schedhost/schedhost.toml etc/schedhost/profiles.d/default.toml \
   lib/systemd/system/schedhost.service lib/sysusers.d/schedhost.conf; do
   if [ ! -f "$root/$f" ]; then
     echo "FAIL: $prefix/$f not installed"

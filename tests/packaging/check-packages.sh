@@ -113,7 +113,8 @@ deb-metadata)
   contains "deb-systemd-invoke stop" "$(cat "$scratch/ctl/prerm")" "prerm stops the service"
   contains "rm -rf /var/lib/schedhost" "$(cat "$scratch/ctl/postrm")" "postrm purges the state"
   files=$(dpkg-deb -c "$host" | awk '{print $6}')
-  for f in ./usr/bin/schedhost ./lib/systemd/system/schedhost.service \
+  for f in ./usr/bin/schedhost ./usr/bin/kubectl-schedhost \
+           ./usr/share/man/man1/kubectl-schedhost.1.gz ./lib/systemd/system/schedhost.service \
            ./usr/lib/sysusers.d/schedhost.conf ./usr/share/man/man1/schedhost.1.gz \
            ./etc/schedhost/schedhost.toml ./etc/schedhost/profiles.d/default.toml \
            ./usr/share/doc/schedhost/copyright ./usr/share/doc/schedhost/packaging.md; do
@@ -147,7 +148,7 @@ rpm-metadata)
   contains "disable --now schedhost.service" "$scripts" "%preun stops the service"
   contains "try-restart schedhost.service" "$scripts" "%postun restarts on upgrade"
   files=$(rpm -qpl "$host" 2>/dev/null)
-  for f in /usr/bin/schedhost /usr/lib/systemd/system/schedhost.service /usr/lib/sysusers.d/schedhost.conf; do
+  for f in /usr/bin/schedhost /usr/bin/kubectl-schedhost /usr/lib/systemd/system/schedhost.service /usr/lib/sysusers.d/schedhost.conf; do
     contains "$f" "$files" "schedhost files"
   done
   grep -q '^/usr/share/man/man1/schedhost.1' <<<"$files" || fail "no man page in the RPM"
