@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <tuple>
 #include <utility>
 
 #include "host/common/quoted.h"
@@ -447,13 +448,14 @@ uint64_t Cache::corruptionCount() const {
 std::pair<std::vector<std::shared_ptr<const model::Node>>,
           std::vector<std::shared_ptr<const model::Pod>>>
 Cache::objects() const {
-  CacheDump dump = dumpForTest();
-  return {std::move(dump.nodes), std::move(dump.pods)};
+  std::lock_guard<std::mutex> lock(mu_);
+  return objectsLocked();
 }
 
-CacheDump Cache::dumpForTest() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  CacheDump dump;
+std::pair<std::vector<std::shared_ptr<const model::Node>>,
+          std::vector<std::shared_ptr<const model::Pod>>>
+Cache::objectsLocked() const {
+  std::vector<std::shared_ptr<const model::Node>> nodes;
   // tree_.list() is round-robin; its first round names every zone in zone order, so grouping
   // by zone in order of first appearance gives back the insertion order.
   std::vector<std::pair<std::string, std::vector<std::shared_ptr<const model::Node>>>> zones;
@@ -472,17 +474,28 @@ CacheDump Cache::dumpForTest() const {
     }
     z->second.push_back(node);
   }
-  for (auto& [zone, nodes] : zones) {
-    dump.nodes.insert(dump.nodes.end(), nodes.begin(), nodes.end());
+  for (auto& [zone, list] : zones) {
+    nodes.insert(nodes.end(), list.begin(), list.end());
   }
+  std::vector<std::shared_ptr<const model::Pod>> pods;
+  pods.reserve(pods_.size());
   for (const auto& [uid, state] : pods_) {
-    dump.pods.push_back(state.pod);
+    pods.push_back(state.pod);
+  }
+  std::sort(pods.begin(), pods.end(),
+            [](const auto& a, const auto& b) { return a->uid() < b->uid(); });
+  return {std::move(nodes), std::move(pods)};
+}
+
+CacheDump Cache::dumpForTest() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  CacheDump dump;
+  std::tie(dump.nodes, dump.pods) = objectsLocked();
+  for (const auto& [uid, state] : pods_) {
     if (state.assumed) {
       dump.assumedPods.push_back(uid);
     }
   }
-  std::sort(dump.pods.begin(), dump.pods.end(),
-            [](const auto& a, const auto& b) { return a->uid() < b->uid(); });
   std::sort(dump.assumedPods.begin(), dump.assumedPods.end());
   for (const CachedNode& n : nodes_) {
     model::NodeInfo copy(n.info);

@@ -162,6 +162,10 @@ class Cache {
 
   void addPodLocked(std::shared_ptr<const model::Pod> pod, bool assumed);
   void removePodLocked(const model::Pod& cached);
+  // objects(), under mu_.
+  std::pair<std::vector<std::shared_ptr<const model::Node>>,
+            std::vector<std::shared_ptr<const model::Pod>>>
+  objectsLocked() const;
   void noteCorruption(const std::string& message);
   Status corrupted(std::string message);
 
