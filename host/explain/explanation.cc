@@ -52,6 +52,14 @@ json::object verdictJson(const Verdict& v) {
   return o;
 }
 
+json::array verdictsJson(const std::vector<Verdict>& verdicts) {
+  json::array out;
+  for (const Verdict& v : verdicts) {
+    out.push_back(verdictJson(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string Explanation::groupKey(const Verdict& v) {
@@ -202,11 +210,7 @@ json::value toJson(const Explanation& e) {
   out["result"] = e.result;
   out["message"] = e.message;
   out["numAllNodes"] = e.numAllNodes;
-  json::array pre;
-  for (const Verdict& v : e.preFilter) {
-    pre.push_back(verdictJson(v));
-  }
-  out["preFilter"] = std::move(pre);
+  out["preFilter"] = verdictsJson(e.preFilter);
   out["preFilterMessage"] = e.preFilterMessage;
   out["filterPlugins"] = strings(e.filterPlugins);
   out["scorePlugins"] = strings(e.scorePlugins);
@@ -237,11 +241,7 @@ json::value toJson(const Explanation& e) {
     json::object o;
     o["name"] = d.name;
     o["feasible"] = d.feasible;
-    json::array filter;
-    for (const Verdict& v : d.filter) {
-      filter.push_back(verdictJson(v));
-    }
-    o["filter"] = std::move(filter);
+    o["filter"] = verdictsJson(d.filter);
     details.push_back(std::move(o));
   }
   out["details"] = std::move(details);

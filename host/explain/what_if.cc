@@ -135,30 +135,20 @@ std::string text(const json::value* v) {
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
-// The nodes of `result` the first failing Filter plugin `plugin` rejected.
-std::vector<std::string> rejectedBy(const evaluate::Result& result, const std::string& plugin) {
-  std::vector<std::string> out;
-  for (const auto& [name, node] : result.nodes) {
-    auto it = node.filter.find(plugin);
-    if (!node.feasible && it != node.filter.end() && it->second.code != "Success" &&
-        it->second.code != "Skip") {
-      out.push_back(name);
-    }
-  }
-  return out;
-}
-
-// The nodes `plugin` rejected with `reason` among others.
-std::set<std::string> rejectedFor(const evaluate::Result& result, const std::string& plugin,
-                                  const std::string& reason) {
+// The nodes of `result` that Filter plugin `plugin` rejected (a node's first failing plugin),
+// and when `reason` is given, only those it gave that reason among others.
+std::set<std::string> rejectedBy(const evaluate::Result& result, const std::string& plugin,
+                                 const std::string& reason = "") {
   std::set<std::string> out;
   for (const auto& [name, node] : result.nodes) {
     auto it = node.filter.find(plugin);
-    if (it != node.filter.end()) {
-      const auto& reasons = it->second.reasons;
-      if (std::find(reasons.begin(), reasons.end(), reason) != reasons.end()) {
-        out.insert(name);
-      }
+    if (node.feasible || it == node.filter.end() || it->second.code == "Success" ||
+        it->second.code == "Skip") {
+      continue;
+    }
+    const auto& reasons = it->second.reasons;
+    if (reason.empty() || std::find(reasons.begin(), reasons.end(), reason) != reasons.end()) {
+      out.insert(name);
     }
   }
   return out;
@@ -172,11 +162,10 @@ bool preFilterFailed(const evaluate::Result& result, const std::string& plugin) 
 // Taints: tolerate one of the NoSchedule / NoExecute taints of the rejected nodes.
 void taints(const evaluate::Scenario& scenario, const evaluate::Result& current, Trial& trial,
             const WhatIfOptions& limits) {
-  std::vector<std::string> nodes = rejectedBy(current, "TaintToleration");
-  if (nodes.empty()) {
+  const std::set<std::string> rejected = rejectedBy(current, "TaintToleration");
+  if (rejected.empty()) {
     return;
   }
-  std::set<std::string> rejected(nodes.begin(), nodes.end());
   // key, value, effect -> nodes carrying it
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> seen;
   for (const auto& node : scenario.nodes) {
@@ -377,7 +366,7 @@ void resources(const evaluate::Scenario& scenario, const evaluate::Result& curre
   const sh_pod& pod = scenario.pod->view();
   for (const Kind& kind : kKinds) {
     const std::set<std::string> shortOf =
-        rejectedFor(current, "NodeResourcesFit", std::string("Insufficient ") + kind.name);
+        rejectedBy(current, "NodeResourcesFit", std::string("Insufficient ") + kind.name);
     if (shortOf.empty()) {
       continue;
     }
